@@ -1,0 +1,64 @@
+// TensorImpl construction and the resize rules for out tensors.
+#include "runtime/core/tensor_impl.h"
+
+#include "runtime/core/dim_order.h"
+
+namespace kiln {
+
+int64_t compute_numel(ArrayRef<SizesType> sizes) {
+  int64_t numel = 1;
+  for (SizesType s : sizes) numel *= s;
+  return numel;
+}
+
+TensorImpl::TensorImpl(ScalarType dtype, size_t dim, SizesType* sizes, void* data,
+                       DimOrderType* dim_order, StridesType* strides,
+                       TensorShapeDynamism dynamism)
+    : dtype_(dtype),
+      dim_(dim),
+      numel_(compute_numel({sizes, dim})),
+      sizes_(sizes),
+      dim_order_(dim_order),
+      strides_(strides),
+      data_(data),
+      capacity_bytes_(static_cast<size_t>(numel_) * kiln::element_size(dtype)),
+      dynamism_(dynamism) {}
+
+void TensorImpl::set_metadata_arrays(size_t dim, SizesType* sizes, DimOrderType* dim_order,
+                                     StridesType* strides) {
+  dim_ = dim;
+  sizes_ = sizes;
+  dim_order_ = dim_order;
+  strides_ = strides;
+  numel_ = compute_numel({sizes_, dim_});
+}
+
+void TensorImpl::set_sizes_same_rank(ArrayRef<SizesType> new_sizes) {
+  for (size_t i = 0; i < dim_; ++i) sizes_[i] = new_sizes[i];
+  numel_ = compute_numel(new_sizes);
+  // Cannot fail: rank unchanged and the existing dim order is valid.
+  (void)dim_order_to_strides({sizes_, dim_}, {dim_order_, dim_}, {strides_, dim_});
+}
+
+Error TensorImpl::resize(ArrayRef<SizesType> new_sizes) {
+  if (sizes().equals(new_sizes)) return Error::Ok;
+  for (SizesType s : new_sizes) {
+    if (s < 0) return Error::InvalidArgument;
+  }
+  switch (dynamism_) {
+    case TensorShapeDynamism::Static:
+      return Error::NotSupported;
+    case TensorShapeDynamism::DynamicUnbound:
+      if (resizer_ != nullptr) return resizer_(*this, new_sizes, resizer_user_);
+      break;
+    case TensorShapeDynamism::DynamicBound:
+      break;
+  }
+  if (new_sizes.size() != dim_) return Error::NotSupported;
+  const size_t needed = static_cast<size_t>(compute_numel(new_sizes)) * element_size();
+  if (needed > capacity_bytes_) return Error::NotSupported;
+  set_sizes_same_rank(new_sizes);
+  return Error::Ok;
+}
+
+}  // namespace kiln

@@ -1,0 +1,30 @@
+// Builds kernel keys from the tensors on a boxed stack.
+#include "runtime/kernel/kernel_key.h"
+
+#include <cstdio>
+
+namespace kiln {
+
+Error build_kernel_key(Span<EValue*> stack, char* buffer, size_t capacity) {
+  size_t used = 0;
+  auto append = [&](const char* format, int value) {
+    if (used >= capacity) return;
+    used += static_cast<size_t>(std::snprintf(buffer + used, capacity - used, format, value));
+  };
+  if (capacity < 4) return Error::InvalidArgument;
+  used = static_cast<size_t>(std::snprintf(buffer, capacity, "v1/"));
+  bool first_tensor = true;
+  for (EValue* value : stack) {
+    if (!value->isTensor()) continue;
+    const Tensor& tensor = value->toTensor();
+    append(first_tensor ? "%d;" : "|%d;", static_cast<int>(tensor.scalar_type()));
+    first_tensor = false;
+    const ArrayRef<DimOrderType> order = tensor.dim_order();
+    for (size_t i = 0; i < order.size(); ++i) {
+      append(i == 0 ? "%d" : ",%d", static_cast<int>(order[i]));
+    }
+  }
+  return used < capacity ? Error::Ok : Error::InvalidArgument;
+}
+
+}  // namespace kiln

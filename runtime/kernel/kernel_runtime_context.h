@@ -1,0 +1,64 @@
+// KernelRuntimeContext: what a kernel may use besides its arguments (failure reporting, temp memory).
+#pragma once
+
+#include <cstddef>
+
+#include "runtime/core/error.h"
+#include "runtime/core/memory_allocator.h"
+#include "runtime/core/result.h"
+#include "runtime/core/tensor.h"
+
+namespace kiln {
+
+class KernelRuntimeContext {
+ public:
+  // `temp_allocator` (not owned) serves allocate_temp; without one, allocate_temp fails cleanly.
+  explicit KernelRuntimeContext(MemoryAllocator* temp_allocator = nullptr)
+      : temp_allocator_(temp_allocator) {}
+
+  // Records the first failure with a printf-style message; later failures are ignored so the
+  // root cause is what the caller sees. The message is prefixed with the current op name.
+  void fail(Error error, const char* format, ...) __attribute__((format(printf, 3, 4)));
+  void fail(Error error);
+
+  Error failure_state() const { return failure_; }
+  // The message of the first failure, or "" when none.
+  const char* failure_message() const { return message_; }
+  // Clears the failure so the context can serve another call.
+  void reset_failure() {
+    failure_ = Error::Ok;
+    message_[0] = '\0';
+  }
+
+  // Set by the unboxing wrappers so messages name the operator; not owned.
+  void set_op_name(const char* name) { op_name_ = name; }
+  const char* op_name() const { return op_name_; }
+
+  Result<void*> allocate_temp(size_t size, size_t alignment = 16);
+
+ private:
+  Error failure_ = Error::Ok;
+  const char* op_name_ = nullptr;
+  MemoryAllocator* temp_allocator_;
+  char message_[256] = {};
+};
+
+// Resizes `out` to `sizes`, reporting a failure through `ctx` naming the shapes. Returns false
+// on failure; the kernel should then return without writing.
+[[nodiscard]] bool resize_or_fail(KernelRuntimeContext& ctx, Tensor& out,
+                                  ArrayRef<SizesType> sizes);
+
+}  // namespace kiln
+
+// Kernel-side check: on failure records `error` with a message and returns `retval`.
+#define KILN_KERNEL_CHECK_MSG(ctx, cond, error, retval, ...) \
+  do {                                                       \
+    if (!(cond)) {                                           \
+      (ctx).fail(::kiln::Error::error, __VA_ARGS__);         \
+      return retval;                                         \
+    }                                                        \
+  } while (0)
+
+// Same, with the failed condition's source text as the message.
+#define KILN_KERNEL_CHECK(ctx, cond, error, retval) \
+  KILN_KERNEL_CHECK_MSG(ctx, cond, error, retval, "check failed: %s", #cond)

@@ -1,0 +1,262 @@
+// Operator registry: table registration with duplicate detection, lookup, fallback accounting and
+// the missing-operator report.
+#include "runtime/kernel/operator_registry.h"
+
+#include <cstdio>
+#include <cstring>
+
+#include "runtime/kernel/kernel_key.h"
+#include "runtime/platform/log.h"
+
+namespace kiln {
+namespace {
+
+constexpr size_t kMaxFallbackRecords = 64;
+
+struct RegistryState {
+  const KernelTable* tables[kMaxKernelTables] = {};
+  size_t table_count = 0;
+  size_t kernel_count = 0;
+  char last_error[384] = {};
+  uint64_t fallback_total = 0;
+  FallbackRecord fallbacks[kMaxFallbackRecords] = {};
+  size_t fallback_record_count = 0;
+};
+
+RegistryState& state() {
+  static RegistryState registry;
+  return registry;
+}
+
+// Orders kernels as the codegen sorts tables.
+int compare(const Kernel& a, const Kernel& b) {
+  if (a.name_hash != b.name_hash) return a.name_hash < b.name_hash ? -1 : 1;
+  if (int c = std::strcmp(a.name, b.name)) return c;
+  if (a.backend != b.backend) return a.backend < b.backend ? -1 : 1;
+  return std::strcmp(a.key, b.key);
+}
+
+// First index in `table` whose hash is >= `hash`.
+size_t lower_bound(const KernelTable& table, uint64_t hash) {
+  size_t low = 0;
+  size_t high = table.size;
+  while (low < high) {
+    const size_t mid = low + (high - low) / 2;
+    if (table.kernels[mid].name_hash < hash) {
+      low = mid + 1;
+    } else {
+      high = mid;
+    }
+  }
+  return low;
+}
+
+// Calls visit(kernel) for each registered kernel named `name`; stops when visit returns true.
+template <typename Visitor>
+const Kernel* visit_named(std::string_view name, uint64_t hash, Visitor visit) {
+  const RegistryState& registry = state();
+  for (size_t t = 0; t < registry.table_count; ++t) {
+    const KernelTable& table = *registry.tables[t];
+    for (size_t i = lower_bound(table, hash); i < table.size; ++i) {
+      const Kernel& kernel = table.kernels[i];
+      if (kernel.name_hash != hash) break;
+      if (name == kernel.name && visit(kernel)) return &kernel;
+    }
+  }
+  return nullptr;
+}
+
+const Kernel* find_in_backend(std::string_view name, uint64_t hash, std::string_view key,
+                              Backend backend) {
+  const Kernel* fallback_default = nullptr;
+  const Kernel* exact = visit_named(name, hash, [&](const Kernel& kernel) {
+    if (kernel.backend != backend) return false;
+    if (!key.empty() && key == kernel.key) return true;
+    if (kernel.key[0] == '\0' && fallback_default == nullptr) fallback_default = &kernel;
+    return false;
+  });
+  return exact != nullptr ? exact : fallback_default;
+}
+
+void record_fallback(const Kernel& kernel, Backend requested) {
+  RegistryState& registry = state();
+  ++registry.fallback_total;
+  for (size_t i = 0; i < registry.fallback_record_count; ++i) {
+    FallbackRecord& record = registry.fallbacks[i];
+    if (record.name == kernel.name && record.requested == requested) {
+      ++record.count;
+      return;
+    }
+  }
+  if (registry.fallback_record_count < kMaxFallbackRecords) {
+    registry.fallbacks[registry.fallback_record_count++] = {kernel.name, requested,
+                                                            kernel.backend, 1};
+  }
+}
+
+Error check_sorted(const KernelTable& table) {
+  for (size_t i = 0; i < table.size; ++i) {
+    const Kernel& kernel = table.kernels[i];
+    if (kernel.name == nullptr || kernel.key == nullptr || kernel.function == nullptr ||
+        kernel.name_hash != hash_operator_name(kernel.name)) {
+      std::snprintf(state().last_error, sizeof(state().last_error),
+                    "library %s: kernel %zu has a null field or a wrong name hash", table.library,
+                    i);
+      return Error::InvalidArgument;
+    }
+    if (i > 0 && compare(table.kernels[i - 1], kernel) >= 0) {
+      std::snprintf(state().last_error, sizeof(state().last_error),
+                    "library %s: kernel table is not sorted or repeats %s (%s and %s)",
+                    table.library, kernel.name, table.kernels[i - 1].origin, kernel.origin);
+      return Error::InvalidArgument;
+    }
+  }
+  return Error::Ok;
+}
+
+Error check_no_duplicates(const KernelTable& table) {
+  const RegistryState& registry = state();
+  for (size_t i = 0; i < table.size; ++i) {
+    const Kernel& kernel = table.kernels[i];
+    for (size_t t = 0; t < registry.table_count; ++t) {
+      const KernelTable& other = *registry.tables[t];
+      for (size_t j = lower_bound(other, kernel.name_hash); j < other.size; ++j) {
+        const Kernel& existing = other.kernels[j];
+        if (existing.name_hash != kernel.name_hash) break;
+        if (compare(existing, kernel) != 0) continue;
+        std::snprintf(state().last_error, sizeof(state().last_error),
+                      "duplicate kernel for %s (backend %s, key %s): library %s (%s) and library "
+                      "%s (%s); link only one of them or drop the entry from one YAML",
+                      kernel.name, to_string(kernel.backend),
+                      kernel.key[0] != '\0' ? kernel.key : "default", other.library,
+                      existing.origin, table.library, kernel.origin);
+        return Error::RegistrationAlreadyRegistered;
+      }
+    }
+  }
+  return Error::Ok;
+}
+
+}  // namespace
+
+Error register_kernels(const KernelTable& table) {
+  RegistryState& registry = state();
+  for (size_t t = 0; t < registry.table_count; ++t) {
+    if (registry.tables[t] == &table) return Error::Ok;
+  }
+  Error error = check_sorted(table);
+  if (error == Error::Ok) error = check_no_duplicates(table);
+  if (error == Error::Ok && registry.table_count == kMaxKernelTables) {
+    std::snprintf(registry.last_error, sizeof(registry.last_error),
+                  "library %s: at most %zu kernel libraries can be registered", table.library,
+                  kMaxKernelTables);
+    error = Error::RegistrationExceedingMaxKernels;
+  }
+  if (error != Error::Ok) {
+    KILN_LOG(Error, "register_kernels failed: %s", registry.last_error);
+    return error;
+  }
+  registry.tables[registry.table_count++] = &table;
+  registry.kernel_count += table.size;
+  registry.last_error[0] = '\0';
+  return Error::Ok;
+}
+
+const char* registry_last_error() { return state().last_error; }
+
+size_t registered_kernel_count() { return state().kernel_count; }
+
+const Kernel& registered_kernel(size_t index) {
+  const RegistryState& registry = state();
+  size_t t = 0;
+  while (index >= registry.tables[t]->size) {
+    index -= registry.tables[t]->size;
+    ++t;
+  }
+  return registry.tables[t]->kernels[index];
+}
+
+Result<const Kernel*> find_kernel(std::string_view name, std::string_view key,
+                                  ArrayRef<Backend> backends) {
+  const uint64_t hash = hash_operator_name(name);
+  for (size_t i = 0; i < backends.size(); ++i) {
+    const Kernel* kernel = find_in_backend(name, hash, key, backends[i]);
+    if (kernel != nullptr) {
+      if (i > 0) record_fallback(*kernel, backends[0]);
+      return kernel;
+    }
+  }
+  return Error::NotFound;
+}
+
+Result<const Kernel*> find_kernel_for_stack(std::string_view name, Span<EValue*> stack,
+                                            ArrayRef<Backend> backends) {
+  const uint64_t hash = hash_operator_name(name);
+  const bool has_keyed = visit_named(name, hash, [](const Kernel& kernel) {
+                           return kernel.key[0] != '\0';
+                         }) != nullptr;
+  if (!has_keyed) return find_kernel(name, "", backends);
+  char key[kMaxKernelKeyLength];
+  if (build_kernel_key(stack, key, sizeof(key)) != Error::Ok) return find_kernel(name, "", backends);
+  return find_kernel(name, key, backends);
+}
+
+bool has_operator(std::string_view name, ArrayRef<Backend> backends) {
+  const uint64_t hash = hash_operator_name(name);
+  return visit_named(name, hash, [&](const Kernel& kernel) {
+           for (Backend b : backends) {
+             if (kernel.backend == b) return true;
+           }
+           return false;
+         }) != nullptr;
+}
+
+uint64_t fallback_count() { return state().fallback_total; }
+
+size_t fallback_records(Span<FallbackRecord> records) {
+  const RegistryState& registry = state();
+  for (size_t i = 0; i < registry.fallback_record_count && i < records.size(); ++i) {
+    records[i] = registry.fallbacks[i];
+  }
+  return registry.fallback_record_count;
+}
+
+void reset_fallback_stats() {
+  state().fallback_total = 0;
+  state().fallback_record_count = 0;
+}
+
+size_t find_missing_operators(ArrayRef<OperatorRequest> requests, ArrayRef<Backend> backends,
+                              Span<MissingOperator> missing) {
+  BackendMask searched = 0;
+  for (Backend b : backends) searched |= backend_bit(b);
+  size_t missing_count = 0;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const OperatorRequest& request = requests[i];
+    const char* key = request.key != nullptr ? request.key : "";
+    const uint64_t hash = hash_operator_name(request.name);
+    bool found = false;
+    for (Backend b : backends) {
+      found = found || find_in_backend(request.name, hash, key, b) != nullptr;
+    }
+    if (found) continue;
+    if (key[0] == '\0') {
+      KILN_LOG(Error, "Missing operator: [%zu] %s", i, request.name);
+    } else {
+      KILN_LOG(Error, "Missing operator: [%zu] %s (kernel key %s)", i, request.name, key);
+    }
+    if (missing_count < missing.size()) {
+      missing[missing_count] = {i, request.name, key, searched};
+    }
+    ++missing_count;
+  }
+  if (missing_count > 0) {
+    KILN_LOG(Error, "%zu of %zu operators are missing from the registry", missing_count,
+             requests.size());
+  }
+  return missing_count;
+}
+
+void reset_registry_for_testing() { state() = RegistryState(); }
+
+}  // namespace kiln

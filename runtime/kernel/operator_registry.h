@@ -1,0 +1,118 @@
+// The operator registry: static kernel tables, looked up by name, kernel key and backend.
+//
+// Each operator library contributes one KernelTable that the codegen emits sorted by
+// (name_hash, name, backend, key). The registry stores only pointers to those tables, so its
+// kernel capacity is exactly what was selected, it never allocates, and lookup is a hash plus a
+// binary search per table. Registration is meant for program start-up and is not thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "runtime/core/evalue.h"
+#include "runtime/core/result.h"
+#include "runtime/core/span.h"
+#include "runtime/kernel/backend.h"
+#include "runtime/kernel/kernel_runtime_context.h"
+
+namespace kiln {
+
+// A boxed kernel: checks and unboxes `stack` (arguments, then outs), calls the typed kernel, and
+// returns the unboxing error or the kernel's failure_state().
+using OpFunction = Error (*)(KernelRuntimeContext& ctx, Span<EValue*> stack);
+
+struct Kernel {
+  const char* name;    // "aten::add.out"
+  uint64_t name_hash;  // hash_operator_name(name)
+  const char* key;     // "" for the default kernel, else "v1/<dtype>;<dim order>|..."
+  Backend backend;
+  OpFunction function;
+  const char* origin;  // where it was declared, e.g. "functions.yaml:12"
+
+  // Runs the kernel on a boxed stack (arguments in schema order, outs last).
+  Error call(KernelRuntimeContext& ctx, Span<EValue*> stack) const { return function(ctx, stack); }
+};
+
+struct KernelTable {
+  const char* library;  // the operator library that registered it
+  const Kernel* kernels;
+  size_t size;
+};
+
+// Distinct operator libraries one process can register.
+constexpr size_t kMaxKernelTables = 32;
+
+// FNV-1a, 64 bit. The codegen computes the same values for its sorted tables.
+constexpr uint64_t hash_operator_name(std::string_view name) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (char c : name) {
+    hash ^= static_cast<uint8_t>(c);
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+// Registers `table`, which must have static storage duration. Fails without registering anything:
+// InvalidArgument when the table is unsorted or a hash is wrong, RegistrationAlreadyRegistered
+// when a (name, backend, key) is already registered (the log and registry_last_error() name both
+// origins), RegistrationExceedingMaxKernels past kMaxKernelTables tables. Registering the same
+// table twice is a no-op, so repeated register_<lib>_kernels() calls are harmless.
+Error register_kernels(const KernelTable& table);
+
+// Message of the last failed register_kernels call ("" if none).
+const char* registry_last_error();
+
+// Total registered kernels, and the i-th of them in registration order (i < count).
+size_t registered_kernel_count();
+const Kernel& registered_kernel(size_t index);
+
+// Finds the kernel for `name` taking backends in preference order; within a backend an exact
+// `key` match wins over the default kernel. When the first backend has no kernel and a later one
+// does, that fallback is counted (see fallback_count). NotFound when no backend has one.
+Result<const Kernel*> find_kernel(std::string_view name, std::string_view key,
+                                  ArrayRef<Backend> backends);
+
+// Same, deriving the key from the tensors on `stack` (only when the op has keyed kernels).
+Result<const Kernel*> find_kernel_for_stack(std::string_view name, Span<EValue*> stack,
+                                            ArrayRef<Backend> backends);
+
+// True when some backend in `backends` has a kernel for `name` (any key).
+bool has_operator(std::string_view name, ArrayRef<Backend> backends);
+
+// The fallback record: how many lookups fell back, and per operator which backend served it.
+struct FallbackRecord {
+  const char* name;    // operator
+  Backend requested;   // first preference
+  Backend served_by;   // backend that ran it
+  uint64_t count;
+};
+uint64_t fallback_count();
+// Copies up to records.size() distinct fallback records; returns how many exist.
+size_t fallback_records(Span<FallbackRecord> records);
+void reset_fallback_stats();
+
+// ---- Missing operators ----
+
+struct OperatorRequest {
+  const char* name;  // "aten::add.out"
+  const char* key;   // nullptr or "" for any kernel
+};
+
+struct MissingOperator {
+  size_t index;  // position in the request list
+  const char* name;
+  const char* key;
+  BackendMask backends_searched;
+};
+
+// Resolves every request against `backends`. Each miss is logged as
+// "Missing operator: [<index>] <name>" (with the key when one was given) followed by a summary
+// line, and written to `missing` in request order while it has room. Returns the number missing.
+size_t find_missing_operators(ArrayRef<OperatorRequest> requests, ArrayRef<Backend> backends,
+                              Span<MissingOperator> missing);
+
+// Test hook: forgets every table and statistic.
+void reset_registry_for_testing();
+
+}  // namespace kiln

@@ -1,0 +1,167 @@
+// The single tag checker behind every generated unboxing wrapper.
+#include "runtime/kernel/unbox.h"
+
+namespace kiln {
+namespace {
+
+const char* kind_name(ArgKind kind) {
+  switch (kind) {
+    case ArgKind::Tensor:
+      return "Tensor";
+    case ArgKind::OptionalTensor:
+      return "Tensor or None";
+    case ArgKind::TensorList:
+      return "ListTensor";
+    case ArgKind::OptionalTensorList:
+      return "ListOptionalTensor";
+    case ArgKind::Int:
+      return "Int";
+    case ArgKind::OptionalInt:
+      return "Int or None";
+    case ArgKind::IntList:
+      return "ListInt";
+    case ArgKind::OptionalIntList:
+      return "ListInt or None";
+    case ArgKind::Double:
+      return "Double";
+    case ArgKind::OptionalDouble:
+      return "Double or None";
+    case ArgKind::DoubleList:
+      return "ListDouble";
+    case ArgKind::Bool:
+      return "Bool";
+    case ArgKind::OptionalBool:
+      return "Bool or None";
+    case ArgKind::BoolList:
+      return "ListBool";
+    case ArgKind::Scalar:
+      return "Scalar (Int, Double or Bool)";
+    case ArgKind::OptionalScalar:
+      return "Scalar or None";
+    case ArgKind::String:
+      return "String";
+    case ArgKind::OptionalString:
+      return "String or None";
+    case ArgKind::ScalarType:
+      return "ScalarType (Int)";
+    case ArgKind::OptionalScalarType:
+      return "ScalarType (Int) or None";
+    case ArgKind::MemoryFormat:
+      return "MemoryFormat (Int)";
+    case ArgKind::OptionalMemoryFormat:
+      return "MemoryFormat (Int) or None";
+    case ArgKind::Layout:
+      return "Layout (Int)";
+    case ArgKind::OptionalLayout:
+      return "Layout (Int) or None";
+  }
+  return "?";
+}
+
+bool is_optional(ArgKind kind) {
+  switch (kind) {
+    case ArgKind::OptionalTensor:
+    case ArgKind::OptionalInt:
+    case ArgKind::OptionalIntList:
+    case ArgKind::OptionalDouble:
+    case ArgKind::OptionalBool:
+    case ArgKind::OptionalScalar:
+    case ArgKind::OptionalString:
+    case ArgKind::OptionalScalarType:
+    case ArgKind::OptionalMemoryFormat:
+    case ArgKind::OptionalLayout:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Kinds carried as an Int that must be a valid enum code.
+bool is_int_coded(ArgKind kind) {
+  switch (kind) {
+    case ArgKind::ScalarType:
+    case ArgKind::OptionalScalarType:
+    case ArgKind::MemoryFormat:
+    case ArgKind::OptionalMemoryFormat:
+    case ArgKind::Layout:
+    case ArgKind::OptionalLayout:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Whether a present (non-None) value has the tag `kind` needs.
+bool tag_matches(ArgKind kind, const EValue& v) {
+  switch (kind) {
+    case ArgKind::Tensor:
+    case ArgKind::OptionalTensor:
+      return v.isTensor() && v.toTensor().defined();
+    case ArgKind::TensorList:
+      return v.tag() == Tag::ListTensor;
+    case ArgKind::OptionalTensorList:
+      return v.tag() == Tag::ListOptionalTensor;
+    case ArgKind::Int:
+    case ArgKind::OptionalInt:
+      return v.isInt();
+    case ArgKind::IntList:
+    case ArgKind::OptionalIntList:
+      return v.tag() == Tag::ListInt;
+    case ArgKind::Double:
+    case ArgKind::OptionalDouble:
+      return v.isDouble() || v.isInt();
+    case ArgKind::DoubleList:
+      return v.tag() == Tag::ListDouble;
+    case ArgKind::Bool:
+    case ArgKind::OptionalBool:
+      return v.isBool();
+    case ArgKind::BoolList:
+      return v.tag() == Tag::ListBool;
+    case ArgKind::Scalar:
+    case ArgKind::OptionalScalar:
+      return v.isScalar();
+    case ArgKind::String:
+    case ArgKind::OptionalString:
+      return v.tag() == Tag::String;
+    case ArgKind::ScalarType:
+    case ArgKind::OptionalScalarType:
+      return v.isInt() && is_valid_scalar_type(v.toInt());
+    case ArgKind::MemoryFormat:
+    case ArgKind::OptionalMemoryFormat:
+      return v.isInt() && v.toInt() >= 0 && v.toInt() <= 3;
+    case ArgKind::Layout:
+    case ArgKind::OptionalLayout:
+      return v.isInt() && v.toInt() == 0;
+  }
+  return false;
+}
+
+}  // namespace
+
+Error check_arguments(KernelRuntimeContext& ctx, const char* op_name, Span<EValue*> stack,
+                      ArrayRef<ArgSpec> specs) {
+  ctx.set_op_name(op_name);
+  if (stack.size() != specs.size()) {
+    ctx.fail(Error::InvalidProgram, "expected %zu arguments (including outs), got %zu",
+             specs.size(), stack.size());
+    return Error::InvalidProgram;
+  }
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const EValue* value = stack[i];
+    if (value == nullptr) {
+      ctx.fail(Error::InvalidProgram, "argument %zu (%s) is a null EValue pointer", i,
+               specs[i].name);
+      return Error::InvalidProgram;
+    }
+    if (value->isNone() && is_optional(specs[i].kind)) continue;
+    if (!tag_matches(specs[i].kind, *value)) {
+      ctx.fail(Error::InvalidProgram, "argument %zu (%s) expected %s, got %s%s", i,
+               specs[i].name, kind_name(specs[i].kind), to_string(value->tag()),
+               value->isInt() && is_int_coded(specs[i].kind) ? " out of range" : "");
+      return Error::InvalidProgram;
+    }
+  }
+  return Error::Ok;
+}
+
+}  // namespace kiln
