@@ -1,0 +1,152 @@
+"""Command line of the generator: python -m codegen --functions-yaml F --output-dir D ...
+
+Every input mistake ends as one ``path:line: what is wrong — how to fix it`` line on stderr and
+exit code 1; nothing is printed on success.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+import yaml
+
+from codegen.api.names import is_identifier
+from codegen.dest import functions, manifest, native_functions, register_kernels, selected_variants
+from codegen.errors import UserError
+from codegen.library import Library, build_library
+from codegen.model import BACKENDS, YamlFile
+from codegen.output import write_if_changed
+from codegen.parse import did_you_mean
+from codegen.schemas import AtenSchemas
+from codegen.selector import load_selection
+
+PROG = "python -m codegen"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UserError(PROG, None, message, f"see '{PROG} --help'")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog=PROG,
+        description="Generate Kiln's kernel declarations, typed API, unboxing wrappers, kernel "
+        "table, dtype selection header and manifest for one operator library.",
+    )
+    parser.add_argument("--functions-yaml", metavar="F", help="ATen ops -> kernels (op: entries)")
+    parser.add_argument("--custom-ops-yaml", metavar="F", help="custom ops (func: entries)")
+    parser.add_argument("--selected-ops", metavar="F", help="a selected_operators.yaml")
+    parser.add_argument(
+        "--root-ops", metavar="A,B", help="ops to select, e.g. aten::add.out,mul.out"
+    )
+    parser.add_argument(
+        "--include-all-ops", action="store_true", help="select every op in the YAML files"
+    )
+    parser.add_argument("--output-dir", metavar="D", required=True, help="where files are written")
+    parser.add_argument("--lib-name", metavar="NAME", required=True, help="a C identifier")
+    parser.add_argument(
+        "--backends",
+        metavar="B,C",
+        help=f"backends to keep ({', '.join(BACKENDS)}); default: every backend with kernels",
+    )
+    parser.add_argument(
+        "--static-registration",
+        action="store_true",
+        help="also register the kernels from a static initializer",
+    )
+    return parser
+
+
+def _backends(text: str | None) -> tuple[str, ...] | None:
+    if text is None:
+        return None
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    for name in names:
+        if name not in BACKENDS:
+            raise UserError(
+                "--backends",
+                None,
+                f"unknown backend '{name}'",
+                f"{did_you_mean(name, BACKENDS)}backends are {', '.join(BACKENDS)}",
+            )
+    if not names:
+        raise UserError("--backends", None, "no backend given", f"use {', '.join(BACKENDS)}")
+    return tuple(b for b in BACKENDS if b in names)
+
+
+def generate(options: argparse.Namespace) -> Library:
+    if not is_identifier(options.lib_name):
+        raise UserError(
+            "--lib-name",
+            None,
+            f"'{options.lib_name}' is not a C identifier",
+            "use letters, digits and underscores, not starting with a digit (e.g. my_ops)",
+        )
+    if options.functions_yaml is None and options.custom_ops_yaml is None:
+        raise UserError(
+            PROG,
+            None,
+            "no operator YAML given",
+            "pass --functions-yaml and/or --custom-ops-yaml",
+        )
+    backends = _backends(options.backends)
+    schemas = AtenSchemas()
+    paths = [p for p in (options.functions_yaml, options.custom_ops_yaml) if p is not None]
+    files = [YamlFile.from_yaml(path, schemas) for path in paths]
+    selection = load_selection(options.selected_ops, options.root_ops, options.include_all_ops)
+    return build_library(
+        options.lib_name,
+        files,
+        selection,
+        backends,
+        options.functions_yaml,
+        options.custom_ops_yaml,
+    )
+
+
+def render_outputs(library: Library, static_registration: bool) -> dict[str, str]:
+    return {
+        "NativeFunctions.h": native_functions.emit(library),
+        "Functions.h": functions.emit(library),
+        "RegisterKernels.h": register_kernels.emit_header(library),
+        "RegisterKernels.cpp": register_kernels.emit_source(library, static_registration),
+        "selected_op_variants.h": selected_variants.emit(library),
+        f"{library.name}.manifest.json": manifest.emit(library),
+    }
+
+
+def run(argv: Sequence[str] | None = None) -> list[str]:
+    """Generates and writes; returns the files written (unchanged ones are left alone)."""
+    options = _parser().parse_args(argv)
+    library = generate(options)
+    outputs = render_outputs(library, options.static_registration)
+    os.makedirs(options.output_dir, exist_ok=True)
+    written = []
+    for name, text in outputs.items():
+        path = os.path.join(options.output_dir, name)
+        if write_if_changed(path, text):
+            written.append(path)
+    return written
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        run(argv)
+    except UserError as error:
+        print(error.render(), file=sys.stderr)
+        return 1
+    except yaml.YAMLError as error:
+        print(f"{PROG}: YAML error: {error} — fix the YAML syntax", file=sys.stderr)
+        return 1
+    except OSError as error:
+        where = error.filename or PROG
+        print(
+            f"{where}: {error.strerror or error} — check the path and permissions", file=sys.stderr
+        )
+        return 1
+    return 0

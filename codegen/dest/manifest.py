@@ -1,0 +1,60 @@
+"""<lib>.manifest.json: what the library contains, for the Python bindings and missing_ops."""
+
+from __future__ import annotations
+
+import json
+
+from codegen.library import Library, LibraryOp
+
+SCHEMA_VERSION = 1
+
+
+def _operator(op: LibraryOp) -> dict[str, object]:
+    arguments = [
+        {
+            "name": p.name,
+            "type": p.schema_type,
+            "kind": p.arg_type.kind,
+            "default": p.default,
+            "kwarg_only": p.kwarg_only,
+            "is_out": p.is_out,
+        }
+        for p in op.signature.params
+    ]
+    kernels = [
+        {
+            "backend": k.backend,
+            "key": k.key.native_string(),
+            "kernel_name": k.kernel_name,
+            "cpp_function": k.cpp_function,
+            "source": str(k.source),
+        }
+        for k in op.kernels
+    ]
+    return {
+        "name": op.name,
+        "schema": op.entry.schema_text,
+        "cpp_name": op.cpp_name,
+        "arguments": arguments,
+        "kernels": kernels,
+    }
+
+
+def emit(library: Library) -> str:
+    document = {
+        "schema_version": SCHEMA_VERSION,
+        "library": library.name,
+        "generator": "kiln-codegen",
+        "backends": list(library.backends),
+        "sources": {
+            "functions_yaml": library.functions_yaml,
+            "custom_ops_yaml": library.custom_ops_yaml,
+            "selected_ops": library.selection.selected_ops_path,
+        },
+        "selection": {
+            "include_all_operators": library.selection.include_all,
+            "root_ops": library.selection.root_ops(),
+        },
+        "operators": [_operator(op) for op in library.ops],
+    }
+    return json.dumps(document, indent=2, sort_keys=True) + "\n"

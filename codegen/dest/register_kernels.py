@@ -1,0 +1,134 @@
+"""RegisterKernels.h / RegisterKernels.cpp: unboxing wrappers and the sorted kernel table."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from codegen.api.names import c_string, fnv1a64
+from codegen.dest.cpp import WIDTH, blocks, render, source_names, wrap_braces, wrap_call
+from codegen.library import Library, LibraryOp
+from codegen.model import BACKEND_ENUMS, KernelEntry
+
+
+@dataclass(frozen=True)
+class _Row:
+    op: LibraryOp
+    kernel: KernelEntry
+    wrapper: str
+
+    def sort_key(self) -> tuple[int, bytes, int, bytes]:
+        # The runtime compares with strcmp, i.e. bytewise; so do we.
+        return (
+            fnv1a64(self.op.name),
+            self.op.name.encode(),
+            self.kernel.backend_index,
+            self.kernel.key.table_string().encode(),
+        )
+
+    def text(self) -> str:
+        fields = [
+            c_string(self.op.name),
+            f"0x{fnv1a64(self.op.name):016x}ull",
+            c_string(self.kernel.key.table_string()),
+            BACKEND_ENUMS[self.kernel.backend],
+            self.wrapper,
+            c_string(self.kernel.source.short()),
+        ]
+        return "{" + ", ".join(fields) + "}"
+
+
+def _wrapper_names(op: LibraryOp) -> dict[tuple[str, str], str]:
+    """One wrapper per (backend, C++ function) of an op; keyed kernels sharing one share it."""
+    names: dict[tuple[str, str], str] = {}
+    for backend in dict.fromkeys(k.backend for k in op.kernels):
+        functions = list(dict.fromkeys(k.cpp_function for k in op.kernels if k.backend == backend))
+        base = f"boxed_{backend}_{op.symbol}"
+        if len(functions) == 1:
+            names[(backend, functions[0])] = base
+            continue
+        used: set[str] = set()
+        for function in functions:
+            name = f"{base}__{function.rsplit('::', 1)[-1]}"
+            suffix = 2
+            while name in used:
+                name = f"{base}__{function.rsplit('::', 1)[-1]}_{suffix}"
+                suffix += 1
+            used.add(name)
+            names[(backend, function)] = name
+    return names
+
+
+def _arg_specs(op: LibraryOp) -> str:
+    specs = [
+        f"{{{c_string(p.name)}, kiln::ArgKind::{p.arg_type.kind}}}" for p in op.signature.params
+    ]
+    return wrap_braces(f"constexpr kiln::ArgSpec kArgs_{op.symbol}[] = ", specs, ";")
+
+
+def _wrapper(op: LibraryOp, kernel: KernelEntry, name: str) -> str:
+    head = wrap_call(
+        f"kiln::Error {name}",
+        ["kiln::KernelRuntimeContext& ctx", "kiln::Span<kiln::EValue*> stack"],
+        " {",
+    )
+    check_call = f"kiln::check_arguments(ctx, {c_string(op.name)}, stack, kArgs_{op.symbol})"
+    check = f"  KILN_RETURN_IF_ERROR({check_call});"
+    if len(check) > WIDTH:
+        check = f"  KILN_RETURN_IF_ERROR(\n      {check_call});"
+    values = [p.arg_type.unbox_expr(f"stack[{i}]") for i, p in enumerate(op.signature.params)]
+    call = wrap_call(kernel.cpp_function, ["ctx", *values], ";", indent="  ")
+    return f"{head}\n{check}\n{call}\n  return ctx.failure_state();\n}}"
+
+
+def emit_source(library: Library, static_registration: bool) -> str:
+    sections: list[str] = []
+    rows: list[_Row] = []
+    for op in library.ops:
+        names = _wrapper_names(op)
+        wrappers: dict[str, str] = {}
+        for kernel in op.kernels:
+            name = names[(kernel.backend, kernel.cpp_function)]
+            rows.append(_Row(op, kernel, name))
+            if name not in wrappers:
+                wrappers[name] = _wrapper(op, kernel, name)
+        specs = f"// {op.entry.schema_text}\n{_arg_specs(op)}"
+        sections.append("\n\n".join([specs, *wrappers.values()]))
+    rows.sort(key=_Row.sort_key)
+    library_name = c_string(library.name)
+    if rows:
+        table = wrap_braces(
+            "constexpr kiln::Kernel kKernels[] = ", [r.text() for r in rows], ";", width=0
+        )
+        table += (
+            f"\nconstexpr kiln::KernelTable kTable = {{{library_name}, kKernels, "
+            "sizeof(kKernels) / sizeof(kKernels[0])};"
+        )
+    else:
+        table = (
+            "// No operators are selected; an empty table still registers cleanly.\n"
+            f"constexpr kiln::KernelTable kTable = {{{library_name}, nullptr, 0}};"
+        )
+    sections.append(table)
+    static = ""
+    if static_registration:
+        register = f"register_{library.name}_kernels()"
+        static = (
+            "\n// --static-registration: registers while the program starts. A failure is logged"
+            f"\n// by the registry and never aborts; {register} returns the error.\n"
+            "namespace {\n"
+            f"[[maybe_unused]] const kiln::Error kStaticRegistration = {register};\n"
+            "}  // namespace"
+        )
+    return render(
+        "RegisterKernels.cpp.in",
+        sources=source_names(library) or "no YAML",
+        library=library.name,
+        wrappers=blocks(sections),
+        static_registration=static,
+    )
+
+
+def emit_header(library: Library) -> str:
+    return render(
+        "RegisterKernels.h.in", sources=source_names(library) or "no YAML", library=library.name
+    )

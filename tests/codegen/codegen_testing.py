@@ -1,0 +1,69 @@
+"""Helpers for the codegen tests: run the generator in-process or as `python -m codegen`."""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import io
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+DATA = Path(__file__).resolve().parent / "data"
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from codegen import cli  # noqa: E402
+
+# Keeps the session's ATen schema cache out of the user's ~/.cache (no conftest.py here: a second
+# `conftest` module would shadow tests/conftest.py for modules that import from it).
+if "KILN_CODEGEN_CACHE_DIR" not in os.environ:
+    _cache_dir = tempfile.mkdtemp(prefix="kiln-codegen-test-cache-")
+    os.environ["KILN_CODEGEN_CACHE_DIR"] = _cache_dir
+    atexit.register(shutil.rmtree, _cache_dir, ignore_errors=True)
+
+
+@dataclass
+class Run:
+    returncode: int
+    stderr: str
+    output_dir: Path
+
+    def file(self, name: str) -> str:
+        return (self.output_dir / name).read_text()
+
+
+def run_codegen(output_dir: Path, *args: str, lib_name: str = "test_lib") -> Run:
+    """cli.main in this process (fast); stderr captured."""
+    stderr = io.StringIO()
+    argv = ["--output-dir", str(output_dir), "--lib-name", lib_name, *args]
+    with contextlib.redirect_stderr(stderr):
+        returncode = cli.main(argv)
+    return Run(returncode, stderr.getvalue(), output_dir)
+
+
+def run_codegen_process(output_dir: Path, *args: str, lib_name: str = "test_lib") -> Run:
+    """`python -m codegen` in a subprocess, exactly as the build runs it."""
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    argv = ["--output-dir", str(output_dir), "--lib-name", lib_name, *args]
+    result = subprocess.run(
+        [sys.executable, "-m", "codegen", *argv],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.stdout == "", "the generator must keep stdout clean"
+    return Run(result.returncode, result.stderr, output_dir)
+
+
+def write(directory: Path, name: str, text: str) -> str:
+    path = directory / name
+    path.write_text(text)
+    return str(path)
