@@ -1,0 +1,38 @@
+// clone.out: copies self into out (same dtype and shape); memory_format as ATen validates it.
+#include <cstring>
+#include <optional>
+
+#include "kernels/portable/cpu/util/checks.h"
+#include "runtime/core/tensor_options.h"
+#include "runtime/kernel/kernel_runtime_context.h"
+
+namespace kiln::portable::native {
+
+Tensor& clone_out(KernelRuntimeContext& ctx, const Tensor& self,
+                  std::optional<MemoryFormat> memory_format, Tensor& out) {
+  if (!check_default_dim_order(ctx, self, "self") || !check_default_dim_order(ctx, out, "out")) {
+    return out;
+  }
+  const MemoryFormat format = memory_format.value_or(MemoryFormat::Preserve);
+  // The values are the same in any layout; a channels-last request only constrains the rank.
+  KILN_KERNEL_CHECK_MSG(ctx, format != MemoryFormat::ChannelsLast || self.dim() == 4,
+                        InvalidArgument, out,
+                        "required rank 4 tensor to use channels_last format (self has rank %lld)",
+                        static_cast<long long>(self.dim()));
+  KILN_KERNEL_CHECK_MSG(ctx, format != MemoryFormat::ChannelsLast3d || self.dim() == 5,
+                        InvalidArgument, out,
+                        "required rank 5 tensor to use channels_last_3d format (self has rank "
+                        "%lld)",
+                        static_cast<long long>(self.dim()));
+  KILN_KERNEL_CHECK_MSG(ctx, static_cast<int>(format) >= 0 && static_cast<int>(format) <= 3,
+                        InvalidArgument, out, "unknown memory_format code %d",
+                        static_cast<int>(format));
+  if (!check_out_dtype_is(ctx, out, self.scalar_type())) return out;
+  if (!resize_or_fail(ctx, out, self.sizes())) return out;
+  if (self.nbytes() > 0 && out.const_data_ptr() != self.const_data_ptr()) {
+    std::memmove(out.mutable_data_ptr(), self.const_data_ptr(), self.nbytes());
+  }
+  return out;
+}
+
+}  // namespace kiln::portable::native

@@ -1,0 +1,46 @@
+// Argument checks shared by the portable kernels; each reports through ctx.fail with a fix.
+//
+// Every check returns true when the argument is fine; otherwise it has called ctx.fail and the
+// kernel should return `out` untouched.
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/core/scalar.h"
+#include "runtime/core/tensor.h"
+#include "runtime/kernel/kernel_runtime_context.h"
+
+namespace kiln::portable {
+
+// "[2, 3]": a shape rendered for messages, held by value.
+struct ShapeText {
+  char text[128];
+};
+ShapeText format_shape(ArrayRef<SizesType> sizes);
+
+// "2", "1.5" or "True": a Scalar rendered for messages.
+struct ScalarText {
+  char text[32];
+};
+ScalarText format_scalar(const Scalar& scalar);
+
+// `tensor` (called `name` in messages) uses the default (contiguous) dim order.
+bool check_default_dim_order(KernelRuntimeContext& ctx, const Tensor& tensor, const char* name);
+
+// `dtype` is one of the ten dtypes the portable kernels compute on.
+bool check_supported_dtype(KernelRuntimeContext& ctx, ScalarType dtype, const char* name);
+
+// Both of the above for a tensor argument.
+bool check_tensor(KernelRuntimeContext& ctx, const Tensor& tensor, const char* name);
+
+// The out tensor has exactly the dtype the op produces (ops whose out variant copies a result).
+bool check_out_dtype_is(KernelRuntimeContext& ctx, const Tensor& out, ScalarType expected);
+
+// The out tensor can hold a `result` dtype value without a lossy category change (torch.can_cast).
+bool check_out_dtype_castable(KernelRuntimeContext& ctx, const Tensor& out, ScalarType result);
+
+// Wraps a possibly negative dim into [0, rank) for a tensor of rank `rank` (a 0-dim tensor
+// accepts 0 and -1, as ATen does).
+bool wrap_dim(KernelRuntimeContext& ctx, int64_t dim, int64_t rank, int64_t* wrapped);
+
+}  // namespace kiln::portable

@@ -1,0 +1,99 @@
+"""Differential checking: run an op on torch (ATen) and on the backend under test, compare."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import torch
+
+import kiln
+
+# (rtol, atol) per dtype when comparing floating results: about two units in the last place,
+# since Kiln rounds once where ATen may round an intermediate (alpha * other) or fuse (FMA).
+TOLERANCES = {
+    torch.float16: (2e-3, 1e-5),
+    torch.bfloat16: (1.6e-2, 1e-5),
+    torch.float32: (2.6e-6, 1e-6),
+    torch.float64: (1e-12, 1e-14),
+}
+
+
+def eps(dtype: torch.dtype) -> float:
+    return torch.finfo(dtype).eps if dtype.is_floating_point else 0.0
+
+
+def assert_same(actual: torch.Tensor, expected: torch.Tensor, *, atol: float = 0.0) -> None:
+    """Same dtype, shape and values (exact for integers and bool; floats within TOLERANCES
+    plus `atol`, NaN matching NaN)."""
+    assert actual.dtype == expected.dtype, f"dtype {actual.dtype} != {expected.dtype}"
+    assert actual.shape == expected.shape, f"shape {tuple(actual.shape)} != {tuple(expected.shape)}"
+    if expected.dtype.is_floating_point:
+        rtol, base_atol = TOLERANCES[expected.dtype]
+        torch.testing.assert_close(
+            actual, expected, rtol=rtol, atol=base_atol + atol, equal_nan=True
+        )
+    else:
+        torch.testing.assert_close(actual, expected, rtol=0, atol=0)
+
+
+def _clone(value: Any) -> Any:
+    return value.clone() if isinstance(value, torch.Tensor) else value
+
+
+def check_op(
+    call_op: Callable[..., Any],
+    name: str,
+    torch_op: Callable[..., Any],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any] | None = None,
+    *,
+    out: torch.Tensor,
+    atol: float = 0.0,
+    match: str | None = None,
+) -> torch.Tensor | None:
+    """Runs `torch_op` and the backend's `name` on the same arguments, each with its own copy
+    of `out`. When torch raises, the backend must raise KilnError (matching `match` if given);
+    otherwise the backend must succeed, leave its inputs alone, return its out tensor and agree
+    with torch. Returns torch's result (None when it raised)."""
+    kwargs = kwargs or {}
+    torch_out = out.clone()
+    kiln_out = out.clone()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # torch warns when it resizes a non-empty out
+            expected = torch_op(
+                *[_clone(a) for a in args],
+                **{k: _clone(v) for k, v in kwargs.items()},
+                out=torch_out,
+            )
+    except (RuntimeError, IndexError, NotImplementedError, ValueError):
+        with pytest.raises(kiln.KilnError, match=match):
+            call_op(name, *args, out=kiln_out, **kwargs)
+        return None
+    inputs = [_clone(a) for a in args]
+    result = call_op(name, *args, out=kiln_out, **kwargs)
+    assert result is kiln_out, "the op must return its out tensor"
+    for before, after in zip(inputs, args, strict=True):
+        if isinstance(before, torch.Tensor):
+            torch.testing.assert_close(after, before, rtol=0, atol=0, equal_nan=True)
+    assert_same(kiln_out, expected, atol=atol)
+    return expected
+
+
+def magnitude(*tensors: torch.Tensor | float) -> float:
+    """The largest finite absolute value among the arguments (1 when there is none)."""
+    largest = 1.0
+    for t in tensors:
+        if isinstance(t, torch.Tensor):
+            if t.numel() and (t.is_floating_point()):
+                finite = t.double()[torch.isfinite(t.double())]
+                if finite.numel():
+                    largest = max(largest, float(finite.abs().max()))
+            elif t.numel() and t.dtype != torch.bool:
+                largest = max(largest, float(t.double().abs().max()))
+        elif isinstance(t, (int, float)) and abs(t) != float("inf") and t == t:
+            largest = max(largest, abs(float(t)))
+    return largest

@@ -1,0 +1,87 @@
+"""aten::mm.out against torch."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from op_compare import check_op, eps, magnitude
+from strategies import ALL_DTYPES, make_tensor, out_tensors, tensors
+
+import kiln
+
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+aten = torch.ops.aten
+MM_DTYPES = [d for d in ALL_DTYPES if d != torch.bool]
+
+
+def mm_atol(a: torch.Tensor, b: torch.Tensor) -> float:
+    """Accumulation-order room: k products of the largest magnitudes, a few ulps each."""
+    if not a.dtype.is_floating_point:
+        return 0.0
+    k = a.shape[1] if a.dim() == 2 else 1
+    return 4 * eps(a.dtype) * max(k, 1) * magnitude(a) * magnitude(b)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_mm_matches_torch(call_op: Any, data: Any) -> None:
+    n, k, m = (data.draw(st.integers(0, 9)) for _ in range(3))
+    dtype = data.draw(st.sampled_from(MM_DTYPES))
+    a = data.draw(tensors(dtype, (n, k), special=False, magnitude=3.0))
+    b = data.draw(tensors(dtype, (k, m), special=False, magnitude=3.0))
+    out = data.draw(out_tensors(dtype, (n, m), other_dtype_p=0.1))
+    check_op(call_op, "aten::mm.out", aten.mm.out, (a, b), out=out, atol=mm_atol(a, b))
+
+
+@pytest.mark.parametrize("dtype", MM_DTYPES)
+@pytest.mark.parametrize(("n", "k", "m"), [(70, 150, 45), (1, 300, 1), (49, 1, 65), (3, 0, 4)])
+def test_mm_blocked_sizes(call_op: Any, dtype: torch.dtype, n: int, k: int, m: int) -> None:
+    # Sizes around and past the gemm's register tiles and cache blocks; integers wrap.
+    a = make_tensor(dtype, (n, k), 10, magnitude=2.0)
+    b = make_tensor(dtype, (k, m), 11, magnitude=2.0)
+    check_op(
+        call_op,
+        "aten::mm.out",
+        aten.mm.out,
+        (a, b),
+        out=torch.empty(0, dtype=dtype),
+        atol=mm_atol(a, b),
+    )
+
+
+def test_mm_nan_and_inf(call_op: Any) -> None:
+    a = make_tensor(torch.float32, (5, 6), 12, special=True)
+    b = make_tensor(torch.float32, (6, 7), 13, special=True)
+    check_op(call_op, "aten::mm.out", aten.mm.out, (a, b), out=torch.empty(0))
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "match"),
+    [
+        (torch.ones(2, 3, 1), torch.ones(3, 2), "self must be a matrix"),
+        (torch.ones(2, 3), torch.ones(3), "mat2 must be a matrix"),
+        (torch.ones(2, 3), torch.ones(2, 3), r"shapes cannot be multiplied \(2x3 and 2x3\)"),
+        (torch.ones(2, 3), torch.ones(3, 2, dtype=torch.float64), "same dtype"),
+        (torch.ones(2, 2, dtype=torch.bool), torch.ones(2, 2, dtype=torch.bool), "Bool"),
+    ],
+)
+def test_mm_errors(call_op: Any, a: torch.Tensor, b: torch.Tensor, match: str) -> None:
+    with pytest.raises((RuntimeError, NotImplementedError)):
+        aten.mm.out(a, b, out=torch.empty(0, dtype=a.dtype))
+    with pytest.raises(kiln.KilnError, match=match):
+        call_op("aten::mm.out", a, b, out=torch.empty(0, dtype=a.dtype))
+
+
+def test_mm_out_dtype_must_match(call_op: Any) -> None:
+    with pytest.raises(kiln.KilnError, match="Expected out tensor to have dtype Float"):
+        call_op(
+            "aten::mm.out",
+            torch.ones(2, 2),
+            torch.ones(2, 2),
+            out=torch.empty(0, dtype=torch.float64),
+        )

@@ -1,0 +1,152 @@
+"""aten::sum.IntList_out against torch."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from op_compare import check_op, eps
+from strategies import ALL_DTYPES, dtypes, make_tensor, out_like, shapes, tensors
+
+import kiln
+
+SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+aten = torch.ops.aten
+
+
+def sum_atol(a: torch.Tensor, dtype: torch.dtype) -> float:
+    """Room for summation order: a few ulps of the sum of magnitudes."""
+    if not dtype.is_floating_point or a.numel() == 0:
+        return 0.0
+    finite = a.double()[torch.isfinite(a.double())]
+    total = float(finite.abs().sum()) if finite.numel() else 0.0
+    return 4 * eps(dtype) * total + 4 * eps(torch.float32) * total
+
+
+@st.composite
+def dim_lists(draw: Any, rank: int) -> list[int] | None:
+    """None, [] or a list of dims (negative ones too), sometimes repeated or out of range."""
+    choice = draw(st.integers(0, 9))
+    if choice == 0:
+        return None
+    extent = max(rank, 1)
+    if choice == 1:
+        return draw(st.lists(st.integers(-extent - 1, extent), max_size=3))  # may be invalid
+    dims = draw(st.lists(st.integers(0, extent - 1), unique=True, max_size=extent))
+    return [d - extent if draw(st.booleans()) else d for d in dims]
+
+
+@SETTINGS
+@given(data=st.data())
+def test_sum_matches_torch(call_op: Any, data: Any) -> None:
+    dtype = data.draw(dtypes)
+    sum_dtype = data.draw(st.one_of(st.none(), dtypes))
+    if data.draw(st.booleans()):
+        # The default result dtype: integers and bool sum to int64.
+        out_dtype = sum_dtype or (dtype if dtype.is_floating_point else torch.int64)
+    else:
+        out_dtype = data.draw(dtypes)
+    # Moderate floats so float-to-integer conversions stay in range; nan and inf only where the
+    # sum stays floating (converting them to integers is undefined in C++ and differs by width).
+    integral_sum = not (sum_dtype or out_dtype).is_floating_point
+    special = False if integral_sum else data.draw(st.booleans())
+    a = data.draw(tensors(dtype, shapes(0, 4, 0, 5), magnitude=50.0, special=special))
+    dim = data.draw(dim_lists(a.dim()))
+    keepdim = data.draw(st.booleans())
+    out = out_like(out_dtype, None)
+    check_op(
+        call_op,
+        "aten::sum.IntList_out",
+        aten.sum.IntList_out,
+        (a, dim, keepdim),
+        {"dtype": sum_dtype},
+        out=out,
+        atol=sum_atol(a, out_dtype),
+    )
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+@pytest.mark.parametrize(
+    ("shape", "dim"),
+    [
+        ((4, 600), [1]),
+        ((600, 3), [0]),
+        ((3, 5, 300), [0, 2]),
+        ((7, 3, 2, 70), [1, 3]),
+        ((300, 300), None),
+    ],
+)
+def test_sum_long_reductions(call_op: Any, dtype: torch.dtype, shape: tuple, dim: Any) -> None:
+    a = make_tensor(dtype, shape, 15, magnitude=3.0, int_range=(-50, 50))
+    out_dtype = dtype if dtype.is_floating_point else torch.int64
+    check_op(
+        call_op,
+        "aten::sum.IntList_out",
+        aten.sum.IntList_out,
+        (a, dim, False),
+        out=torch.empty(0, dtype=out_dtype),
+        atol=sum_atol(a, out_dtype),
+    )
+
+
+def test_sum_casts_each_element_before_summing(call_op: Any) -> None:
+    # ATen converts the input to the sum dtype first: 0.5 and 0.25 are each True as bool, and
+    # 100.7 + 100.7 in int8 is int8(100) + int8(100), which wraps.
+    cases = [
+        (torch.tensor([0.5, 0.25]), torch.bool),
+        (torch.tensor([1, -1]), torch.bool),
+        (torch.tensor([100.7, 100.7]), torch.int8),
+        (torch.tensor([1.0001, 1.0001]), torch.float16),
+    ]
+    for a, dtype in cases:
+        check_op(
+            call_op,
+            "aten::sum.IntList_out",
+            aten.sum.IntList_out,
+            (a, [0], False),
+            {"dtype": dtype},
+            out=torch.empty(0, dtype=dtype),
+        )
+
+
+def test_sum_empty_input_gives_zeros(call_op: Any) -> None:
+    a = torch.ones(2, 0, 3)
+    out = call_op("aten::sum.IntList_out", a, [1], False, out=torch.empty(0))
+    torch.testing.assert_close(out, torch.zeros(2, 3))
+
+
+@pytest.mark.parametrize(
+    ("shape", "dim", "sum_dtype", "out_dtype", "match"),
+    [
+        ((2, 3), [1, -1], None, torch.float32, "dim 1 appears multiple times"),
+        ((), [0, 0], None, torch.float32, "dim 0 appears multiple times"),
+        ((2, 3), [2], None, torch.float32, "Dimension out of range"),
+        ((2, 3), [-3], None, torch.float32, "Dimension out of range"),
+        (
+            (2, 3),
+            [0],
+            torch.float64,
+            torch.float32,
+            "Expected out tensor to have dtype Double, but got Float",
+        ),
+    ],
+)
+def test_sum_errors(
+    call_op: Any, shape: tuple, dim: list[int], sum_dtype: Any, out_dtype: torch.dtype, match: str
+) -> None:
+    a = torch.ones(shape)
+    with pytest.raises((RuntimeError, IndexError)):
+        aten.sum.IntList_out(a, dim, False, dtype=sum_dtype, out=torch.empty(0, dtype=out_dtype))
+    with pytest.raises(kiln.KilnError, match=match):
+        call_op(
+            "aten::sum.IntList_out",
+            a,
+            dim,
+            False,
+            dtype=sum_dtype,
+            out=torch.empty(0, dtype=out_dtype),
+        )
