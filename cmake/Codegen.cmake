@@ -1,0 +1,204 @@
+# Kiln's CMake API: gen_selected_ops, generate_bindings_for_kernels, gen_operators_lib.
+#
+#   gen_selected_ops(LIB_NAME n [ROOT_OPS op...] [OPS_YAML file...] [INCLUDE_ALL_OPS])
+#   generate_bindings_for_kernels(LIB_NAME n [FUNCTIONS_YAML f] [CUSTOM_OPS_YAML f]
+#                                 [BACKENDS portable ascend] [STATIC_REGISTRATION])
+#   gen_operators_lib(LIB_NAME n KERNEL_LIBS lib... [DEPS lib...])
+#
+# The three calls share state through the LIB_NAME; the result is a target `n` that an
+# executable links with target_link_libraries() and nothing else: its registration code is an
+# OBJECT library, so it is linked in whole without any --whole-archive flag.
+include_guard(GLOBAL)
+
+# Defaults for the source tree; KilnConfig.cmake sets the installed locations first. Cached so
+# the functions see them from any directory, e.g. a parent project of add_subdirectory(kiln).
+if(NOT DEFINED KILN_CODEGEN_PYTHONPATH)
+  get_filename_component(KILN_CODEGEN_PYTHONPATH "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
+endif()
+if(NOT DEFINED KILN_FUNCTIONS_YAML)
+  set(KILN_FUNCTIONS_YAML "${KILN_CODEGEN_PYTHONPATH}/functions.yaml")
+endif()
+set(KILN_CODEGEN_PYTHONPATH "${KILN_CODEGEN_PYTHONPATH}" CACHE INTERNAL "Directory holding codegen/")
+set(KILN_FUNCTIONS_YAML "${KILN_FUNCTIONS_YAML}" CACHE INTERNAL "Kiln's functions.yaml")
+
+# The Python that runs the codegen must have torch (for torchgen) and pyyaml.
+if(NOT KILN_PYTHON_EXECUTABLE)
+  find_package(Python3 COMPONENTS Interpreter REQUIRED)
+  set(KILN_PYTHON_EXECUTABLE "${Python3_EXECUTABLE}" CACHE FILEPATH
+      "Python interpreter with torch and pyyaml, used to run Kiln's codegen")
+endif()
+
+# Fail at configure time, not mid-build, when the codegen cannot run.
+if(NOT KILN_CODEGEN_PYTHON_OK)
+  execute_process(
+    COMMAND "${KILN_PYTHON_EXECUTABLE}" -c "import torchgen, yaml"
+    RESULT_VARIABLE _kiln_python_status
+    OUTPUT_QUIET ERROR_QUIET)
+  if(NOT _kiln_python_status EQUAL 0)
+    message(FATAL_ERROR
+      "Kiln's codegen needs torch (for torchgen) and pyyaml in ${KILN_PYTHON_EXECUTABLE}. "
+      "Install them (pip install torch==2.13.0 pyyaml) or point KILN_PYTHON_EXECUTABLE at a "
+      "Python that has them. Building the kiln wheel? Use pip install --no-build-isolation, "
+      "so the build sees the installed torch.")
+  endif()
+  set(KILN_CODEGEN_PYTHON_OK TRUE CACHE INTERNAL "")
+endif()
+
+set(_KILN_KNOWN_BACKENDS portable ascend CACHE INTERNAL "Backends Kiln kernels can target")
+
+# Fails configuration with a message naming the function and the problem.
+function(_kiln_fail function_name message)
+  message(FATAL_ERROR "${function_name}: ${message}")
+endfunction()
+
+function(_kiln_check_common function_name prefix)
+  if(${prefix}_UNPARSED_ARGUMENTS)
+    _kiln_fail(${function_name} "unknown arguments: ${${prefix}_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT ${prefix}_LIB_NAME)
+    _kiln_fail(${function_name} "LIB_NAME is required, e.g. LIB_NAME my_ops")
+  endif()
+  if(NOT ${prefix}_LIB_NAME MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+    _kiln_fail(${function_name}
+               "LIB_NAME '${${prefix}_LIB_NAME}' must be a C identifier (letters, digits, _)")
+  endif()
+endfunction()
+
+function(_kiln_require_files function_name argument)
+  foreach(file IN LISTS ARGN)
+    if(NOT EXISTS "${file}")
+      _kiln_fail(${function_name} "${argument} file '${file}' does not exist")
+    endif()
+  endforeach()
+endfunction()
+
+function(_kiln_gen_dir lib_name out_var)
+  set(${out_var} "${CMAKE_CURRENT_BINARY_DIR}/${lib_name}" PARENT_SCOPE)
+endfunction()
+
+# Writes ${CMAKE_CURRENT_BINARY_DIR}/<lib>/selected_operators.yaml from the union of the sources.
+function(gen_selected_ops)
+  cmake_parse_arguments(ARG "INCLUDE_ALL_OPS" "LIB_NAME" "ROOT_OPS;OPS_YAML" ${ARGN})
+  _kiln_check_common(gen_selected_ops ARG)
+  if(NOT ARG_ROOT_OPS AND NOT ARG_OPS_YAML AND NOT ARG_INCLUDE_ALL_OPS)
+    _kiln_fail(gen_selected_ops "give at least one of ROOT_OPS, OPS_YAML or INCLUDE_ALL_OPS")
+  endif()
+  _kiln_require_files(gen_selected_ops OPS_YAML ${ARG_OPS_YAML})
+  _kiln_gen_dir(${ARG_LIB_NAME} gen_dir)
+  set(output "${gen_dir}/selected_operators.yaml")
+  set(command "${KILN_PYTHON_EXECUTABLE}" -m codegen.oplist --output "${output}")
+  if(ARG_ROOT_OPS)
+    string(REPLACE ";" "," root_ops "${ARG_ROOT_OPS}")
+    list(APPEND command --root-ops "${root_ops}")
+  endif()
+  foreach(yaml IN LISTS ARG_OPS_YAML)
+    list(APPEND command --ops-yaml "${yaml}")
+  endforeach()
+  if(ARG_INCLUDE_ALL_OPS)
+    list(APPEND command --include-all-ops)
+  endif()
+  add_custom_command(
+    OUTPUT "${output}"
+    COMMAND ${CMAKE_COMMAND} -E env "PYTHONPATH=${KILN_CODEGEN_PYTHONPATH}" ${command}
+    DEPENDS ${ARG_OPS_YAML}
+    COMMENT "Kiln: selecting operators for ${ARG_LIB_NAME}"
+    VERBATIM)
+  set_property(GLOBAL PROPERTY KILN_SELECTED_OPS_${ARG_LIB_NAME} "${output}")
+endfunction()
+
+# Runs `python -m codegen` for the library; the generated files land in
+# ${CMAKE_CURRENT_BINARY_DIR}/<lib>/ and are rewritten only when their content changes.
+function(generate_bindings_for_kernels)
+  cmake_parse_arguments(ARG "STATIC_REGISTRATION" "LIB_NAME;FUNCTIONS_YAML;CUSTOM_OPS_YAML"
+                        "BACKENDS" ${ARGN})
+  _kiln_check_common(generate_bindings_for_kernels ARG)
+  if(NOT ARG_FUNCTIONS_YAML AND NOT ARG_CUSTOM_OPS_YAML)
+    _kiln_fail(generate_bindings_for_kernels
+               "give FUNCTIONS_YAML and/or CUSTOM_OPS_YAML (Kiln's is ${KILN_FUNCTIONS_YAML})")
+  endif()
+  _kiln_require_files(generate_bindings_for_kernels FUNCTIONS_YAML ${ARG_FUNCTIONS_YAML})
+  _kiln_require_files(generate_bindings_for_kernels CUSTOM_OPS_YAML ${ARG_CUSTOM_OPS_YAML})
+  foreach(backend IN LISTS ARG_BACKENDS)
+    if(NOT backend IN_LIST _KILN_KNOWN_BACKENDS)
+      _kiln_fail(generate_bindings_for_kernels
+                 "unknown backend '${backend}'; known backends: ${_KILN_KNOWN_BACKENDS}")
+    endif()
+  endforeach()
+
+  _kiln_gen_dir(${ARG_LIB_NAME} gen_dir)
+  set(command "${KILN_PYTHON_EXECUTABLE}" -m codegen --output-dir "${gen_dir}"
+              --lib-name ${ARG_LIB_NAME})
+  set(depends "")
+  if(ARG_FUNCTIONS_YAML)
+    list(APPEND command --functions-yaml "${ARG_FUNCTIONS_YAML}")
+    list(APPEND depends "${ARG_FUNCTIONS_YAML}")
+  endif()
+  if(ARG_CUSTOM_OPS_YAML)
+    list(APPEND command --custom-ops-yaml "${ARG_CUSTOM_OPS_YAML}")
+    list(APPEND depends "${ARG_CUSTOM_OPS_YAML}")
+  endif()
+  get_property(selected GLOBAL PROPERTY KILN_SELECTED_OPS_${ARG_LIB_NAME})
+  if(selected)
+    list(APPEND command --selected-ops "${selected}")
+    list(APPEND depends "${selected}")
+  endif()
+  if(ARG_BACKENDS)
+    string(REPLACE ";" "," backends "${ARG_BACKENDS}")
+    list(APPEND command --backends "${backends}")
+  endif()
+  if(ARG_STATIC_REGISTRATION)
+    list(APPEND command --static-registration)
+  endif()
+  file(GLOB_RECURSE codegen_sources CONFIGURE_DEPENDS "${KILN_CODEGEN_PYTHONPATH}/codegen/*.py"
+       "${KILN_CODEGEN_PYTHONPATH}/codegen/templates/*.in")
+
+  set(outputs
+      "${gen_dir}/NativeFunctions.h" "${gen_dir}/Functions.h" "${gen_dir}/RegisterKernels.h"
+      "${gen_dir}/RegisterKernels.cpp" "${gen_dir}/selected_op_variants.h"
+      "${gen_dir}/${ARG_LIB_NAME}.manifest.json")
+  # The stamp changes every run; the real outputs only when their content does (Ninja restat).
+  add_custom_command(
+    OUTPUT "${gen_dir}/codegen.stamp"
+    BYPRODUCTS ${outputs}
+    COMMAND ${CMAKE_COMMAND} -E env "PYTHONPATH=${KILN_CODEGEN_PYTHONPATH}" ${command}
+    COMMAND ${CMAKE_COMMAND} -E touch "${gen_dir}/codegen.stamp"
+    DEPENDS ${depends} ${codegen_sources}
+    COMMENT "Kiln: generating kernel bindings for ${ARG_LIB_NAME}"
+    VERBATIM)
+  set_property(GLOBAL PROPERTY KILN_GENERATED_${ARG_LIB_NAME} TRUE)
+endfunction()
+
+# Creates target <lib>: the generated registration (an OBJECT library, so it always links in)
+# plus the kernel libraries and runtime it needs. The generated headers (Functions.h,
+# RegisterKernels.h, ...) are on its include path.
+function(gen_operators_lib)
+  cmake_parse_arguments(ARG "" "LIB_NAME" "KERNEL_LIBS;DEPS" ${ARGN})
+  _kiln_check_common(gen_operators_lib ARG)
+  get_property(generated GLOBAL PROPERTY KILN_GENERATED_${ARG_LIB_NAME})
+  if(NOT generated)
+    _kiln_fail(gen_operators_lib
+               "call generate_bindings_for_kernels(LIB_NAME ${ARG_LIB_NAME} ...) first")
+  endif()
+  if(NOT ARG_KERNEL_LIBS)
+    _kiln_fail(gen_operators_lib
+               "KERNEL_LIBS is required, e.g. KERNEL_LIBS kiln_portable_kernels")
+  endif()
+  foreach(lib IN LISTS ARG_KERNEL_LIBS ARG_DEPS)
+    if(NOT TARGET ${lib})
+      _kiln_fail(gen_operators_lib "'${lib}' is not a CMake target (define it before this call)")
+    endif()
+  endforeach()
+  _kiln_gen_dir(${ARG_LIB_NAME} gen_dir)
+  add_library(${ARG_LIB_NAME} OBJECT "${gen_dir}/RegisterKernels.cpp" "${gen_dir}/codegen.stamp")
+  target_include_directories(${ARG_LIB_NAME} PUBLIC "${gen_dir}")
+  if(TARGET kiln_runtime)
+    set(runtime kiln_runtime)
+  else()
+    set(runtime Kiln::runtime)
+  endif()
+  target_link_libraries(${ARG_LIB_NAME} PUBLIC ${ARG_KERNEL_LIBS} ${ARG_DEPS} ${runtime})
+  target_compile_features(${ARG_LIB_NAME} PUBLIC cxx_std_17)
+  if(COMMAND kiln_lean_target)
+    kiln_lean_target(${ARG_LIB_NAME})
+  endif()
+endfunction()

@@ -1,0 +1,31 @@
+# Installs the runtime, kernel libraries, headers, CMake API and codegen for find_package(Kiln).
+include(CMakePackageConfigHelpers)
+
+set_target_properties(kiln_runtime PROPERTIES EXPORT_NAME runtime)
+set_target_properties(kiln_portable_kernels PROPERTIES EXPORT_NAME portable_kernels)
+install(TARGETS kiln_runtime kiln_portable_kernels
+        EXPORT KilnTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln
+        FILES_MATCHING PATTERN "*.h")
+install(EXPORT KilnTargets NAMESPACE Kiln:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Kiln)
+
+set(KILN_INSTALL_DATADIR ${CMAKE_INSTALL_DATADIR}/kiln)
+install(FILES ${PROJECT_SOURCE_DIR}/functions.yaml DESTINATION ${KILN_INSTALL_DATADIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/codegen
+        DESTINATION ${KILN_INSTALL_DATADIR}/python
+        PATTERN "__pycache__" EXCLUDE)
+install(FILES ${PROJECT_SOURCE_DIR}/cmake/Codegen.cmake ${PROJECT_SOURCE_DIR}/cmake/KilnCompileOptions.cmake
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Kiln)
+
+configure_package_config_file(
+  ${PROJECT_SOURCE_DIR}/cmake/KilnConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/KilnConfig.cmake
+  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Kiln
+  PATH_VARS KILN_INSTALL_DATADIR)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/KilnConfigVersion.cmake
+                                 COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/KilnConfig.cmake ${PROJECT_BINARY_DIR}/KilnConfigVersion.cmake
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Kiln)

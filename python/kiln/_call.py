@@ -1,0 +1,111 @@
+"""kiln.call_op: binds Python arguments to an operator's schema and runs its kernel."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Any
+
+from kiln import _C
+from kiln._convert import convert, default_value
+from kiln._errors import KilnError
+from kiln._manifest import Operator, operators
+
+_ALL_BACKENDS = ("portable", "ascend")
+
+
+def _qualified(name: str) -> str:
+    return name if "::" in name else f"aten::{name}"
+
+
+def _lookup(name: str) -> Operator:
+    ops = operators()
+    qualified = _qualified(name)
+    if qualified in ops:
+        return ops[qualified]
+    overloads = sorted(n for n in ops if n.split(".")[0] == qualified)
+    if overloads:
+        hint = f"name an overload: {', '.join(overloads)}"
+    else:
+        close = difflib.get_close_matches(qualified, list(ops), n=3)
+        hint = f"did you mean {', '.join(close)}?" if close else "see kiln.registered_operators()"
+    raise KilnError(f"operator '{qualified}' is not registered in kiln; {hint}", "OperatorMissing")
+
+
+def backends_for(backend: str | None) -> list[str]:
+    if backend is None:
+        return list(_ALL_BACKENDS)
+    if backend not in _ALL_BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; use one of {', '.join(_ALL_BACKENDS)}")
+    # The requested backend first, then the others as fallbacks.
+    return [backend] + [b for b in _ALL_BACKENDS if b != backend]
+
+
+def _bind(op: Operator, args: tuple[Any, ...], out: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Maps positional, keyword and `out=` arguments onto the schema's argument names."""
+    inputs = op.inputs
+    positional = [a for a in inputs if not a.kwarg_only]
+    if len(args) > len(positional):
+        raise TypeError(
+            f"{op.name} takes at most {len(positional)} positional arguments "
+            f"({len(args)} given); schema: {op.schema}"
+        )
+    bound: dict[str, Any] = {a.name: v for a, v in zip(positional, args, strict=False)}
+    names = {a.name for a in op.arguments}
+    for key, value in kwargs.items():
+        if key not in names:
+            raise TypeError(f"{op.name} has no argument '{key}'; schema: {op.schema}")
+        if key in bound:
+            raise TypeError(f"{op.name} got argument '{key}' twice")
+        bound[key] = value
+    outs = op.outs
+    if out is not None:
+        out_values = out if isinstance(out, (tuple, list)) else (out,)
+        if len(out_values) != len(outs):
+            raise TypeError(f"{op.name} has {len(outs)} out arguments, got {len(out_values)}")
+        bound.update({a.name: v for a, v in zip(outs, out_values, strict=True)})
+    return bound
+
+
+@dataclass(frozen=True)
+class BoundCall:
+    """An operator with its arguments converted for the native stack, in schema order."""
+
+    op: Operator
+    tagged: list[tuple[str, Any]]
+    outs: tuple[Any, ...]
+
+
+def bind_call(name: str, args: tuple[Any, ...], out: Any, kwargs: dict[str, Any]) -> BoundCall:
+    """Resolves `name`, binds the arguments to its schema and converts them."""
+    op = _lookup(name)
+    bound = _bind(op, args, out, kwargs)
+    tagged = []
+    for arg in op.arguments:
+        if arg.name in bound:
+            value = bound[arg.name]
+        elif arg.is_out:
+            raise TypeError(f"{op.name}: pass the out tensor as out= (or {arg.name}=)")
+        elif arg.default is not None:
+            value = default_value(op.name, arg)
+        else:
+            raise TypeError(f"{op.name}: missing argument '{arg.name}'; schema: {op.schema}")
+        tagged.append(convert(op.name, arg, value))
+    return BoundCall(op, tagged, tuple(bound[a.name] for a in op.outs))
+
+
+def call_op(
+    name: str, *args: Any, out: Any = None, backend: str | None = None, **kwargs: Any
+) -> Any:
+    """Runs operator `name` (e.g. "aten::add.out") on torch tensors and returns its out(s).
+
+    Arguments follow the operator's schema, positionally or by name; `out=` takes the out
+    tensor (a tuple for several outs), which the kernel writes in place, resizing it when its
+    shape differs. `backend` ("portable" or "ascend") is tried first; other backends serve as
+    fallbacks. A kernel's refusal raises KilnError with the kernel's message.
+    """
+    call = bind_call(name, args, out, kwargs)
+    outcome = _C.call_boxed(call.op.name, backends_for(backend), call.tagged)
+    if outcome.error != "Ok":
+        raise KilnError(outcome.message, outcome.error)
+    return call.outs[0] if len(call.outs) == 1 else call.outs

@@ -1,0 +1,55 @@
+// kiln._C: registers the built-in operator library and exposes calls and registry queries.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "RegisterKernels.h"
+#include "boxed_call.h"
+#include "runtime/kernel/operator_registry.h"
+
+namespace py = pybind11;
+
+PYBIND11_MODULE(_C, m) {
+  m.doc() = "Kiln runtime bindings (use the kiln package, not this module)";
+  if (kiln::Error error = register_kiln_all_ops_kernels(); error != kiln::Error::Ok) {
+    throw py::import_error(std::string("kiln: kernel registration failed: ") +
+                           kiln::registry_last_error());
+  }
+
+  py::class_<kiln::python::CallOutcome>(m, "CallOutcome")
+      .def_readonly("error", &kiln::python::CallOutcome::error)
+      .def_readonly("message", &kiln::python::CallOutcome::message)
+      .def_readonly("backend", &kiln::python::CallOutcome::backend)
+      .def_readonly("ns_per_call", &kiln::python::CallOutcome::ns_per_call);
+  m.def("call_boxed", &kiln::python::call_boxed, py::arg("name"), py::arg("backends"),
+        py::arg("args"), py::arg("repeat") = 1);
+  m.def("promote_types", [](int a, int b) {
+    return static_cast<int>(kiln::promote_types(static_cast<kiln::ScalarType>(a),
+                                                static_cast<kiln::ScalarType>(b)));
+  });
+
+  m.def("registered_kernels", [] {
+    py::list kernels;
+    for (size_t i = 0; i < kiln::registered_kernel_count(); ++i) {
+      const kiln::Kernel& kernel = kiln::registered_kernel(i);
+      py::dict entry;
+      entry["name"] = kernel.name;
+      entry["backend"] = kiln::to_string(kernel.backend);
+      entry["key"] = kernel.key[0] != '\0' ? kernel.key : "default";
+      entry["origin"] = kernel.origin;
+      kernels.append(entry);
+    }
+    return kernels;
+  });
+
+  m.def("fallback_records", [] {
+    kiln::FallbackRecord records[64];
+    const size_t count = kiln::fallback_records(records);
+    py::list result;
+    for (size_t i = 0; i < count && i < 64; ++i) {
+      result.append(py::make_tuple(records[i].name, kiln::to_string(records[i].requested),
+                                   kiln::to_string(records[i].served_by), records[i].count));
+    }
+    return result;
+  });
+  m.def("reset_fallback_stats", &kiln::reset_fallback_stats);
+}

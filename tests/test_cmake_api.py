@@ -1,0 +1,114 @@
+"""The CMake API from outside the repo: add_subdirectory, find_package after install, and clear
+errors for bad arguments."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from buildtools import BUILD_ROOT, REPO_ROOT, cmake_build, cmake_configure, run
+
+PROJECTS = Path(__file__).parent / "cmake_projects"
+
+
+def test_add_subdirectory_project_builds_and_registers() -> None:
+    build = BUILD_ROOT / "pytest-subdirectory"
+    cmake_configure(PROJECTS / "subdirectory", build, f"-DKILN_SOURCE_DIR={REPO_ROOT}")
+    cmake_build(build)
+    demo = run([str(build / "add_lib_demo")])
+    assert "[21, 42, 63]" in demo.stdout
+    auto = run([str(build / "auto_registration")])
+    assert sorted(auto.stdout.split()) == ["aten::mul.out", "aten::relu.out"]
+
+
+@pytest.fixture(scope="module")
+def installed_prefix(native_build: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    prefix = tmp_path_factory.mktemp("kiln-install")
+    run(["cmake", "--install", str(native_build), "--prefix", str(prefix)])
+    return prefix
+
+
+def test_find_package_after_install(installed_prefix: Path, tmp_path: Path) -> None:
+    # The example is a standalone project when configured on its own.
+    cmake_configure(
+        REPO_ROOT / "examples/add_lib",
+        tmp_path / "build",
+        f"-DCMAKE_PREFIX_PATH={installed_prefix}",
+    )
+    cmake_build(tmp_path / "build")
+    demo = run([str(tmp_path / "build/add_lib_demo")])
+    assert "[24, 45, 66]" in demo.stdout
+
+
+def _configure_user_project(tmp_path: Path, prefix: Path, body: str) -> str:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src/CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.22)\nproject(bad LANGUAGES CXX)\n"
+        f"find_package(Kiln REQUIRED)\n{body}\n"
+    )
+    result = run(
+        [
+            "cmake",
+            "-S",
+            str(tmp_path / "src"),
+            "-B",
+            str(tmp_path / "build"),
+            "-G",
+            "Ninja",
+            f"-DCMAKE_PREFIX_PATH={prefix}",
+            f"-DKILN_PYTHON_EXECUTABLE={sys.executable}",
+        ],
+        check=False,
+    )
+    assert result.returncode != 0, "configure should have failed"
+    return result.stderr
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("gen_selected_ops(ROOT_OPS aten::add.out)", "gen_selected_ops: LIB_NAME is required"),
+        ("gen_selected_ops(LIB_NAME my-ops ROOT_OPS x)", "must be a C identifier"),
+        (
+            "gen_selected_ops(LIB_NAME l)",
+            "give at least one of ROOT_OPS, OPS_YAML or INCLUDE_ALL_OPS",
+        ),
+        ("gen_selected_ops(BOGUS 1 LIB_NAME l ROOT_OPS x)", "unknown arguments: BOGUS;1"),
+        (
+            "generate_bindings_for_kernels(LIB_NAME l FUNCTIONS_YAML /nonexistent.yaml)",
+            "FUNCTIONS_YAML file '/nonexistent.yaml' does not exist",
+        ),
+        (
+            "generate_bindings_for_kernels(LIB_NAME l FUNCTIONS_YAML ${KILN_FUNCTIONS_YAML} "
+            "BACKENDS portable cuda)",
+            "unknown backend 'cuda'",
+        ),
+        (
+            "gen_operators_lib(LIB_NAME l KERNEL_LIBS kiln_portable_kernels)",
+            "call generate_bindings_for_kernels(LIB_NAME l ...) first",
+        ),
+        (
+            "generate_bindings_for_kernels(LIB_NAME l FUNCTIONS_YAML ${KILN_FUNCTIONS_YAML})\n"
+            "gen_operators_lib(LIB_NAME l KERNEL_LIBS no_such_lib)",
+            "'no_such_lib' is not a CMake target",
+        ),
+    ],
+)
+def test_bad_cmake_arguments_fail_clearly(
+    installed_prefix: Path, tmp_path: Path, body: str, message: str
+) -> None:
+    stderr = _configure_user_project(tmp_path, installed_prefix, body)
+    assert message in " ".join(stderr.split())
+
+
+def test_cmake_build_flags_reject_unknown_values(tmp_path: Path) -> None:
+    result = run(
+        ["cmake", "-S", str(REPO_ROOT), "-B", str(tmp_path), "-G", "Ninja", "-DKILN_ASCEND=gpu"],
+        check=False,
+    )
+    assert result.returncode != 0
+    assert "KILN_ASCEND must be off, emu or cann (got 'gpu')" in result.stderr
+    shutil.rmtree(tmp_path, ignore_errors=True)

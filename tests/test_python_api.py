@@ -1,0 +1,130 @@
+"""kiln.call_op: argument binding, zero-copy outs, resizing, errors; registry queries."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+import torch
+
+import kiln
+from kiln import _C
+from kiln._convert import DTYPE_CODES
+
+
+def test_call_op_writes_into_out_without_copies() -> None:
+    a = torch.arange(6, dtype=torch.float32).reshape(2, 3)
+    b = torch.ones(3)
+    out = torch.empty(2, 3)
+    pointer = out.data_ptr()
+    result = kiln.call_op("aten::add.out", a, b, alpha=2, out=out)
+    assert result is out and out.data_ptr() == pointer
+    torch.testing.assert_close(out, a + 2 * b)
+
+
+def test_out_is_resized_through_torch() -> None:
+    a = torch.randn(4, 5)
+    out = torch.empty(0)
+    kiln.call_op("aten::relu.out", a, out=out)
+    assert out.shape == (4, 5)
+    torch.testing.assert_close(out, torch.relu(a))
+
+
+def test_name_without_namespace_and_keyword_arguments() -> None:
+    a, b = torch.randn(3), torch.randn(3)
+    out = kiln.call_op("mul.out", self=a, other=b, out=torch.empty(3))
+    torch.testing.assert_close(out, a * b)
+
+
+def test_unknown_operator_suggests_close_names() -> None:
+    with pytest.raises(kiln.KilnError, match=r"did you mean aten::add\.out") as info:
+        kiln.call_op("aten::add.outt", torch.ones(1), torch.ones(1), out=torch.empty(1))
+    assert info.value.code == "OperatorMissing"
+
+
+def test_missing_overload_lists_the_overloads() -> None:
+    with pytest.raises(kiln.KilnError, match=r"aten::add\.Scalar_out, aten::add\.out"):
+        kiln.call_op("aten::add", torch.ones(1), torch.ones(1), out=torch.empty(1))
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (lambda: kiln.call_op("aten::relu.out", torch.ones(2)), TypeError, "pass the out tensor"),
+        (
+            lambda: kiln.call_op("aten::add.out", torch.ones(2), out=torch.empty(2)),
+            TypeError,
+            "missing argument 'other'",
+        ),
+        (
+            lambda: kiln.call_op("aten::relu.out", torch.ones(2), 3, out=torch.empty(2)),
+            TypeError,
+            "at most 1 positional",
+        ),
+        (
+            lambda: kiln.call_op("aten::relu.out", torch.ones(2), bogus=1, out=torch.empty(2)),
+            TypeError,
+            "has no argument 'bogus'",
+        ),
+        (
+            lambda: kiln.call_op("aten::relu.out", [1.0, 2.0], out=torch.empty(2)),
+            TypeError,
+            r"argument 'self' \(Tensor\) expects a torch.Tensor, got list",
+        ),
+        (
+            lambda: kiln.call_op(
+                "aten::add.out", torch.ones(2), torch.ones(2), alpha="x", out=torch.empty(2)
+            ),
+            TypeError,
+            "argument 'alpha' .* expects a number",
+        ),
+        (
+            lambda: kiln.call_op("aten::relu.out", torch.ones(3, 4).t(), out=torch.empty(4, 3)),
+            ValueError,
+            "is not contiguous",
+        ),
+        (
+            lambda: kiln.call_op(
+                "aten::relu.out", torch.ones(2), out=torch.empty(2), backend="gpu"
+            ),
+            ValueError,
+            "unknown backend 'gpu'",
+        ),
+        (
+            lambda: kiln.call_op(
+                "aten::add.out", torch.ones(2), torch.ones(2), alpha=2**70, out=torch.empty(2)
+            ),
+            ValueError,
+            "does not fit in int64",
+        ),
+    ],
+)
+def test_bad_arguments_raise_python_errors(call, error, message) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(error, match=message):
+        call()
+
+
+def test_kernel_failure_raises_kiln_error_with_the_kernels_message() -> None:
+    with pytest.raises(kiln.KilnError, match=r"aten::add\.out: .*broadcast") as info:
+        kiln.call_op("aten::add.out", torch.ones(2, 3), torch.ones(4), out=torch.empty(0))
+    assert info.value.code == "InvalidArgument"
+
+
+def test_registered_operators_lists_every_functions_yaml_kernel() -> None:
+    kernels = kiln.registered_operators()
+    names = {k["name"] for k in kernels}
+    assert {"aten::add.out", "aten::mm.out", "aten::view_copy.out"} <= names
+    add = next(k for k in kernels if k["name"] == "aten::add.out")
+    assert add["backend"] == "portable" and add["key"] == "default"
+    assert add["origin"].startswith("functions.yaml:")
+
+
+def test_runtime_promotion_matches_torch_promote_types() -> None:
+    real = [
+        d
+        for d in DTYPE_CODES
+        if not d.is_complex and d not in (torch.uint16, torch.uint32, torch.uint64)
+    ]
+    for a, b in itertools.product(real, real):
+        expected = DTYPE_CODES[torch.promote_types(a, b)]
+        assert _C.promote_types(DTYPE_CODES[a], DTYPE_CODES[b]) == expected, (a, b)

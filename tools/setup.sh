@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what Kiln needs on a fresh machine (compiler, CMake, Ninja, torch CPU, build deps) and
+# Kiln itself, editable, with its dev extras. Safe to re-run: finished steps are quick no-ops.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python3}
+
+missing=()
+command -v g++ >/dev/null || missing+=(g++)
+command -v cmake >/dev/null || missing+=(cmake)
+command -v ninja >/dev/null || missing+=(ninja-build)
+command -v nm >/dev/null || missing+=(binutils)
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "setup: missing ${missing[*]}; install them (as root: apt-get install ${missing[*]})" >&2
+    exit 1
+  fi
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# The CPU build of torch first: an unpinned torch would pull the CUDA build.
+"$PYTHON" -m pip install -q torch==2.13.0
+"$PYTHON" -m pip install -q "scikit-build-core>=0.10" "pybind11>=2.12" "pyyaml>=6"
+# No build isolation: the build must see the installed torch instead of fetching another.
+"$PYTHON" -m pip install -q --no-build-isolation -e ".[dev]"
