@@ -106,7 +106,8 @@ class StackBuilder {
     if (kind == "int") return EValue(value.cast<int64_t>());
     if (kind == "double") return EValue(value.cast<double>());
     if (kind == "bool") return EValue(value.cast<bool>());
-    if (kind == "string") return EValue(std::string_view(strings_.emplace_back(value.cast<std::string>())));
+    if (kind == "string")
+      return EValue(std::string_view(strings_.emplace_back(value.cast<std::string>())));
     if (kind == "int_list") {
       auto& list = int_lists_.emplace_back(int_vector(value));
       return EValue(ArrayRef<int64_t>(list.data(), list.size()));
@@ -183,8 +184,8 @@ CallOutcome call_boxed(const std::string& name, const std::vector<std::string>& 
   for (auto& value : values) stack.push_back(&value);
   Span<EValue*> stack_span(stack.data(), stack.size());
 
-  Result<const Kernel*> kernel = find_kernel_for_stack(
-      name, stack_span, ArrayRef<Backend>(backends.data(), backends.size()));
+  Result<const Kernel*> kernel =
+      find_kernel_for_stack(name, stack_span, ArrayRef<Backend>(backends.data(), backends.size()));
   if (!kernel.ok()) {
     std::string searched;
     for (const auto& backend_name : backend_names) {

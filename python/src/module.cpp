@@ -23,8 +23,8 @@ PYBIND11_MODULE(_C, m) {
   m.def("call_boxed", &kiln::python::call_boxed, py::arg("name"), py::arg("backends"),
         py::arg("args"), py::arg("repeat") = 1);
   m.def("promote_types", [](int a, int b) {
-    return static_cast<int>(kiln::promote_types(static_cast<kiln::ScalarType>(a),
-                                                static_cast<kiln::ScalarType>(b)));
+    return static_cast<int>(
+        kiln::promote_types(static_cast<kiln::ScalarType>(a), static_cast<kiln::ScalarType>(b)));
   });
 
   m.def("registered_kernels", [] {

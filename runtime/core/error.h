@@ -32,12 +32,12 @@ const char* to_string(Error error);
 }  // namespace kiln
 
 // Returns `error` from the enclosing function (which must return Error) unless it is Ok.
-#define KILN_RETURN_IF_ERROR(expr)                   \
-  do {                                               \
-    const ::kiln::Error kiln_error_ = (expr);        \
-    if (kiln_error_ != ::kiln::Error::Ok) {          \
-      return kiln_error_;                            \
-    }                                                \
+#define KILN_RETURN_IF_ERROR(expr)            \
+  do {                                        \
+    const ::kiln::Error kiln_error_ = (expr); \
+    if (kiln_error_ != ::kiln::Error::Ok) {   \
+      return kiln_error_;                     \
+    }                                         \
   } while (0)
 
 // Logs the message and returns `error` from the enclosing function unless `cond` holds.

@@ -74,7 +74,7 @@ class EValue {
   bool toBool() const { return payload_.as_bool; }
   std::string_view toString() const { return payload_.as_string; }
   Scalar toScalar() const {
-    return tag_ == Tag::Bool ? Scalar(payload_.as_bool)
+    return tag_ == Tag::Bool  ? Scalar(payload_.as_bool)
            : tag_ == Tag::Int ? Scalar(payload_.as_int)
                               : Scalar(payload_.as_double);
   }

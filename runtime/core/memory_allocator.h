@@ -16,7 +16,8 @@ class MemoryAllocator {
   virtual void* allocate(size_t size, size_t alignment = 16) {
     const uintptr_t start = reinterpret_cast<uintptr_t>(base_) + used_;
     const uintptr_t aligned = (start + alignment - 1) & ~(uintptr_t{alignment} - 1);
-    const size_t new_used = static_cast<size_t>(aligned - reinterpret_cast<uintptr_t>(base_)) + size;
+    const size_t new_used =
+        static_cast<size_t>(aligned - reinterpret_cast<uintptr_t>(base_)) + size;
     if (new_used > size_) return nullptr;
     used_ = new_used;
     return reinterpret_cast<void*>(aligned);

@@ -14,7 +14,8 @@ class Scalar {
 
   Scalar() : Scalar(int64_t{0}) {}
   Scalar(bool value) : kind_(Kind::Bool) { value_.as_bool = value; }
-  template <typename T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
+  template <typename T,
+            std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
   Scalar(T value) : kind_(Kind::Int) {
     value_.as_int = static_cast<int64_t>(value);
   }

@@ -47,14 +47,14 @@ struct ScalarTypeToCpp;
 template <typename T>
 struct CppToScalarType;
 
-#define KILN_DEFINE_TYPE_MAP(cpp, name)                               \
-  template <>                                                         \
-  struct ScalarTypeToCpp<ScalarType::name> {                          \
-    using type = cpp;                                                 \
-  };                                                                  \
-  template <>                                                         \
-  struct CppToScalarType<cpp> {                                       \
-    static constexpr ScalarType value = ScalarType::name;             \
+#define KILN_DEFINE_TYPE_MAP(cpp, name)                   \
+  template <>                                             \
+  struct ScalarTypeToCpp<ScalarType::name> {              \
+    using type = cpp;                                     \
+  };                                                      \
+  template <>                                             \
+  struct CppToScalarType<cpp> {                           \
+    static constexpr ScalarType value = ScalarType::name; \
   };
 KILN_FORALL_SCALAR_TYPES(KILN_DEFINE_TYPE_MAP)
 #undef KILN_DEFINE_TYPE_MAP

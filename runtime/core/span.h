@@ -37,8 +37,7 @@ class ArrayRef {
   constexpr ArrayRef(const T (&array)[N]) : data_(array), size_(N) {}
   constexpr ArrayRef(Span<T> span) : data_(span.data()), size_(span.size()) {}
   // Views an initializer list; only valid for the full-expression that created it.
-  constexpr ArrayRef(std::initializer_list<T> list)
-      : data_(list.begin()), size_(list.size()) {}
+  constexpr ArrayRef(std::initializer_list<T> list) : data_(list.begin()), size_(list.size()) {}
 
   constexpr const T* data() const { return data_; }
   constexpr size_t size() const { return size_; }

@@ -12,8 +12,7 @@ int64_t compute_numel(ArrayRef<SizesType> sizes) {
 }
 
 TensorImpl::TensorImpl(ScalarType dtype, size_t dim, SizesType* sizes, void* data,
-                       DimOrderType* dim_order, StridesType* strides,
-                       TensorShapeDynamism dynamism)
+                       DimOrderType* dim_order, StridesType* strides, TensorShapeDynamism dynamism)
     : dtype_(dtype),
       dim_(dim),
       numel_(compute_numel({sizes, dim})),

@@ -38,8 +38,7 @@ class TensorImpl {
   // must be the contiguous strides for `dim_order` (see dim_order.h); `data` may be null when
   // numel is 0. capacity_bytes defaults to the initial nbytes.
   TensorImpl(ScalarType dtype, size_t dim, SizesType* sizes, void* data, DimOrderType* dim_order,
-             StridesType* strides,
-             TensorShapeDynamism dynamism = TensorShapeDynamism::Static);
+             StridesType* strides, TensorShapeDynamism dynamism = TensorShapeDynamism::Static);
 
   ScalarType scalar_type() const { return dtype_; }
   size_t dim() const { return dim_; }

@@ -5,7 +5,12 @@
 
 namespace kiln {
 
-enum class MemoryFormat : int8_t { Contiguous = 0, Preserve = 1, ChannelsLast = 2, ChannelsLast3d = 3 };
+enum class MemoryFormat : int8_t {
+  Contiguous = 0,
+  Preserve = 1,
+  ChannelsLast = 2,
+  ChannelsLast3d = 3
+};
 
 enum class Layout : int8_t { Strided = 0 };
 

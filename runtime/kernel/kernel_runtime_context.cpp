@@ -4,8 +4,6 @@
 #include <cstdarg>
 #include <cstdio>
 
-#include "runtime/platform/log.h"
-
 namespace kiln {
 
 void KernelRuntimeContext::fail(Error error, const char* format, ...) {
@@ -19,7 +17,6 @@ void KernelRuntimeContext::fail(Error error, const char* format, ...) {
   va_start(args, format);
   std::vsnprintf(message_ + used, sizeof(message_) - static_cast<size_t>(used), format, args);
   va_end(args);
-  KILN_LOG(Error, "%s (%s)", message_, to_string(error));
 }
 
 void KernelRuntimeContext::fail(Error error) { fail(error, "%s", to_string(error)); }
@@ -27,8 +24,7 @@ void KernelRuntimeContext::fail(Error error) { fail(error, "%s", to_string(error
 Result<void*> KernelRuntimeContext::allocate_temp(size_t size, size_t alignment) {
   if (temp_allocator_ == nullptr) {
     fail(Error::MemoryAllocationFailed,
-         "kernel needs %zu bytes of temporary memory but the context has no temp allocator",
-         size);
+         "kernel needs %zu bytes of temporary memory but the context has no temp allocator", size);
     return Error::MemoryAllocationFailed;
   }
   void* memory = temp_allocator_->allocate(size, alignment);
@@ -45,9 +41,9 @@ namespace {
 void format_shape(ArrayRef<SizesType> sizes, char* buffer, size_t capacity) {
   size_t used = static_cast<size_t>(std::snprintf(buffer, capacity, "["));
   for (size_t i = 0; i < sizes.size() && used < capacity; ++i) {
-    used += static_cast<size_t>(std::snprintf(buffer + used, capacity - used, "%s%lld",
-                                              i == 0 ? "" : ", ",
-                                              static_cast<long long>(sizes[i])));
+    used +=
+        static_cast<size_t>(std::snprintf(buffer + used, capacity - used, "%s%lld",
+                                          i == 0 ? "" : ", ", static_cast<long long>(sizes[i])));
   }
   if (used < capacity) std::snprintf(buffer + used, capacity - used, "]");
 }
@@ -56,14 +52,13 @@ void format_shape(ArrayRef<SizesType> sizes, char* buffer, size_t capacity) {
 
 bool resize_or_fail(KernelRuntimeContext& ctx, Tensor& out, ArrayRef<SizesType> sizes) {
   TensorImpl* impl = out.unsafeGetTensorImpl();
-  char have[96];
-  format_shape(impl->sizes(), have, sizeof(have));
   const Error error = impl->resize(sizes);
   if (error == Error::Ok) return true;
+  char have[96];  // a failed resize leaves the tensor unchanged
+  format_shape(impl->sizes(), have, sizeof(have));
   char want[96];
   format_shape(sizes, want, sizeof(want));
-  ctx.fail(error, "out tensor of shape %s cannot be resized to the result shape %s; %s", have,
-           want,
+  ctx.fail(error, "out tensor of shape %s cannot be resized to the result shape %s; %s", have, want,
            impl->shape_dynamism() == TensorShapeDynamism::Static
                ? "pass an out tensor of the result shape"
                : "pass an out tensor with enough capacity and the same rank");

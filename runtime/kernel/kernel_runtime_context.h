@@ -1,4 +1,5 @@
-// KernelRuntimeContext: what a kernel may use besides its arguments (failure reporting, temp memory).
+// KernelRuntimeContext: what a kernel may use besides its arguments (failure reporting, temp
+// memory).
 #pragma once
 
 #include <cstddef>
@@ -17,7 +18,8 @@ class KernelRuntimeContext {
       : temp_allocator_(temp_allocator) {}
 
   // Records the first failure with a printf-style message; later failures are ignored so the
-  // root cause is what the caller sees. The message is prefixed with the current op name.
+  // root cause is what the caller sees. The message is prefixed with the current op name. It is
+  // not logged: the caller gets the Error and decides (the Python binding raises it).
   void fail(Error error, const char* format, ...) __attribute__((format(printf, 3, 4)));
   void fail(Error error);
 

@@ -89,8 +89,8 @@ void record_fallback(const Kernel& kernel, Backend requested) {
     }
   }
   if (registry.fallback_record_count < kMaxFallbackRecords) {
-    registry.fallbacks[registry.fallback_record_count++] = {kernel.name, requested,
-                                                            kernel.backend, 1};
+    registry.fallbacks[registry.fallback_record_count++] = {kernel.name, requested, kernel.backend,
+                                                            1};
   }
 }
 
@@ -197,7 +197,8 @@ Result<const Kernel*> find_kernel_for_stack(std::string_view name, Span<EValue*>
                          }) != nullptr;
   if (!has_keyed) return find_kernel(name, "", backends);
   char key[kMaxKernelKeyLength];
-  if (build_kernel_key(stack, key, sizeof(key)) != Error::Ok) return find_kernel(name, "", backends);
+  if (build_kernel_key(stack, key, sizeof(key)) != Error::Ok)
+    return find_kernel(name, "", backends);
   return find_kernel(name, key, backends);
 }
 

@@ -82,9 +82,9 @@ bool has_operator(std::string_view name, ArrayRef<Backend> backends);
 
 // The fallback record: how many lookups fell back, and per operator which backend served it.
 struct FallbackRecord {
-  const char* name;    // operator
-  Backend requested;   // first preference
-  Backend served_by;   // backend that ran it
+  const char* name;   // operator
+  Backend requested;  // first preference
+  Backend served_by;  // backend that ran it
   uint64_t count;
 };
 uint64_t fallback_count();

@@ -155,8 +155,8 @@ Error check_arguments(KernelRuntimeContext& ctx, const char* op_name, Span<EValu
     }
     if (value->isNone() && is_optional(specs[i].kind)) continue;
     if (!tag_matches(specs[i].kind, *value)) {
-      ctx.fail(Error::InvalidProgram, "argument %zu (%s) expected %s, got %s%s", i,
-               specs[i].name, kind_name(specs[i].kind), to_string(value->tag()),
+      ctx.fail(Error::InvalidProgram, "argument %zu (%s) expected %s, got %s%s", i, specs[i].name,
+               kind_name(specs[i].kind), to_string(value->tag()),
                value->isInt() && is_int_coded(specs[i].kind) ? " out of range" : "");
       return Error::InvalidProgram;
     }

@@ -80,9 +80,7 @@ inline ScalarType scalar_type(const EValue& v) { return static_cast<ScalarType>(
 inline std::optional<ScalarType> optional_scalar_type(const EValue& v) {
   return v.isNone() ? std::nullopt : std::optional<ScalarType>(scalar_type(v));
 }
-inline MemoryFormat memory_format(const EValue& v) {
-  return static_cast<MemoryFormat>(v.toInt());
-}
+inline MemoryFormat memory_format(const EValue& v) { return static_cast<MemoryFormat>(v.toInt()); }
 inline std::optional<MemoryFormat> optional_memory_format(const EValue& v) {
   return v.isNone() ? std::nullopt : std::optional<MemoryFormat>(memory_format(v));
 }

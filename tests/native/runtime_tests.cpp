@@ -19,14 +19,14 @@ namespace {
 int passed = 0;
 int failed = 0;
 
-#define CHECK(cond)                                                   \
-  do {                                                                \
-    if (cond) {                                                       \
-      ++passed;                                                       \
-    } else {                                                          \
-      ++failed;                                                       \
-      std::printf("FAILED %s:%d: %s\n", __FILE__, __LINE__, #cond);   \
-    }                                                                 \
+#define CHECK(cond)                                                 \
+  do {                                                              \
+    if (cond) {                                                     \
+      ++passed;                                                     \
+    } else {                                                        \
+      ++failed;                                                     \
+      std::printf("FAILED %s:%d: %s\n", __FILE__, __LINE__, #cond); \
+    }                                                               \
   } while (0)
 
 std::vector<std::string> captured_log;
@@ -49,8 +49,8 @@ void test_half_round_trip_and_rounding() {
   }
   CHECK(mismatches == 0);
   CHECK(kiln::Half(1.0f + 1.0f / 2048).x == kiln::Half(1.0f).x);  // tie rounds to even
-  CHECK(kiln::Half(1.0f + 3.0f / 2048).x == 0x3c02);               // tie rounds up to even
-  CHECK(kiln::Half(65520.0f).x == 0x7c00);                         // overflow to infinity
+  CHECK(kiln::Half(1.0f + 3.0f / 2048).x == 0x3c02);              // tie rounds up to even
+  CHECK(kiln::Half(65520.0f).x == 0x7c00);                        // overflow to infinity
   CHECK(kiln::Half(65519.0f).x == 0x7bff);
   CHECK(kiln::Half(5.9604644775390625e-8f).x == 0x0001);  // smallest subnormal
   CHECK(kiln::Half(2.98e-8f).x == 0x0000);                // below half of it: zero
@@ -171,12 +171,12 @@ void test_registry() {
   kiln::reset_registry_for_testing();
   using kiln::Backend;
   static TestTable lib_a(
-      "lib_a", {{"aten::add.out", h("aten::add.out"), "", Backend::Portable, boxed_ok, "a.yaml:1"},
-                {"aten::add.out", h("aten::add.out"), "v1/6;0|6;0|6;0", Backend::Portable,
-                 boxed_other, "a.yaml:4"},
-                {"aten::mul.out", h("aten::mul.out"), "", Backend::Ascend, boxed_ok, "a.yaml:8"},
-                {"aten::relu.out", h("aten::relu.out"), "", Backend::Portable, boxed_ok,
-                 "a.yaml:12"}});
+      "lib_a",
+      {{"aten::add.out", h("aten::add.out"), "", Backend::Portable, boxed_ok, "a.yaml:1"},
+       {"aten::add.out", h("aten::add.out"), "v1/6;0|6;0|6;0", Backend::Portable, boxed_other,
+        "a.yaml:4"},
+       {"aten::mul.out", h("aten::mul.out"), "", Backend::Ascend, boxed_ok, "a.yaml:8"},
+       {"aten::relu.out", h("aten::relu.out"), "", Backend::Portable, boxed_ok, "a.yaml:12"}});
   CHECK(kiln::register_kernels(lib_a.table) == kiln::Error::Ok);
   CHECK(kiln::register_kernels(lib_a.table) == kiln::Error::Ok);  // idempotent
   CHECK(kiln::registered_kernel_count() == 4);
@@ -215,9 +215,9 @@ void test_registry() {
 
   // A duplicate names both origins and registers nothing.
   static TestTable lib_b(
-      "lib_b", {{"aten::sub.out", h("aten::sub.out"), "", Backend::Portable, boxed_ok, "b.yaml:1"},
-                {"aten::relu.out", h("aten::relu.out"), "", Backend::Portable, boxed_ok,
-                 "b.yaml:9"}});
+      "lib_b",
+      {{"aten::sub.out", h("aten::sub.out"), "", Backend::Portable, boxed_ok, "b.yaml:1"},
+       {"aten::relu.out", h("aten::relu.out"), "", Backend::Portable, boxed_ok, "b.yaml:9"}});
   captured_log.clear();
   CHECK(kiln::register_kernels(lib_b.table) == kiln::Error::RegistrationAlreadyRegistered);
   const std::string message = kiln::registry_last_error();
@@ -244,7 +244,8 @@ void test_registry() {
   kiln::MissingOperator missing[4];
   CHECK(kiln::find_missing_operators(requests, portable, missing) == 2);
   CHECK(missing[0].index == 1 && std::strcmp(missing[0].name, "aten::squeeze_copy.dim_out") == 0);
-  CHECK(missing[1].index == 3 && missing[1].backends_searched == kiln::backend_bit(Backend::Portable));
+  CHECK(missing[1].index == 3 &&
+        missing[1].backends_searched == kiln::backend_bit(Backend::Portable));
   CHECK(log_contains("Missing operator: [1] aten::squeeze_copy.dim_out"));
   CHECK(log_contains("Missing operator: [3] aten::mul.out"));
   CHECK(log_contains("2 of 4 operators are missing"));

@@ -21,7 +21,7 @@ from strategies import (
 
 import kiln
 
-SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 aten = torch.ops.aten
 alphas = st.one_of(

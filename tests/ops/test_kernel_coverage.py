@@ -64,3 +64,13 @@ def test_op_has_a_test(op: str) -> None:
     assert any(f'"{name}"' in p.read_text() for p in tests), (
         f"no test in {TESTS.relative_to(REPO)} calls {name}"
     )
+
+
+def test_cmake_lists_every_portable_source() -> None:
+    # kernels/portable/CMakeLists.txt names its sources explicitly; a file left out would only
+    # show up as an undefined kernel when a library links it.
+    cmake = (REPO / "kernels" / "portable" / "CMakeLists.txt").read_text()
+    cpu = REPO / "kernels" / "portable" / "cpu"
+    sources = sorted(p.relative_to(cpu.parent).as_posix() for p in cpu.rglob("*.cpp"))
+    missing = [s for s in sources if s not in cmake]
+    assert not missing, f"add {missing} to kernels/portable/CMakeLists.txt"

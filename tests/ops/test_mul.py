@@ -13,7 +13,7 @@ from strategies import any_scalars, broadcastable_shapes, dtypes, make_tensor, o
 
 import kiln
 
-SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 aten = torch.ops.aten
 

@@ -13,7 +13,7 @@ from strategies import ALL_DTYPES, make_tensor, out_tensors, tensors
 
 import kiln
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 aten = torch.ops.aten
 

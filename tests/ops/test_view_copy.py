@@ -14,7 +14,7 @@ from strategies import out_tensors, tensors
 
 import kiln
 
-SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 aten = torch.ops.aten
 
@@ -62,6 +62,7 @@ def test_view_copy_matches_torch(call_op: Any, data: Any) -> None:
         ((2, 3), [-2, 3], "invalid shape dimension -2"),
         ((0, 3), [0, -1], "ambiguous"),
         ((2, 3), [5], "invalid for input of size 6"),
+        ((4,), [2**62, 2**62, -1], "invalid for input of size 4"),
     ],
 )
 def test_view_copy_errors(call_op: Any, shape: tuple, size: list[int], match: str) -> None:

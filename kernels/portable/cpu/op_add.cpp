@@ -46,7 +46,12 @@ Tensor& add_sub(KernelRuntimeContext& ctx, const Tensor& self, const Elementwise
   apply_binary_op(ElementwiseInput::of(self), other, common, out, [&](auto zero) {
     using T = decltype(zero);
     const T scale = scalar_as<T>(effective, common);
-    return [scale](T a, T b) { return wrapping_add(a, wrapping_mul(scale, b)); };
+    // alpha == 1 (the usual case) skips the multiply: the compiler unswitches the loops, and
+    // integer multiplies cost several instructions without SSE4.1.
+    const bool unit = scale == T(1);
+    return [scale, unit](T a, T b) {
+      return unit ? wrapping_add(a, b) : wrapping_add(a, wrapping_mul(scale, b));
+    };
   });
   return out;
 }

@@ -131,7 +131,7 @@ Tensor& sum_dim_out(KernelRuntimeContext& ctx, const Tensor& self, std::optional
   if (!check_tensor(ctx, self, "self") || !check_tensor(ctx, out, "out")) return out;
   // The out variant sums in `dtype` when given (out must match it), else in out's dtype.
   const ScalarType sum_type = dtype.value_or(out.scalar_type());
-  if (!check_supported_dtype(ctx, sum_type, "dtype")) return out;
+  if (!check_supported_dtype(ctx, sum_type, "the sum dtype")) return out;
   if (!check_out_dtype_is(ctx, out, sum_type)) return out;
   DimMask mask = 0;
   if (!make_dim_mask(ctx, dim, self.dim(), &mask)) return out;

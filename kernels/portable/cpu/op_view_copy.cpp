@@ -24,8 +24,10 @@ bool infer_shape(KernelRuntimeContext& ctx, IntArrayRef size, int64_t numel, Siz
                             "invalid shape dimension %lld at index %zu of shape %s",
                             static_cast<long long>(size[i]), i, format_shape(size).text);
       KILN_KERNEL_CHECK_MSG(ctx, size[i] == 0 || known <= INT64_MAX / size[i], InvalidArgument,
-                            false, "shape %s has more elements than int64 can count",
-                            format_shape(size).text);
+                            false,
+                            "shape '%s' is invalid for input of size %lld (its element count "
+                            "overflows int64)",
+                            format_shape(size).text, static_cast<long long>(numel));
       known *= size[i];
     }
     shape[i] = size[i];

@@ -19,8 +19,8 @@ int main() {
   const kiln::Backend portable[] = {kiln::Backend::Portable};
   auto kernel = kiln::find_kernel("kiln_custom::scaled_add.out", "", portable);
   if (!kernel.ok()) return 2;
-  kiln::EValue values[] = {kiln::EValue(a.tensor()), kiln::EValue(b.tensor()),
-                           kiln::EValue(0.5), kiln::EValue(out.tensor())};
+  kiln::EValue values[] = {kiln::EValue(a.tensor()), kiln::EValue(b.tensor()), kiln::EValue(0.5),
+                           kiln::EValue(out.tensor())};
   kiln::EValue* stack[] = {&values[0], &values[1], &values[2], &values[3]};
   kiln::KernelRuntimeContext ctx;
   if ((*kernel)->call(ctx, stack) != kiln::Error::Ok) return 3;

@@ -5,9 +5,10 @@ namespace my_kernels::native {
 
 kiln::Tensor& scaled_add_out(kiln::KernelRuntimeContext& ctx, const kiln::Tensor& a,
                              const kiln::Tensor& b, double scale, kiln::Tensor& out) {
-  KILN_KERNEL_CHECK_MSG(ctx, a.scalar_type() == kiln::ScalarType::Float &&
-                                 b.scalar_type() == kiln::ScalarType::Float &&
-                                 out.scalar_type() == kiln::ScalarType::Float,
+  KILN_KERNEL_CHECK_MSG(ctx,
+                        a.scalar_type() == kiln::ScalarType::Float &&
+                            b.scalar_type() == kiln::ScalarType::Float &&
+                            out.scalar_type() == kiln::ScalarType::Float,
                         InvalidArgument, out, "scaled_add takes Float tensors only");
   KILN_KERNEL_CHECK_MSG(ctx, a.sizes().equals(b.sizes()), InvalidArgument, out,
                         "a and b must have the same shape");

@@ -81,15 +81,21 @@ void binary_same_dtype(const BroadcastPlan& plan, const void* a, const void* b, 
   });
 }
 
+// Rows through compute-type buffers. An operand (or out) that already holds C contiguously is
+// read (or written) in place, so only the operands that need converting pay for a copy.
 template <typename C, typename Op>
 void binary_converting(const BroadcastPlan& plan, const ElementwiseInput& a,
                        const ElementwiseInput& b, bool round_b, ScalarType common, void* out,
                        ScalarType out_type, const Op& op) {
+  constexpr ScalarType kComputeType = CppToScalarType<C>::value;
   C a_buf[kElementwiseChunk];
   C b_buf[kElementwiseChunk];
   C out_buf[kElementwiseChunk];
   const int64_t sa = plan.row_stride(0);
   const int64_t sb = plan.row_stride(1);
+  const bool a_direct = a.dtype == kComputeType && a.dtype == common && sa == 1;
+  const bool b_direct = b.dtype == kComputeType && b.dtype == common && sb == 1;
+  const bool out_direct = out_type == kComputeType && out_type == common;
   const size_t a_size = element_size(a.dtype);
   const size_t b_size = element_size(b.dtype);
   const size_t out_size = element_size(out_type);
@@ -99,14 +105,17 @@ void binary_converting(const BroadcastPlan& plan, const ElementwiseInput& a,
   for_each_row(plan, [&](const int64_t* offsets, int64_t out_offset, int64_t n) {
     for (int64_t start = 0; start < n; start += kElementwiseChunk) {
       const int64_t m = n - start < kElementwiseChunk ? n - start : kElementwiseChunk;
-      load_row_as<C>(pa + (offsets[0] + start * sa) * a_size, a.dtype, sa, m, common, a_buf);
-      if (round_b) {
-        load_row_as<C>(pb + (offsets[1] + start * sb) * b_size, b.dtype, sb, m, common, b_buf);
-      } else {
-        load_row<C>(pb + (offsets[1] + start * sb) * b_size, b.dtype, sb, m, b_buf);
-      }
-      for (int64_t i = 0; i < m; ++i) out_buf[i] = op(a_buf[i], b_buf[i]);
-      store_row_as<C>(out_buf, m, common, out_type, po + (out_offset + start) * out_size);
+      const char* a_row = pa + (offsets[0] + start * sa) * a_size;
+      const char* b_row = pb + (offsets[1] + start * sb) * b_size;
+      char* out_row = po + (out_offset + start) * out_size;
+      const C* x = a_direct ? reinterpret_cast<const C*>(a_row) : a_buf;
+      const C* y = b_direct ? reinterpret_cast<const C*>(b_row) : b_buf;
+      C* z = out_direct ? reinterpret_cast<C*>(out_row) : out_buf;
+      if (!a_direct) load_row_as<C>(a_row, a.dtype, sa, m, common, a_buf);
+      if (!b_direct && round_b) load_row_as<C>(b_row, b.dtype, sb, m, common, b_buf);
+      if (!b_direct && !round_b) load_row<C>(b_row, b.dtype, sb, m, b_buf);
+      for (int64_t i = 0; i < m; ++i) z[i] = op(x[i], y[i]);
+      if (!out_direct) store_row_as<C>(out_buf, m, common, out_type, out_row);
     }
   });
 }
