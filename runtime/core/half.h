@@ -8,6 +8,9 @@
 namespace kiln {
 namespace detail {
 
+// Round-to-nearest-even conversions; NaN stays NaN, overflow becomes infinity. Written with
+// selects instead of branches so that loops over rows of them vectorise in kernels.
+
 inline uint32_t float_bits(float value) {
   uint32_t bits;
   std::memcpy(&bits, &value, sizeof(bits));
@@ -20,50 +23,58 @@ inline float bits_float(uint32_t bits) {
   return value;
 }
 
-// Round-to-nearest-even conversion; NaN stays NaN, overflow becomes infinity.
-inline uint16_t float_to_half_bits(float value) {
-  uint32_t bits = float_bits(value);
-  const uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
-  bits &= 0x7fffffffu;
-  if (bits >= 0x47800000u) {  // >= 65536, infinity or NaN
-    return sign | (bits > 0x7f800000u ? 0x7e00u : 0x7c00u);
-  }
-  if (bits < 0x38800000u) {  // result is subnormal or zero
-    // Adding 0.5f aligns the ten mantissa bits at the bottom; the FPU rounds to nearest even.
-    const uint32_t magic = 126u << 23;
-    const uint32_t rounded = float_bits(bits_float(bits) + bits_float(magic)) - magic;
-    return sign | static_cast<uint16_t>(rounded);
-  }
-  const uint32_t mantissa_odd = (bits >> 13) & 1u;
-  bits += (static_cast<uint32_t>(15 - 127) << 23) + 0xfffu + mantissa_odd;
-  return sign | static_cast<uint16_t>(bits >> 13);
+// All-ones when `condition` holds, else zero. Selecting with masks keeps the float arithmetic of
+// both arms unconditional, so the compiler if-converts and vectorises even with trapping math.
+inline uint32_t mask_if(bool condition) { return 0u - static_cast<uint32_t>(condition); }
+
+inline uint32_t select_bits(bool condition, uint32_t if_true, uint32_t if_false) {
+  const uint32_t mask = mask_if(condition);
+  return (if_true & mask) | (if_false & ~mask);
 }
 
 inline float half_bits_to_float(uint16_t half) {
   const uint32_t sign = static_cast<uint32_t>(half & 0x8000u) << 16;
-  const uint32_t exponent = (half >> 10) & 0x1fu;
-  const uint32_t mantissa = half & 0x3ffu;
-  if (exponent == 0) {
-    const float magnitude = static_cast<float>(mantissa) * 5.9604644775390625e-8f;  // 2^-24
-    return sign != 0 ? -magnitude : magnitude;
-  }
-  if (exponent == 31) {
-    return bits_float(sign | 0x7f800000u | (mantissa << 13));
-  }
-  return bits_float(sign | ((exponent + 112) << 23) | (mantissa << 13));
+  const uint32_t magnitude = static_cast<uint32_t>(half & 0x7fffu) << 13;
+  const uint32_t exponent = magnitude & 0x0f800000u;
+  // Rebiasing the exponent from 15 to 127 is one add; infinity and NaN need the top exponent.
+  const uint32_t normal = magnitude + 0x38000000u;
+  const uint32_t special = normal + 0x38000000u;
+  // Subnormals are mantissa * 2^-24, which float holds exactly.
+  const uint32_t subnormal = float_bits(static_cast<float>(half & 0x3ffu) * 5.9604644775390625e-8f);
+  const uint32_t bits =
+      select_bits(exponent == 0, subnormal, select_bits(exponent == 0x0f800000u, special, normal));
+  return bits_float(bits | sign);
 }
 
-inline uint16_t float_to_bfloat16_bits(float value) {
-  uint32_t bits = float_bits(value);
-  if ((bits & 0x7fffffffu) > 0x7f800000u) {
-    return static_cast<uint16_t>((bits >> 16) | 0x40u);  // quiet NaN, sign kept
-  }
-  bits += 0x7fffu + ((bits >> 16) & 1u);
-  return static_cast<uint16_t>(bits >> 16);
+inline uint16_t float_to_half_bits(float value) {
+  const uint32_t bits = float_bits(value);
+  const uint32_t sign = (bits >> 16) & 0x8000u;
+  const int32_t magnitude = static_cast<int32_t>(bits & 0x7fffffffu);
+  // Normal results: rebias, then round to nearest even on the 13 dropped bits; a carry rolls
+  // into the exponent, and anything from 65520 up lands on or past infinity (clamped below).
+  const int32_t odd = (magnitude >> 13) & 1;
+  int32_t normal = (magnitude - 0x38000000 + 0xfff + odd) >> 13;
+  normal = normal > 0x7c00 ? 0x7c00 : normal;
+  // Subnormal results (below 2^-14): adding 0.5 lines the mantissa up at the bottom bits and
+  // the FPU rounds to nearest even.
+  const int32_t subnormal =
+      static_cast<int32_t>(float_bits(bits_float(static_cast<uint32_t>(magnitude)) + 0.5f)) -
+      0x3f000000;
+  const uint32_t finite = select_bits(magnitude < 0x38800000, static_cast<uint32_t>(subnormal),
+                                      static_cast<uint32_t>(normal));
+  const uint32_t half = select_bits(magnitude > 0x7f800000, 0x7e00u, finite);  // NaN
+  return static_cast<uint16_t>(half | sign);
 }
 
 inline float bfloat16_bits_to_float(uint16_t value) {
   return bits_float(static_cast<uint32_t>(value) << 16);
+}
+
+inline uint16_t float_to_bfloat16_bits(float value) {
+  const uint32_t bits = float_bits(value);
+  const uint32_t rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
+  const uint32_t nan = (bits >> 16) | 0x40u;
+  return static_cast<uint16_t>((bits & 0x7fffffffu) > 0x7f800000u ? nan : rounded);
 }
 
 }  // namespace detail

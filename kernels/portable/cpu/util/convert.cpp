@@ -3,7 +3,7 @@
 
 #include <limits>
 
-#include "kernels/portable/cpu/util/half_convert.h"
+#include "runtime/core/half.h"
 
 namespace kiln::portable {
 namespace {
@@ -13,9 +13,9 @@ namespace {
 template <typename C, typename T>
 inline C load_value(T value) {
   if constexpr (std::is_same_v<T, Half>) {
-    return static_cast<C>(half_to_float(value.x));
+    return static_cast<C>(detail::half_bits_to_float(value.x));
   } else if constexpr (std::is_same_v<T, BFloat16>) {
-    return static_cast<C>(bfloat16_to_float(value.x));
+    return static_cast<C>(detail::bfloat16_bits_to_float(value.x));
   } else {
     return static_cast<C>(value);
   }
@@ -24,9 +24,9 @@ inline C load_value(T value) {
 template <typename T, typename C>
 inline T store_value(C value) {
   if constexpr (std::is_same_v<T, Half>) {
-    return Half::from_bits(float_to_half(static_cast<float>(value)));
+    return Half::from_bits(detail::float_to_half_bits(static_cast<float>(value)));
   } else if constexpr (std::is_same_v<T, BFloat16>) {
-    return BFloat16::from_bits(float_to_bfloat16(static_cast<float>(value)));
+    return BFloat16::from_bits(detail::float_to_bfloat16_bits(static_cast<float>(value)));
   } else {
     return convert_value<T>(value);
   }

@@ -6,8 +6,8 @@
 #include <cstring>
 #include <type_traits>
 
-#include "kernels/portable/cpu/util/half_convert.h"
 #include "kernels/portable/cpu/util/math.h"
+#include "runtime/core/half.h"
 
 namespace kiln::portable {
 
@@ -62,11 +62,11 @@ inline float exp_float(float x) {
   // 2^n as two factors, since n reaches 128 (just past float's largest exponent) near overflow.
   // Read n from the bits rather than converting (a NaN x makes garbage here, not UB; the
   // result is NaN regardless).
-  const int32_t exponent =
-      static_cast<int32_t>(bits_of(shifted)) - static_cast<int32_t>(bits_of(kRoundMagic));
+  const int32_t exponent = static_cast<int32_t>(detail::float_bits(shifted)) -
+                           static_cast<int32_t>(detail::float_bits(kRoundMagic));
   const int32_t low = exponent >> 1;
-  const float scale_low = float_of(static_cast<uint32_t>(low + 127) << 23);
-  const float scale_high = float_of(static_cast<uint32_t>(exponent - low + 127) << 23);
+  const float scale_low = detail::bits_float(static_cast<uint32_t>(low + 127) << 23);
+  const float scale_high = detail::bits_float(static_cast<uint32_t>(exponent - low + 127) << 23);
   float result = p * scale_low * scale_high;
   result = select(x > kHighest, INFINITY, result);
   result = select(x < kLowest, 0.0f, result);
