@@ -1,0 +1,10 @@
+// KILN_HOT_LOOP: marks a hot loop function for multiversioning (an x86-64-v3 clone with AVX2,
+// F16C and FMA, chosen at load time, beside the portable baseline). Plain C++ either way.
+#pragma once
+
+#if defined(KILN_ENABLE_MULTIVERSIONING) && defined(__x86_64__) && \
+    (defined(__GNUC__) || defined(__clang__))
+#define KILN_HOT_LOOP __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define KILN_HOT_LOOP
+#endif

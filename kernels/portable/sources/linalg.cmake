@@ -1,0 +1,4 @@
+# Linear algebra, convolution and pooling.
+list(APPEND KILN_PORTABLE_SOURCES
+  cpu/op_mm.cpp
+)
