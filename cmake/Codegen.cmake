@@ -1,6 +1,7 @@
 # Kiln's CMake API: gen_selected_ops, generate_bindings_for_kernels, gen_operators_lib.
 #
-#   gen_selected_ops(LIB_NAME n [ROOT_OPS op...] [OPS_YAML file...] [INCLUDE_ALL_OPS])
+#   gen_selected_ops(LIB_NAME n [ROOT_OPS op...] [OPS_YAML file...] [MODEL program.pt2...]
+#                    [INCLUDE_ALL_OPS])
 #   generate_bindings_for_kernels(LIB_NAME n [FUNCTIONS_YAML f] [CUSTOM_OPS_YAML f]
 #                                 [BACKENDS portable ascend] [STATIC_REGISTRATION])
 #   gen_operators_lib(LIB_NAME n KERNEL_LIBS lib... [DEPS lib...])
@@ -78,12 +79,13 @@ endfunction()
 
 # Writes ${CMAKE_CURRENT_BINARY_DIR}/<lib>/selected_operators.yaml from the union of the sources.
 function(gen_selected_ops)
-  cmake_parse_arguments(ARG "INCLUDE_ALL_OPS" "LIB_NAME" "ROOT_OPS;OPS_YAML" ${ARGN})
+  cmake_parse_arguments(ARG "INCLUDE_ALL_OPS" "LIB_NAME" "ROOT_OPS;OPS_YAML;MODEL" ${ARGN})
   _kiln_check_common(gen_selected_ops ARG)
-  if(NOT ARG_ROOT_OPS AND NOT ARG_OPS_YAML AND NOT ARG_INCLUDE_ALL_OPS)
-    _kiln_fail(gen_selected_ops "give at least one of ROOT_OPS, OPS_YAML or INCLUDE_ALL_OPS")
+  if(NOT ARG_ROOT_OPS AND NOT ARG_OPS_YAML AND NOT ARG_MODEL AND NOT ARG_INCLUDE_ALL_OPS)
+    _kiln_fail(gen_selected_ops "give at least one of ROOT_OPS, OPS_YAML, MODEL or INCLUDE_ALL_OPS")
   endif()
   _kiln_require_files(gen_selected_ops OPS_YAML ${ARG_OPS_YAML})
+  _kiln_require_files(gen_selected_ops MODEL ${ARG_MODEL})
   _kiln_gen_dir(${ARG_LIB_NAME} gen_dir)
   set(output "${gen_dir}/selected_operators.yaml")
   set(command "${KILN_PYTHON_EXECUTABLE}" -m codegen.oplist --output "${output}")
@@ -94,13 +96,16 @@ function(gen_selected_ops)
   foreach(yaml IN LISTS ARG_OPS_YAML)
     list(APPEND command --ops-yaml "${yaml}")
   endforeach()
+  foreach(model IN LISTS ARG_MODEL)
+    list(APPEND command --model "${model}")
+  endforeach()
   if(ARG_INCLUDE_ALL_OPS)
     list(APPEND command --include-all-ops)
   endif()
   add_custom_command(
     OUTPUT "${output}"
     COMMAND ${CMAKE_COMMAND} -E env "PYTHONPATH=${KILN_CODEGEN_PYTHONPATH}" ${command}
-    DEPENDS ${ARG_OPS_YAML}
+    DEPENDS ${ARG_OPS_YAML} ${ARG_MODEL}
     COMMENT "Kiln: selecting operators for ${ARG_LIB_NAME}"
     VERBATIM)
   set_property(GLOBAL PROPERTY KILN_SELECTED_OPS_${ARG_LIB_NAME} "${output}")

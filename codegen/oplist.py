@@ -1,7 +1,9 @@
 """python -m codegen.oplist: writes a selected_operators.yaml from the union of its sources.
 
-Sources: --root-ops (comma list), --ops-yaml (functions/custom-ops YAML, repeatable) and
---include-all-ops. The output is the format torchgen.selective_build.SelectiveBuilder reads.
+Sources: --root-ops (comma list), --ops-yaml (functions/custom-ops YAML, repeatable), --model (a
+program saved with torch.export.save, repeatable) and --include-all-ops. The output is the format
+torchgen.selective_build.SelectiveBuilder reads; a model's dtypes go to et_kernel_metadata as
+kernel keys (an op also selected by a source without dtypes keeps every dtype).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import yaml
 
 from codegen.errors import UserError
 from codegen.model import YamlFile
+from codegen.model_ops import model_ops
 from codegen.output import write_if_changed
 from codegen.schemas import AtenSchemas
 from codegen.selector import parse_root_ops
@@ -35,6 +38,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--ops-yaml", metavar="F", action="append", default=[], help="select every op in F"
     )
+    parser.add_argument(
+        "--model", metavar="P", action="append", default=[], help="a torch.export.save program"
+    )
     parser.add_argument("--include-all-ops", action="store_true", help="select every operator")
     return parser
 
@@ -48,16 +54,41 @@ def _operator_entry(source: str) -> dict[str, object]:
     }
 
 
+def _model_operators(
+    paths: Sequence[str], operators: dict[str, dict[str, object]], any_dtype: set[str]
+) -> dict[str, list[str]]:
+    """Adds the programs' ops; returns their kernel keys, except for ops in ``any_dtype``."""
+    keys: dict[str, set[str]] = {}
+    for path in paths:
+        found = model_ops(path)
+        if found.unmapped:
+            listed = "; ".join(f"{op}: {why}" for op, why in sorted(found.unmapped.items()))
+            raise UserError(
+                path,
+                None,
+                f"the program uses ops Kiln cannot run as out variants ({listed})",
+                "rewrite the model without them, or declare custom out-variant ops for them in a "
+                "custom_ops.yaml and select those with --root-ops",
+            )
+        for name, op_keys in found.keys.items():
+            operators.setdefault(name, _operator_entry(path))
+            keys.setdefault(name, set()).update(k.native_string() for k in op_keys)
+    return {name: sorted(k) for name, k in sorted(keys.items()) if name not in any_dtype}
+
+
 def selection(
-    root_ops: str | None, ops_yamls: Sequence[str], include_all: bool
+    root_ops: str | None,
+    ops_yamls: Sequence[str],
+    include_all: bool,
+    models: Sequence[str] = (),
 ) -> dict[str, object]:
     """The selected_operators.yaml content for the union of the sources."""
-    if root_ops is None and not ops_yamls and not include_all:
+    if root_ops is None and not ops_yamls and not include_all and not models:
         raise UserError(
             PROG,
             None,
             "no operator source given",
-            "pass --root-ops, --ops-yaml or --include-all-ops",
+            "pass --root-ops, --ops-yaml, --model or --include-all-ops",
         )
     operators: dict[str, dict[str, object]] = {}
     for name in parse_root_ops(root_ops or ""):
@@ -66,13 +97,15 @@ def selection(
     for path in ops_yamls:
         for op in YamlFile.from_yaml(path, schemas).ops:
             operators.setdefault(op.name, _operator_entry(f"{path}:{op.source.line}"))
+    # Ops named by a source without dtypes keep every dtype, even when a model also uses them.
+    et_kernel_metadata = _model_operators(models, operators, any_dtype=set(operators))
     return {
         "build_features": [],
         "custom_classes": [],
         "include_all_non_op_selectives": False,
         "include_all_operators": include_all,
         "kernel_metadata": {},
-        "et_kernel_metadata": {},
+        "et_kernel_metadata": et_kernel_metadata,
         "operators": dict(sorted(operators.items())),
     }
 
@@ -80,7 +113,9 @@ def selection(
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         options = _parser().parse_args(argv)
-        content = selection(options.root_ops, options.ops_yaml, options.include_all_ops)
+        content = selection(
+            options.root_ops, options.ops_yaml, options.include_all_ops, options.model
+        )
         directory = os.path.dirname(options.output)
         if directory:
             os.makedirs(directory, exist_ok=True)

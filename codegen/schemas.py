@@ -52,7 +52,7 @@ class SchemaIndex:
         return [n for n in self.out_names if n.split(".", 1)[0] == base]
 
 
-def _native_yaml_paths() -> tuple[Path, Path]:
+def native_yaml_paths() -> tuple[Path, Path]:
     import torchgen
 
     root = Path(torchgen.__file__).parent / "packaged" / "ATen" / "native"
@@ -133,7 +133,7 @@ class AtenSchemas:
 
     @cached_property
     def index(self) -> SchemaIndex:
-        native, tags = _native_yaml_paths()
+        native, tags = native_yaml_paths()
         cache_dir = _cache_dir()
         if cache_dir is None:
             return _build_index(native, tags)

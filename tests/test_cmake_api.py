@@ -74,7 +74,7 @@ def _configure_user_project(tmp_path: Path, prefix: Path, body: str) -> str:
         ("gen_selected_ops(LIB_NAME my-ops ROOT_OPS x)", "must be a C identifier"),
         (
             "gen_selected_ops(LIB_NAME l)",
-            "give at least one of ROOT_OPS, OPS_YAML or INCLUDE_ALL_OPS",
+            "give at least one of ROOT_OPS, OPS_YAML, MODEL or INCLUDE_ALL_OPS",
         ),
         ("gen_selected_ops(BOGUS 1 LIB_NAME l ROOT_OPS x)", "unknown arguments: BOGUS;1"),
         (

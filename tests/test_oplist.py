@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import torch
 import yaml
 from torchgen.selective_build.selector import SelectiveBuilder
 
@@ -65,3 +66,60 @@ def test_bad_input_is_one_clear_line(
     err = capsys.readouterr().err
     assert status == 1
     assert message in err and "Traceback" not in err and " — " in err
+
+
+class _SmallNet(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = torch.nn.Linear(8, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.softmax(torch.relu(self.fc(x)).view(2, 2, 4), dim=-1).half()
+
+
+@pytest.fixture(scope="module")
+def saved_program(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("program") / "small_net.pt2"
+    program = torch.export.export(_SmallNet(), (torch.randn(4, 8),))
+    torch.export.save(program, str(path))
+    return path
+
+
+def test_model_ops_map_to_out_variants_with_dtypes(saved_program: Path, tmp_path: Path) -> None:
+    output = tmp_path / "sel.yaml"
+    assert oplist.main(["--output", str(output), "--model", str(saved_program)]) == 0
+    content = yaml.safe_load(output.read_text())
+    ops = set(content["operators"])
+    # linear -> permute + addmm, view -> view_copy, softmax -> _softmax, .half() -> _to_copy
+    assert {
+        "aten::addmm.out",
+        "aten::permute_copy.out",
+        "aten::relu.out",
+        "aten::view_copy.out",
+        "aten::_softmax.out",
+        "aten::_to_copy.out",
+    } <= ops
+    metadata = content["et_kernel_metadata"]
+    assert metadata["aten::relu.out"] == ["v1/6;0,1|6;0,1"]
+    assert metadata["aten::_to_copy.out"] == ["v1/6;0,1,2|5;0,1,2"]  # float in, half out
+    builder = SelectiveBuilder.from_yaml_path(str(output))
+    assert builder.is_operator_selected("aten::addmm.out")
+
+
+def test_model_union_with_root_ops_keeps_every_dtype(saved_program: Path, tmp_path: Path) -> None:
+    output = tmp_path / "sel.yaml"
+    argv = ["--output", str(output), "--model", str(saved_program), "--root-ops", "aten::relu.out"]
+    assert oplist.main(argv) == 0
+    metadata = yaml.safe_load(output.read_text())["et_kernel_metadata"]
+    assert "aten::relu.out" not in metadata and "aten::addmm.out" in metadata
+
+
+def test_unreadable_model_is_one_clear_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bogus = tmp_path / "not_a_program.pt2"
+    bogus.write_text("hello")
+    status = oplist.main(["--output", str(tmp_path / "o.yaml"), "--model", str(bogus)])
+    err = capsys.readouterr().err
+    assert status == 1 and "cannot load it as a torch.export program" in err
+    assert "Traceback" not in err
