@@ -37,7 +37,7 @@ class ModelOps:
 
 
 @lru_cache(maxsize=1)
-def _out_variants() -> dict[str, str]:
+def out_variants() -> dict[str, str]:
     """``name.overload`` of every ATen op -> the ``name.overload`` of its out variant."""
     from torchgen.gen import (
         get_grouped_by_view_native_functions,
@@ -148,7 +148,7 @@ def model_ops(path: str) -> ModelOps:
     from codegen.schemas import AtenSchemas
 
     program = _load(path)
-    variants = _out_variants()
+    variants = out_variants()
     index = AtenSchemas().index
     found = ModelOps()
     for node in program.graph.nodes:

@@ -227,6 +227,39 @@ void reset_fallback_stats() {
   state().fallback_record_count = 0;
 }
 
+const char* to_string(MissingCause cause) {
+  switch (cause) {
+    case MissingCause::NotRegistered:
+      return "not registered";
+    case MissingCause::NoKernelForBackend:
+      return "no kernel for the searched backends";
+    case MissingCause::NoKernelForKey:
+      return "no kernel for this kernel key";
+  }
+  return "unknown";
+}
+
+namespace {
+
+// Why `name`/`key` has no kernel on `backends`; nullopt-like false when it does have one.
+bool diagnose(const char* name, const char* key, ArrayRef<Backend> backends, MissingCause* cause) {
+  const uint64_t hash = hash_operator_name(name);
+  for (Backend b : backends) {
+    if (find_in_backend(name, hash, key, b) != nullptr) return false;
+  }
+  const bool any_backend = visit_named(name, hash, [](const Kernel&) { return true; }) != nullptr;
+  if (!any_backend) {
+    *cause = MissingCause::NotRegistered;
+  } else if (!has_operator(name, backends)) {
+    *cause = MissingCause::NoKernelForBackend;
+  } else {
+    *cause = MissingCause::NoKernelForKey;
+  }
+  return true;
+}
+
+}  // namespace
+
 size_t find_missing_operators(ArrayRef<OperatorRequest> requests, ArrayRef<Backend> backends,
                               Span<MissingOperator> missing) {
   BackendMask searched = 0;
@@ -235,19 +268,16 @@ size_t find_missing_operators(ArrayRef<OperatorRequest> requests, ArrayRef<Backe
   for (size_t i = 0; i < requests.size(); ++i) {
     const OperatorRequest& request = requests[i];
     const char* key = request.key != nullptr ? request.key : "";
-    const uint64_t hash = hash_operator_name(request.name);
-    bool found = false;
-    for (Backend b : backends) {
-      found = found || find_in_backend(request.name, hash, key, b) != nullptr;
-    }
-    if (found) continue;
+    MissingCause cause;
+    if (!diagnose(request.name, key, backends, &cause)) continue;
     if (key[0] == '\0') {
-      KILN_LOG(Error, "Missing operator: [%zu] %s", i, request.name);
+      KILN_LOG(Error, "Missing operator: [%zu] %s (%s)", i, request.name, to_string(cause));
     } else {
-      KILN_LOG(Error, "Missing operator: [%zu] %s (kernel key %s)", i, request.name, key);
+      KILN_LOG(Error, "Missing operator: [%zu] %s (kernel key %s: %s)", i, request.name, key,
+               to_string(cause));
     }
     if (missing_count < missing.size()) {
-      missing[missing_count] = {i, request.name, key, searched};
+      missing[missing_count] = {i, request.name, key, searched, cause};
     }
     ++missing_count;
   }

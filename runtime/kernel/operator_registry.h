@@ -99,15 +99,26 @@ struct OperatorRequest {
   const char* key;   // nullptr or "" for any kernel
 };
 
+// Why a requested operator cannot run.
+enum class MissingCause : uint8_t {
+  NotRegistered,       // no kernel for the name on any backend
+  NoKernelForBackend,  // kernels exist, but only on backends not searched
+  NoKernelForKey,      // kernels exist on the backends, but none for this kernel key (dtype)
+};
+
+// "not registered", "no kernel for the searched backends", "no kernel for this kernel key"
+const char* to_string(MissingCause cause);
+
 struct MissingOperator {
   size_t index;  // position in the request list
   const char* name;
   const char* key;
   BackendMask backends_searched;
+  MissingCause cause;
 };
 
-// Resolves every request against `backends`. Each miss is logged as
-// "Missing operator: [<index>] <name>" (with the key when one was given) followed by a summary
+// Resolves every request against `backends`. Each miss is logged (always, also in release
+// builds) as "Missing operator: [<index>] <name>" with its key and cause, followed by a summary
 // line, and written to `missing` in request order while it has room. Returns the number missing.
 size_t find_missing_operators(ArrayRef<OperatorRequest> requests, ArrayRef<Backend> backends,
                               Span<MissingOperator> missing);

@@ -176,10 +176,12 @@ void test_registry() {
        {"aten::add.out", h("aten::add.out"), "v1/6;0|6;0|6;0", Backend::Portable, boxed_other,
         "a.yaml:4"},
        {"aten::mul.out", h("aten::mul.out"), "", Backend::Ascend, boxed_ok, "a.yaml:8"},
-       {"aten::relu.out", h("aten::relu.out"), "", Backend::Portable, boxed_ok, "a.yaml:12"}});
+       {"aten::relu.out", h("aten::relu.out"), "", Backend::Portable, boxed_ok, "a.yaml:12"},
+       {"aten::div.out", h("aten::div.out"), "v1/6;0|6;0|6;0", Backend::Portable, boxed_ok,
+        "a.yaml:16"}});
   CHECK(kiln::register_kernels(lib_a.table) == kiln::Error::Ok);
   CHECK(kiln::register_kernels(lib_a.table) == kiln::Error::Ok);  // idempotent
-  CHECK(kiln::registered_kernel_count() == 4);
+  CHECK(kiln::registered_kernel_count() == 5);
 
   const Backend portable[] = {Backend::Portable};
   const Backend ascend_first[] = {Backend::Ascend, Backend::Portable};
@@ -249,6 +251,16 @@ void test_registry() {
   CHECK(log_contains("Missing operator: [1] aten::squeeze_copy.dim_out"));
   CHECK(log_contains("Missing operator: [3] aten::mul.out"));
   CHECK(log_contains("2 of 4 operators are missing"));
+  CHECK(missing[0].cause == kiln::MissingCause::NotRegistered);
+  CHECK(missing[1].cause == kiln::MissingCause::NoKernelForBackend);
+  CHECK(log_contains("Missing operator: [3] aten::mul.out (no kernel for the searched backends)"));
+
+  // A keyed-only op: another dtype has no kernel, and the report says so.
+  const kiln::OperatorRequest keyed[] = {{"aten::div.out", "v1/6;0|6;0|6;0"},
+                                         {"aten::div.out", "v1/7;0|7;0|7;0"}};
+  CHECK(kiln::find_missing_operators(keyed, portable, missing) == 1);
+  CHECK(missing[0].index == 1 && missing[0].cause == kiln::MissingCause::NoKernelForKey);
+  CHECK(log_contains("(kernel key v1/7;0|7;0|7;0: no kernel for this kernel key)"));
   kiln::reset_registry_for_testing();
 }
 

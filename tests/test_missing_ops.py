@@ -1,0 +1,251 @@
+"""python -m codegen.missing_ops: every cause reproduced with a real manifest and, for the symbol
+case, a real kernel library built with the wrong namespace."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from buildtools import REPO_ROOT, run
+from codegen import cli, missing_ops
+
+OPS_YAML = """\
+- op: add.out
+  kernels:
+    - arg_meta: null
+      kernel_name: my_kernels::add_out
+- op: mul.out
+  type_alias:
+    T0: [Float]
+  dim_order_alias:
+    D0: [0, 1]
+  kernels:
+    - arg_meta:
+        self: [T0, D0]
+        other: [T0, D0]
+        out: [T0, D0]
+      kernel_name: my_kernels::mul_float_out
+- op: relu.out
+  kernels:
+    - arg_meta: null
+      kernel_name: my_kernels::relu_out
+"""
+
+# add_out is defined outside `native`: the codegen binds my_kernels::native::add_out.
+KERNELS_CPP = """\
+#include "runtime/core/scalar.h"
+#include "runtime/kernel/kernel_runtime_context.h"
+namespace my_kernels {
+kiln::Tensor& add_out(kiln::KernelRuntimeContext&, const kiln::Tensor&, const kiln::Tensor&,
+                      const kiln::Scalar&, kiln::Tensor& out) { return out; }
+namespace native {
+kiln::Tensor& mul_float_out(kiln::KernelRuntimeContext&, const kiln::Tensor&,
+                            const kiln::Tensor&, kiln::Tensor& out) { return out; }
+}  // namespace native
+}  // namespace my_kernels
+"""
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("missing_ops")
+    (root / "ops.yaml").write_text(OPS_YAML)
+    status = cli.main(
+        [
+            "--functions-yaml",
+            str(root / "ops.yaml"),
+            "--root-ops",
+            "aten::add.out,aten::mul.out",
+            "--output-dir",
+            str(root / "gen"),
+            "--lib-name",
+            "my_lib",
+        ]
+    )
+    assert status == 0
+    (root / "kernels.cpp").write_text(KERNELS_CPP)
+    run(
+        [
+            "g++",
+            "-std=c++17",
+            f"-I{REPO_ROOT}",
+            "-c",
+            str(root / "kernels.cpp"),
+            "-o",
+            str(root / "kernels.o"),
+        ]
+    )
+    run(["ar", "rcs", str(root / "libmy_kernels.a"), str(root / "kernels.o")])
+    return {
+        "manifest": root / "gen/my_lib.manifest.json",
+        "yaml": root / "ops.yaml",
+        "kernels": root / "libmy_kernels.a",
+        "root": root,
+    }
+
+
+def check(library: dict[str, Path], *argv: str) -> tuple[int, dict[str, object]]:
+    """Runs the tool with --json; returns the exit code and the parsed document."""
+    args = [
+        "--library",
+        str(library["manifest"]),
+        "--functions-yaml",
+        str(library["yaml"]),
+        "--json",
+    ]
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        status = missing_ops.main([*args, *argv])
+    assert "Traceback" not in stderr.getvalue(), stderr.getvalue()
+    return status, json.loads(stdout.getvalue())
+
+
+def test_installed_as_a_module_entry_point(library: dict[str, Path]) -> None:
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "codegen.missing_ops",
+            "--library",
+            str(library["manifest"]),
+            "--ops",
+            "mul.out",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert "0 missing, 0 warnings" in completed.stdout
+
+
+def only_finding(document: dict[str, object]) -> dict[str, object]:
+    findings = document["findings"]
+    assert isinstance(findings, list) and len(findings) == 1, findings
+    finding = findings[0]
+    assert isinstance(finding, dict)
+    return finding
+
+
+def test_nothing_missing_exits_zero(library: dict[str, Path]) -> None:
+    status, document = check(library, "--ops", "aten::add.out,aten::mul.out")
+    assert status == 0
+    assert document["summary"] == {"missing": 0, "warnings": 0}
+    assert document["library"] == "my_lib" and document["version"] == 1
+
+
+def test_not_selected_gives_cmake_and_selection_lines(library: dict[str, Path]) -> None:
+    status, document = check(library, "--ops", "aten::relu.out")
+    finding = only_finding(document)
+    assert status == 1 and finding["cause"] == "not_selected"
+    assert (
+        'add "aten::relu.out" to gen_selected_ops(LIB_NAME my_lib ROOT_OPS ...)'
+        in finding["fix"][0]
+    )
+    assert "aten::relu.out: {is_root_operator: true" in finding["fix"][1]
+
+
+def test_no_kernel_gives_the_yaml_entry_and_signature(library: dict[str, Path]) -> None:
+    status, document = check(library, "--ops", "aten::sub.out")
+    finding = only_finding(document)
+    assert status == 1 and finding["cause"] == "no_kernel"
+    fix = "\n".join(finding["fix"])
+    assert "- op: sub.out" in fix and "kernel_name: my_kernels::sub_out" in fix
+    assert "namespace my_kernels::native {" in fix
+    assert "const kiln::Scalar& alpha," in fix and "kiln::Tensor& out);" in fix
+
+
+def test_missing_dtype_names_the_key(library: dict[str, Path], tmp_path: Path) -> None:
+    selection = tmp_path / "sel.yaml"
+    selection.write_text(
+        "operators:\n  aten::mul.out: {is_root_operator: true}\n"
+        "et_kernel_metadata:\n  aten::mul.out: ['v1/5;0,1|5;0,1|5;0,1']\n"
+    )
+    status, document = check(library, "--selected-ops", str(selection))
+    finding = only_finding(document)
+    assert status == 1 and finding["cause"] == "missing_dtype"
+    assert finding["key"] == "v1/5;0,1|5;0,1|5;0,1"
+    assert "Half[0,1]" in finding["message"] and "Float[0,1]" in finding["message"]
+
+
+def test_missing_dtype_from_a_model(library: dict[str, Path], tmp_path: Path) -> None:
+    class HalfMul(torch.nn.Module):
+        def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+            return x * y
+
+    inputs = (torch.ones(2, 3, dtype=torch.half), torch.ones(2, 3, dtype=torch.half))
+    program = tmp_path / "half_mul.pt2"
+    torch.export.save(torch.export.export(HalfMul(), inputs), str(program))
+    status, document = check(library, "--model", str(program))
+    finding = only_finding(document)
+    assert status == 1 and finding["cause"] == "missing_dtype" and finding["op"] == "aten::mul.out"
+    assert finding["needed_by"] == str(program)
+
+
+def test_backend_fallback_is_a_warning(library: dict[str, Path]) -> None:
+    status, document = check(library, "--ops", "aten::add.out", "--backend", "ascend")
+    finding = only_finding(document)
+    assert (
+        status == 0 and finding["cause"] == "backend_fallback" and finding["severity"] == "warning"
+    )
+    assert "runs on portable" in finding["message"]
+
+
+def test_functional_and_misspelled_names_get_suggestions(library: dict[str, Path]) -> None:
+    status, document = check(library, "--ops", "aten::add.Tensor,aten::ad.out")
+    findings = document["findings"]
+    assert status == 1 and isinstance(findings, list)
+    functional, unknown = findings
+    assert functional["cause"] == "functional_name" and "aten::add.out" in functional["fix"][0]
+    assert unknown["cause"] == "unknown_name" and "aten::add.out" in unknown["fix"][0]
+
+
+def test_undefined_symbol_explains_the_native_namespace(library: dict[str, Path]) -> None:
+    status, document = check(
+        library, "--ops", "aten::add.out,aten::mul.out", "--kernel-libs", str(library["kernels"])
+    )
+    finding = only_finding(document)  # mul_float_out is defined where the codegen expects it
+    assert status == 1 and finding["cause"] == "undefined_symbol"
+    assert "my_kernels::native::add_out" in finding["message"]
+    fix = finding["fix"][0]
+    assert "defined as my_kernels::add_out" in fix and "appends '::native'" in fix
+
+
+def test_table_output_for_people(
+    library: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["--library", str(library["manifest"]), "--functions-yaml", str(library["yaml"])]
+    assert missing_ops.main([*argv, "--ops", "aten::relu.out"]) == 1
+    out = capsys.readouterr().out
+    assert "library my_lib" in out and "1 missing, 0 warnings" in out
+    assert "1. MISSING aten::relu.out — a kernel exists but the op was not selected" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["--library", "/nonexistent.json", "--ops", "add.out"],
+            "/nonexistent.json: cannot read it",
+        ),
+        (["--library", "{manifest}"], "nothing to check"),
+        (["--ops", "add.out"], "the following arguments are required: --library"),
+        (["--library", "{bad}", "--ops", "add.out"], "not a Kiln library manifest"),
+    ],
+)
+def test_bad_usage_exits_two(
+    library: dict[str, Path], capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    bad = library["root"] / "bad.json"
+    bad.write_text("{not json")
+    argv = [a.format(manifest=library["manifest"], bad=bad) for a in argv]
+    assert missing_ops.main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
