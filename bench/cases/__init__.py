@@ -16,12 +16,21 @@ class Case:
     op: str
     args: tuple[Any, ...]
     kwargs: dict[str, Any]
+    out_dtypes: tuple[torch.dtype, ...] = (torch.float32,)  # one per out argument
 
-    def aten(self, out: torch.Tensor) -> Any:
-        """Runs ATen's kernel for the same op, writing into `out`."""
+    def _overload(self) -> Any:
         base, overload = self.op.removeprefix("aten::").split(".")
-        packet = getattr(torch.ops.aten, base)
-        return getattr(packet, overload)(*self.args, **self.kwargs, out=out)
+        return getattr(getattr(torch.ops.aten, base), overload)
+
+    def empty_outs(self) -> tuple[torch.Tensor, ...]:
+        return tuple(torch.empty(0, dtype=dtype) for dtype in self.out_dtypes)
+
+    def aten(self, outs: tuple[torch.Tensor, ...]) -> tuple[torch.Tensor, ...]:
+        """Runs ATen's kernel for the same op, writing into `outs` (in schema order)."""
+        overload = self._overload()
+        names = [a.name for a in overload._schema.arguments if a.is_out]
+        result = overload(*self.args, **self.kwargs, **dict(zip(names, outs, strict=True)))
+        return tuple(result) if isinstance(result, (tuple, list)) else (result,)
 
 
 def all_cases(family: str | None = None) -> list[Case]:

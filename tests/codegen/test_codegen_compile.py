@@ -252,7 +252,7 @@ def test_generated_table_registers_and_resolves(tmp_path: Path) -> None:
     run = run_codegen(
         out,
         "--functions-yaml",
-        str(REPO / "functions.yaml"),
+        str(DATA / "twelve_ops.yaml"),
         "--custom-ops-yaml",
         custom,
         lib_name="kiln_test",

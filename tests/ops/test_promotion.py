@@ -23,6 +23,25 @@ TENSOR_OPS = {
     "aten::sub.out": (aten.sub.out, {"alpha": 1}),
     "aten::mul.out": (aten.mul.out, {}),
     "aten::div.out": (aten.div.out, {}),
+    "aten::div.out_mode": (aten.div.out_mode, {"rounding_mode": "floor"}),
+    "aten::maximum.out": (aten.maximum.out, {}),
+    "aten::minimum.out": (aten.minimum.out, {}),
+    "aten::remainder.Tensor_out": (aten.remainder.Tensor_out, {}),
+    "aten::fmod.Tensor_out": (aten.fmod.Tensor_out, {}),
+    "aten::atan2.out": (aten.atan2.out, {}),
+    "aten::pow.Tensor_Tensor_out": (aten.pow.Tensor_Tensor_out, {}),
+    "aten::lt.Tensor_out": (aten.lt.Tensor_out, {}),
+    "aten::eq.Tensor_out": (aten.eq.Tensor_out, {}),
+    "aten::logical_xor.out": (aten.logical_xor.out, {}),
+    "aten::bitwise_xor.Tensor_out": (aten.bitwise_xor.Tensor_out, {}),
+}
+# Ops whose integer divisors stay nonzero here (a zero is an error, tested per op).
+DIVIDING = {
+    "aten::div.out_mode",
+    "aten::remainder.Tensor_out",
+    "aten::fmod.Tensor_out",
+    "aten::remainder.Scalar_out",
+    "aten::fmod.Scalar_out",
 }
 SCALARS = [True, False, 3, -300, 2**40 + 3, 0.1, -2.5, 65520.0, 1e39, float("nan"), float("inf")]
 
@@ -42,16 +61,38 @@ def test_tensor_tensor_promotion(call_op: Any, name: str) -> None:
         b = operands(dtype_b, shape_b, 2)
         if name == "aten::div.out" and not b.dtype.is_floating_point:
             b = b.clamp(-3, 3) if b.dtype != torch.bool else b
+        if name in DIVIDING and not b.dtype.is_floating_point and b.dtype != torch.bool:
+            b = b.clamp(1, 3)
+        if name == "aten::pow.Tensor_Tensor_out" and not b.dtype.is_floating_point:
+            b = b.clamp(-3, 5) if b.dtype != torch.bool else b
         out = torch.empty(0, dtype=torch.float64)
         check_op(call_op, name, torch_op, (a, b), kwargs, out=out)
 
 
 @pytest.mark.parametrize(
     ("name", "torch_op"),
-    [("aten::add.Scalar_out", aten.add.Scalar_out), ("aten::mul.Scalar_out", aten.mul.Scalar_out)],
+    [
+        ("aten::add.Scalar_out", aten.add.Scalar_out),
+        ("aten::sub.Scalar_out", aten.sub.Scalar_out),
+        ("aten::mul.Scalar_out", aten.mul.Scalar_out),
+        ("aten::div.Scalar_out", aten.div.Scalar_out),
+        ("aten::div.Scalar_mode_out", aten.div.Scalar_mode_out),
+        ("aten::remainder.Scalar_out", aten.remainder.Scalar_out),
+        ("aten::fmod.Scalar_out", aten.fmod.Scalar_out),
+        ("aten::pow.Tensor_Scalar_out", aten.pow.Tensor_Scalar_out),
+        ("aten::ge.Scalar_out", aten.ge.Scalar_out),
+        ("aten::ne.Scalar_out", aten.ne.Scalar_out),
+        ("aten::bitwise_or.Scalar_out", aten.bitwise_or.Scalar_out),
+    ],
 )
 def test_tensor_scalar_promotion(call_op: Any, name: str, torch_op: Any) -> None:
     for dtype, shape, other in product(ALL_DTYPES, [(5,), ()], SCALARS):
         a = operands(dtype, shape, 3)
-        out = torch.empty(0, dtype=torch.result_type(a, other))
-        check_op(call_op, name, torch_op, (a, other), out=out)
+        if name in DIVIDING and not a.dtype.is_floating_point:
+            a = a.clamp(-100, 100) if a.dtype != torch.bool else a
+        kwargs = {"rounding_mode": "trunc"} if name == "aten::div.Scalar_mode_out" else {}
+        result = torch.result_type(a, other)
+        if name == "aten::div.Scalar_out" and not result.is_floating_point:
+            result = torch.float32
+        out = torch.empty(0, dtype=result)
+        check_op(call_op, name, torch_op, (a, other), kwargs, out=out)

@@ -10,8 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from op_compare import check_op
 from strategies import ALL_DTYPES, make_tensor, out_tensors, tensors
-
-import kiln
+from unary_checks import raises
 
 SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -35,9 +34,9 @@ def test_relu_long_and_in_place(call_op: Any, dtype: torch.dtype) -> None:
 
 
 def test_relu_errors(call_op: Any) -> None:
-    with pytest.raises(kiln.KilnError, match="Boolean inputs not supported for relu"):
+    with raises(call_op, "Boolean inputs not supported for relu"):
         call_op(
             "aten::relu.out", torch.ones(2, dtype=torch.bool), out=torch.empty(0, dtype=torch.bool)
         )
-    with pytest.raises(kiln.KilnError, match="Expected out tensor to have dtype Float"):
+    with raises(call_op, "Expected out tensor to have dtype Float"):
         call_op("aten::relu.out", torch.ones(2), out=torch.empty(0, dtype=torch.float64))

@@ -13,7 +13,7 @@ from strategies import ALL_DTYPES, dtypes, make_tensor, out_like, shapes, tensor
 
 import kiln
 
-SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 aten = torch.ops.aten
 
@@ -131,7 +131,7 @@ def test_sum_empty_input_gives_zeros(call_op: Any) -> None:
             [0],
             torch.float64,
             torch.float32,
-            "Expected out tensor to have dtype Double, but got Float",
+            "(?i)expected out tensor to have dtype double, but got float",
         ),
     ],
 )
@@ -150,3 +150,22 @@ def test_sum_errors(
             dtype=sum_dtype,
             out=torch.empty(0, dtype=out_dtype),
         )
+
+
+@SETTINGS
+@given(data=st.data())
+def test_sum_all_matches_torch(call_op: Any, data: Any) -> None:
+    dtype = data.draw(dtypes)
+    sum_dtype = data.draw(st.one_of(st.none(), dtypes))
+    out_dtype = sum_dtype or (dtype if dtype.is_floating_point else torch.int64)
+    special = out_dtype.is_floating_point and data.draw(st.booleans())
+    a = data.draw(tensors(dtype, shapes(0, 3, 0, 40), magnitude=50.0, special=special))
+    check_op(
+        call_op,
+        "aten::sum.out",
+        aten.sum.out,
+        (a,),
+        {"dtype": sum_dtype},
+        out=out_like(out_dtype, (3,) if data.draw(st.booleans()) else None),
+        atol=sum_atol(a, out_dtype),
+    )

@@ -36,7 +36,7 @@ def test_compute_ops_reject_dtypes_kiln_lacks(call_op: Any, dtype: torch.dtype) 
 
 
 def test_sum_rejects_a_sum_dtype_kiln_lacks(call_op: Any) -> None:
-    with pytest.raises(kiln.KilnError, match="sum dtype has dtype UInt16"):
+    with pytest.raises(kiln.KilnError, match="op dtype has dtype UInt16"):
         call_op(
             "aten::sum.IntList_out",
             torch.ones(3),

@@ -1,4 +1,4 @@
-"""aten::view_copy.out against torch."""
+"""aten::view_copy.out and _unsafe_view.out against torch."""
 
 from __future__ import annotations
 
@@ -54,6 +54,20 @@ def test_view_copy_matches_torch(call_op: Any, data: Any) -> None:
     check_op(call_op, "aten::view_copy.out", aten.view_copy.out, (a, size), out=out)
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_unsafe_view_matches_torch(call_op: Any, data: Any) -> None:
+    a = data.draw(tensors())
+    size = data.draw(target_sizes(a.numel()))
+    valid_shape = None
+    try:
+        valid_shape = tuple(a.view(size).shape)
+    except RuntimeError:
+        pass
+    out = data.draw(out_tensors(a.dtype, valid_shape if valid_shape is not None else (0,)))
+    check_op(call_op, "aten::_unsafe_view.out", aten._unsafe_view.out, (a, size), out=out)
+
+
 @pytest.mark.parametrize(
     ("shape", "size", "match"),
     [
@@ -81,5 +95,5 @@ def test_view_copy_infers_and_copies(call_op: Any) -> None:
 
 
 def test_view_copy_out_dtype_must_match(call_op: Any) -> None:
-    with pytest.raises(kiln.KilnError, match="Expected out tensor to have dtype Float"):
+    with pytest.raises(kiln.KilnError, match="(?i)Expected out tensor to have dtype float"):
         call_op("aten::view_copy.out", torch.ones(4), [2, 2], out=torch.empty(0, dtype=torch.int8))

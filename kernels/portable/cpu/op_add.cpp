@@ -1,4 +1,4 @@
-// add.out, add.Scalar_out and sub.out: out = self + alpha * other (sub: self - alpha * other).
+// add.out, add.Scalar_out, sub.out and sub.Scalar_out: out = self + alpha * other (sub: minus).
 #include "kernels/portable/cpu/util/broadcast.h"
 #include "kernels/portable/cpu/util/checks.h"
 #include "kernels/portable/cpu/util/elementwise.h"
@@ -46,14 +46,40 @@ Tensor& add_sub(KernelRuntimeContext& ctx, const Tensor& self, const Elementwise
   apply_binary_op(ElementwiseInput::of(self), other, common, out, [&](auto zero) {
     using T = decltype(zero);
     const T scale = scalar_as<T>(effective, common);
-    // alpha == 1 (the usual case) skips the multiply: the compiler unswitches the loops, and
-    // integer multiplies cost several instructions without SSE4.1.
-    const bool unit = scale == T(1);
+    // Integers with alpha == 1 (the usual case) skip the multiply: the compiler unswitches the
+    // loops, and integer multiplies cost several instructions without SSE4.1. Floats always
+    // multiply (exact for 1): a float ternary whose arms compute would not vectorise.
+    const bool unit = std::is_integral_v<T> && scale == T(1);
     return [scale, unit](T a, T b) {
-      return unit ? wrapping_add(a, b) : wrapping_add(a, wrapping_mul(scale, b));
+      if constexpr (std::is_integral_v<T>) {
+        return unit ? wrapping_add(a, b) : wrapping_add(a, wrapping_mul(scale, b));
+      } else {
+        return a + scale * b;
+      }
     };
   });
   return out;
+}
+
+// ATen refuses bool operands of subtraction.
+bool check_sub_operands(KernelRuntimeContext& ctx, bool self_bool, bool other_bool) {
+  KILN_KERNEL_CHECK_MSG(ctx, !(self_bool && other_bool), InvalidArgument, false,
+                        "Subtraction, the `-` operator, with two bool tensors is not supported; "
+                        "use logical_xor instead");
+  KILN_KERNEL_CHECK_MSG(ctx, !self_bool && !other_bool, InvalidArgument, false,
+                        "Subtraction, the `-` operator, with a bool tensor is not supported; "
+                        "to invert a mask use logical_not, or convert the tensor to an integer "
+                        "dtype first");
+  return true;
+}
+
+Tensor& add_sub_scalar(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& other,
+                       const Scalar& alpha, bool subtract, Tensor& out) {
+  if (!check_tensor(ctx, self, "self") || !check_tensor(ctx, out, "out")) return out;
+  const ScalarType common = result_type(self, other);
+  if (!check_out_dtype_is(ctx, out, common)) return out;
+  ScalarStorage storage;
+  return add_sub(ctx, self, scalar_input(other, storage), common, alpha, subtract, out);
 }
 
 Tensor& add_sub_tensor(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other,
@@ -76,25 +102,24 @@ Tensor& add_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& oth
 
 Tensor& sub_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other,
                 const Scalar& alpha, Tensor& out) {
-  const bool self_bool = self.scalar_type() == ScalarType::Bool;
-  const bool other_bool = other.scalar_type() == ScalarType::Bool;
-  KILN_KERNEL_CHECK_MSG(ctx, !(self_bool && other_bool), InvalidArgument, out,
-                        "Subtraction, the `-` operator, with two bool tensors is not supported; "
-                        "use logical_xor instead");
-  KILN_KERNEL_CHECK_MSG(ctx, !self_bool && !other_bool, InvalidArgument, out,
-                        "Subtraction, the `-` operator, with a bool tensor is not supported; "
-                        "to invert a mask use logical_not, or convert the tensor to an integer "
-                        "dtype first");
+  if (!check_sub_operands(ctx, self.scalar_type() == ScalarType::Bool,
+                          other.scalar_type() == ScalarType::Bool)) {
+    return out;
+  }
   return add_sub_tensor(ctx, self, other, alpha, /*subtract=*/true, out);
 }
 
 Tensor& add_scalar_out(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& other,
                        const Scalar& alpha, Tensor& out) {
-  if (!check_tensor(ctx, self, "self") || !check_tensor(ctx, out, "out")) return out;
-  const ScalarType common = result_type(self, other);
-  if (!check_out_dtype_is(ctx, out, common)) return out;
-  ScalarStorage storage;
-  return add_sub(ctx, self, scalar_input(other, storage), common, alpha, /*subtract=*/false, out);
+  return add_sub_scalar(ctx, self, other, alpha, /*subtract=*/false, out);
+}
+
+Tensor& sub_scalar_out(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& other,
+                       const Scalar& alpha, Tensor& out) {
+  if (!check_sub_operands(ctx, self.scalar_type() == ScalarType::Bool, other.isBoolean())) {
+    return out;
+  }
+  return add_sub_scalar(ctx, self, other, alpha, /*subtract=*/true, out);
 }
 
 }  // namespace kiln::portable::native

@@ -1,4 +1,5 @@
-// clone.out: copies self into out (same dtype and shape); memory_format as ATen validates it.
+// clone, alias_copy, detach_copy: copy self into out (same dtype and shape); clone validates
+// memory_format as ATen does.
 #include <cstring>
 #include <optional>
 
@@ -33,6 +34,14 @@ Tensor& clone_out(KernelRuntimeContext& ctx, const Tensor& self,
     std::memmove(out.mutable_data_ptr(), self.const_data_ptr(), self.nbytes());
   }
   return out;
+}
+
+Tensor& alias_copy_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
+  return clone_out(ctx, self, std::nullopt, out);
+}
+
+Tensor& detach_copy_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
+  return clone_out(ctx, self, std::nullopt, out);
 }
 
 }  // namespace kiln::portable::native

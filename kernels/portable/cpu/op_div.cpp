@@ -1,4 +1,10 @@
-// div.out: true division, out = self / other; integer and bool inputs divide as Float.
+// div.out, div.out_mode, div.Scalar_out and div.Scalar_mode_out: true, truncating or floor
+// division; integer and bool inputs divide as Float unless a rounding mode is given.
+#include <cmath>
+#include <optional>
+#include <string_view>
+
+#include "kernels/portable/cpu/util/binary_ops.h"
 #include "kernels/portable/cpu/util/broadcast.h"
 #include "kernels/portable/cpu/util/checks.h"
 #include "kernels/portable/cpu/util/elementwise.h"
@@ -6,23 +12,134 @@
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {
+namespace {
 
-Tensor& div_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other, Tensor& out) {
+enum class Rounding : uint8_t { kNone, kTrunc, kFloor };
+
+bool parse_rounding(KernelRuntimeContext& ctx, std::optional<std::string_view> mode,
+                    Rounding* rounding) {
+  *rounding = Rounding::kNone;
+  if (!mode.has_value()) return true;
+  if (*mode == "trunc") {
+    *rounding = Rounding::kTrunc;
+  } else if (*mode == "floor") {
+    *rounding = Rounding::kFloor;
+  } else {
+    ctx.fail(Error::InvalidArgument,
+             "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+             "'%.*s'",
+             static_cast<int>(mode->size()), mode->data());
+    return false;
+  }
+  return true;
+}
+
+// Divides once the inputs are known: `common` is the promoted dtype (before true division's
+// promotion to Float) and out has been checked and resized.
+Tensor& divide(KernelRuntimeContext& ctx, const ElementwiseInput& self,
+               const ElementwiseInput& other, ScalarType common, Rounding rounding, Tensor& out) {
+  if (rounding == Rounding::kNone) {
+    // ATen reads a single-element divisor of a Half or BFloat16 division straight into float.
+    apply_binary_op<kFloatingTypes, ScalarOther::kExact>(self, other, common, out, [](auto zero) {
+      using T = decltype(zero);
+      return [](T a, T b) { return a / b; };
+    });
+    return out;
+  }
+  if (common == ScalarType::Bool) {
+    fail_dtype(ctx,
+               rounding == Rounding::kTrunc ? "div (rounding_mode='trunc')"
+                                            : "div (rounding_mode='floor')",
+               common);
+    return out;
+  }
+  bool zero_divisor = false;
+  const bool trunc = rounding == Rounding::kTrunc;
+  // ATen's Half and BFloat16 rounding divisions round each step to the dtype, except with a
+  // single-element divisor (read into float as for true division).
+  const bool round_steps = is_reduced_floating_type(common) && compute_numel(other.sizes) != 1;
+  const bool half = common == ScalarType::Half;
+  apply_binary_op<kAllTypes, ScalarOther::kExact>(self, other, common, out, [&](auto zero) {
+    using T = decltype(zero);
+    if constexpr (std::is_integral_v<T>) {
+      return guard_zero_divisor<T>(&zero_divisor, [trunc](T a, T b) {
+        return trunc ? div_trunc_int(a, b) : div_floor_int(a, b);
+      });
+    } else {
+      return [trunc, round_steps, half](T a, T b) {
+        if constexpr (std::is_same_v<T, float>) {
+          if (round_steps) {
+            const auto round = [half](float value) { return round_reduced(value, half); };
+            return trunc ? std::trunc(round(a / b)) : div_floor_float(a, b, round);
+          }
+        }
+        return trunc ? std::trunc(a / b) : div_floor_float(a, b);
+      };
+    }
+  });
+  KILN_KERNEL_CHECK_MSG(ctx, !zero_divisor, InvalidArgument, out,
+                        "ZeroDivisionError: integer division by zero; check the divisor for "
+                        "zeros or divide in a floating dtype");
+  return out;
+}
+
+ScalarType true_division_type(ScalarType common) {
+  // True division promotes integers (and bool) to the default floating dtype, Float.
+  return is_floating_type(common) ? common : ScalarType::Float;
+}
+
+Tensor& div_tensor(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other,
+                   Rounding rounding, Tensor& out) {
   if (!check_tensor(ctx, self, "self") || !check_tensor(ctx, other, "other") ||
       !check_tensor(ctx, out, "out")) {
     return out;
   }
-  ScalarType common = result_type(self, other);
-  // True division promotes integers (and bool) to the default floating dtype, Float.
-  if (!is_floating_type(common)) common = ScalarType::Float;
+  ResultType promotion;
+  promotion.add_tensor(self);
+  promotion.add_tensor(other);
+  ScalarType common = promotion.get();
+  if (rounding == Rounding::kNone) common = true_division_type(common);
   if (!check_out_dtype_castable(ctx, out, common)) return out;
   if (!resize_to_broadcast(ctx, self.sizes(), other.sizes(), out)) return out;
-  apply_binary_op<kFloatingTypes, ScalarOther::kExact>(
-      ElementwiseInput::of(self), ElementwiseInput::of(other), common, out, [](auto zero) {
-        using T = decltype(zero);
-        return [](T a, T b) { return a / b; };
-      });
-  return out;
+  return divide(ctx, ElementwiseInput::of(self), ElementwiseInput::of(other), common, rounding,
+                out);
+}
+
+Tensor& div_scalar(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& other,
+                   Rounding rounding, Tensor& out) {
+  if (!check_tensor(ctx, self, "self") || !check_tensor(ctx, out, "out")) return out;
+  ScalarType common = result_type(self, other);
+  if (rounding == Rounding::kNone) common = true_division_type(common);
+  if (!check_out_dtype_is(ctx, out, common)) return out;
+  if (!resize_or_fail(ctx, out, self.sizes())) return out;
+  ScalarStorage storage;
+  return divide(ctx, ElementwiseInput::of(self), scalar_input(other, storage), common, rounding,
+                out);
+}
+
+}  // namespace
+
+Tensor& div_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other, Tensor& out) {
+  return div_tensor(ctx, self, other, Rounding::kNone, out);
+}
+
+Tensor& div_out_mode(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other,
+                     std::optional<std::string_view> rounding_mode, Tensor& out) {
+  Rounding rounding;
+  if (!parse_rounding(ctx, rounding_mode, &rounding)) return out;
+  return div_tensor(ctx, self, other, rounding, out);
+}
+
+Tensor& div_scalar_out(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& other,
+                       Tensor& out) {
+  return div_scalar(ctx, self, other, Rounding::kNone, out);
+}
+
+Tensor& div_scalar_mode_out(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& other,
+                            std::optional<std::string_view> rounding_mode, Tensor& out) {
+  Rounding rounding;
+  if (!parse_rounding(ctx, rounding_mode, &rounding)) return out;
+  return div_scalar(ctx, self, other, rounding, out);
 }
 
 }  // namespace kiln::portable::native

@@ -2,7 +2,7 @@
 #include <type_traits>
 
 #include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/elementwise.h"
+#include "kernels/portable/cpu/util/unary.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {
@@ -14,14 +14,16 @@ Tensor& relu_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
                         "floating dtype first");
   if (!check_out_dtype_is(ctx, out, self.scalar_type())) return out;
   if (!resize_or_fail(ctx, out, self.sizes())) return out;
-  apply_unary_op(self, out, [](auto zero) {
+  apply_unary(self, self.scalar_type(), out, [](auto zero) {
     using T = decltype(zero);
     // `x < 0` is false for NaN, so NaN passes through as in ATen.
     return [](T x) {
       if constexpr (std::is_unsigned_v<T>) {
         return x;
-      } else {
+      } else if constexpr (std::is_integral_v<T>) {
         return x < T(0) ? T(0) : x;
+      } else {
+        return select(x < T(0), T(0), x);  // a bit select, so float loops vectorise
       }
     };
   });

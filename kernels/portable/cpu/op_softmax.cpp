@@ -1,7 +1,9 @@
-// _softmax.out: exp(x - max) / sum(exp(x - max)) along `dim`, for floating dtypes.
+// _softmax.out and _log_softmax.out along `dim`, for floating dtypes, with the max subtracted.
 #include "kernels/portable/cpu/util/checks.h"
 #include "kernels/portable/cpu/util/convert.h"
 #include "kernels/portable/cpu/util/dtype_util.h"
+#include "kernels/portable/cpu/util/reduce_math.h"
+#include "kernels/portable/cpu/util/target.h"
 #include "kernels/portable/cpu/util/vec_math.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
@@ -10,80 +12,118 @@ namespace {
 
 constexpr int64_t kChunk = 256;
 
-// Softmax over `size` rows spaced `stride` elements apart, `width` <= kChunk contiguous columns
-// at a time. With width 1 and stride 1 it is one contiguous row, walked in chunks instead.
-// Computed in C (float for Half/BFloat16/Float, double for Double). When out holds C, exp values
-// are written once and rescaled in place; otherwise they are recomputed for the converting store.
+// The row loops. A NaN makes the max NaN, and so the whole slice, as in ATen.
+template <typename C>
+KILN_HOT_LOOP C row_max(const C* x, int64_t n, C start) {
+  return extreme_nan<C, true>(x, n, start);
+}
+
+// y = e^(x - max); returns the sum of y.
+template <typename C>
+KILN_HOT_LOOP C row_exp_sum(const C* x, C* y, int64_t n, C max) {
+  return exp_sum_lanes(x, y, n, max);
+}
+
+// softmax: y = y * scale; log_softmax: y = x - shift.
+template <typename C>
+KILN_HOT_LOOP void row_scale(C* y, int64_t n, C scale) {
+  for (int64_t i = 0; i < n; ++i) y[i] *= scale;
+}
+template <typename C>
+KILN_HOT_LOOP void row_shift(const C* x, C* y, int64_t n, C shift) {
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] - shift;
+}
+
+// The column loops: w independent slices at once, one input row of width w per call.
+template <typename C>
+KILN_HOT_LOOP void column_max(const C* x, C* max, int64_t w) {
+  for (int64_t i = 0; i < w; ++i) max[i] = max_of(x[i], max[i]);
+}
+template <typename C>
+KILN_HOT_LOOP void column_exp_sum(const C* x, C* y, const C* max, C* sum, int64_t w) {
+  for (int64_t i = 0; i < w; ++i) {
+    const C e = exp_shifted(x[i] - max[i]);
+    y[i] = e;
+    sum[i] += e;
+  }
+}
+template <typename C>
+KILN_HOT_LOOP void column_finish(const C* x, C* y, const C* max, const C* factor, int64_t w,
+                                 bool log) {
+  if (log) {
+    for (int64_t i = 0; i < w; ++i) y[i] = x[i] - max[i] - factor[i];
+  } else {
+    for (int64_t i = 0; i < w; ++i) y[i] = exp_shifted(x[i] - max[i]) * factor[i];
+  }
+}
+
+// Softmax over slices of `size` elements spaced `stride` apart, computed in C (float for
+// Half/BFloat16/Float, double for Double). When in and out hold C, rows are read and written in
+// place; otherwise they go through conversion buffers of kChunk elements.
 template <typename C>
 class SoftmaxRunner {
  public:
-  SoftmaxRunner(const Tensor& in, Tensor& out)
+  SoftmaxRunner(const Tensor& in, Tensor& out, bool log)
       : dtype_(in.scalar_type()),
         element_size_(in.element_size()),
         direct_(dtype_ == CppToScalarType<C>::value),
+        log_(log),
         src_(static_cast<const char*>(in.const_data_ptr())),
         dst_(static_cast<char*>(out.mutable_data_ptr())) {}
 
-  // Each "column" w sums over d of x[base + d * stride + w].
+  // One contiguous slice.
+  void row(int64_t base, int64_t size) {
+    if (direct_) {
+      const C* x = reinterpret_cast<const C*>(src_) + base;
+      C* y = reinterpret_cast<C*>(dst_) + base;
+      const C max = row_max(x, size, C(-INFINITY));
+      const C sum = row_exp_sum(x, y, size, max);
+      if (log_) {
+        row_shift(x, y, size, C(max + std::log(sum)));
+      } else {
+        row_scale(y, size, C(1) / sum);
+      }
+      return;
+    }
+    C max = -INFINITY;
+    for (int64_t s = 0; s < size; s += kChunk) {
+      const int64_t m = size - s < kChunk ? size - s : kChunk;
+      max = row_max(read(base + s, m), m, max);
+    }
+    C sum = 0;
+    for (int64_t s = 0; s < size; s += kChunk) {
+      const int64_t m = size - s < kChunk ? size - s : kChunk;
+      sum += row_exp_sum(read(base + s, m), buf_, m, max);
+    }
+    for (int64_t s = 0; s < size; s += kChunk) {
+      const int64_t m = size - s < kChunk ? size - s : kChunk;
+      const C* x = read(base + s, m);
+      if (log_) {
+        row_shift(x, buf_, m, C(max + std::log(sum)));
+      } else {
+        row_exp_sum(x, buf_, m, max);
+        row_scale(buf_, m, C(1) / sum);
+      }
+      store_row<C>(buf_, m, dtype_, dst_ + (base + s) * element_size_);
+    }
+  }
+
+  // `width` <= kChunk neighbouring slices: slice w holds x[base + d * stride + w].
   void columns(int64_t base, int64_t size, int64_t stride, int64_t width) {
     for (int64_t w = 0; w < width; ++w) {
       max_[w] = -INFINITY;
       sum_[w] = 0;
     }
-    // NaN never compares greater, so a NaN keeps the max finite and turns the sum NaN, which
-    // makes the whole slice NaN as in ATen.
+    for (int64_t d = 0; d < size; ++d) column_max(read(base + d * stride, width), max_, width);
     for (int64_t d = 0; d < size; ++d) {
-      const C* x = read(base + d * stride, width);
-      for (int64_t w = 0; w < width; ++w) max_[w] = max_of(x[w], max_[w]);
+      column_exp_sum(read(base + d * stride, width), buf_, max_, sum_, width);
     }
-    for (int64_t d = 0; d < size; ++d) {
-      const int64_t offset = base + d * stride;
-      const C* x = read(offset, width);
-      C* y = direct_ ? out_ptr(offset) : buf_;
-      for (int64_t w = 0; w < width; ++w) {
-        y[w] = exp_compute(x[w] - max_[w]);
-        sum_[w] += y[w];
-      }
-    }
-    for (int64_t w = 0; w < width; ++w) sum_[w] = C(1) / sum_[w];
+    for (int64_t w = 0; w < width; ++w) sum_[w] = log_ ? std::log(sum_[w]) : C(1) / sum_[w];
     for (int64_t d = 0; d < size; ++d) {
       const int64_t offset = base + d * stride;
-      if (direct_) {
-        C* y = out_ptr(offset);
-        for (int64_t w = 0; w < width; ++w) y[w] *= sum_[w];
-      } else {
-        const C* x = read(offset, width);
-        for (int64_t w = 0; w < width; ++w) buf_[w] = exp_compute(x[w] - max_[w]) * sum_[w];
-        write(offset, width);
-      }
-    }
-  }
-
-  void row(int64_t base, int64_t size) {
-    C max = -INFINITY;
-    for (int64_t s = 0; s < size; s += kChunk) {
-      const int64_t m = size - s < kChunk ? size - s : kChunk;
-      max = max_lanes(read(base + s, m), m, max);
-    }
-    C sum = 0;
-    for (int64_t s = 0; s < size; s += kChunk) {
-      const int64_t m = size - s < kChunk ? size - s : kChunk;
-      const C* x = read(base + s, m);
-      C* y = direct_ ? out_ptr(base + s) : buf_;
-      for (int64_t i = 0; i < m; ++i) y[i] = exp_compute(x[i] - max);
-      sum += sum_lanes(y, m);
-    }
-    const C scale = C(1) / sum;
-    for (int64_t s = 0; s < size; s += kChunk) {
-      const int64_t m = size - s < kChunk ? size - s : kChunk;
-      if (direct_) {
-        C* y = out_ptr(base + s);
-        for (int64_t i = 0; i < m; ++i) y[i] *= scale;
-      } else {
-        const C* x = read(base + s, m);
-        for (int64_t i = 0; i < m; ++i) buf_[i] = exp_compute(x[i] - max) * scale;
-        write(base + s, m);
-      }
+      C* y = direct_ ? reinterpret_cast<C*>(dst_) + offset : buf_;
+      column_finish(read(offset, width), y, max_, sum_, width, log_);
+      if (!direct_) store_row<C>(buf_, width, dtype_, dst_ + offset * element_size_);
     }
   }
 
@@ -94,14 +134,11 @@ class SoftmaxRunner {
     load_row<C>(src_ + offset * element_size_, dtype_, 1, n, in_buf_);
     return in_buf_;
   }
-  C* out_ptr(int64_t offset) { return reinterpret_cast<C*>(dst_) + offset; }
-  void write(int64_t offset, int64_t n) {
-    store_row<C>(buf_, n, dtype_, dst_ + offset * element_size_);
-  }
 
   ScalarType dtype_;
   size_t element_size_;
   bool direct_;
+  bool log_;
   const char* src_;
   char* dst_;
   C in_buf_[kChunk];
@@ -110,10 +147,8 @@ class SoftmaxRunner {
   C sum_[kChunk];
 };
 
-}  // namespace
-
-Tensor& softmax_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim, bool half_to_float,
-                    Tensor& out) {
+Tensor& softmax_common(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim,
+                       bool half_to_float, bool log, Tensor& out) {
   if (!check_tensor(ctx, self, "self") || !check_tensor(ctx, out, "out")) return out;
   KILN_KERNEL_CHECK_MSG(ctx, !half_to_float, NotSupported, out,
                         "softmax with half to float conversion is not supported on CPU; pass "
@@ -125,15 +160,15 @@ Tensor& softmax_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim, 
   // Like ATen, an empty input of any dtype is fine: there is nothing to compute.
   if (self.numel() == 0) return out;
   KILN_KERNEL_CHECK_MSG(ctx, is_floating_type(self.scalar_type()), InvalidType, out,
-                        "softmax is not implemented for dtype %s; pass a floating point tensor "
+                        "%s is not implemented for dtype %s; pass a floating point tensor "
                         "(Half, BFloat16, Float or Double)",
-                        to_string(self.scalar_type()));
+                        log ? "log_softmax" : "softmax", to_string(self.scalar_type()));
   const int64_t size = self.dim() == 0 ? 1 : self.size(axis);
   int64_t inner = 1;
   for (int64_t d = axis + 1; d < self.dim(); ++d) inner *= self.size(d);
   const int64_t outer = self.numel() / (size * inner);
   dispatch_compute_type<kFloatingTypes>(self.scalar_type(), [&](auto tag) {
-    SoftmaxRunner<typename decltype(tag)::type> runner(self, out);
+    SoftmaxRunner<typename decltype(tag)::type> runner(self, out, log);
     for (int64_t o = 0; o < outer; ++o) {
       const int64_t base = o * size * inner;
       if (inner == 1) {
@@ -146,6 +181,18 @@ Tensor& softmax_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim, 
     }
   });
   return out;
+}
+
+}  // namespace
+
+Tensor& softmax_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim, bool half_to_float,
+                    Tensor& out) {
+  return softmax_common(ctx, self, dim, half_to_float, /*log=*/false, out);
+}
+
+Tensor& log_softmax_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim,
+                        bool half_to_float, Tensor& out) {
+  return softmax_common(ctx, self, dim, half_to_float, /*log=*/true, out);
 }
 
 }  // namespace kiln::portable::native

@@ -1,4 +1,4 @@
-// view_copy.out: self's elements in a new shape (one size may be -1 and is inferred).
+// view_copy and _unsafe_view: self's elements in a new shape (one size may be -1 and is inferred).
 #include <cstdint>
 #include <cstring>
 
@@ -64,6 +64,11 @@ Tensor& view_copy_out(KernelRuntimeContext& ctx, const Tensor& self, IntArrayRef
     std::memmove(out.mutable_data_ptr(), self.const_data_ptr(), self.nbytes());
   }
   return out;
+}
+
+Tensor& _unsafe_view_out(KernelRuntimeContext& ctx, const Tensor& self, IntArrayRef size,
+                         Tensor& out) {
+  return view_copy_out(ctx, self, size, out);
 }
 
 }  // namespace kiln::portable::native

@@ -7,10 +7,13 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/portable/cpu/util/broadcast.h"
 #include "kernels/portable/cpu/util/convert.h"
 #include "kernels/portable/cpu/util/dtype_util.h"
+#include "kernels/portable/cpu/util/target.h"
+#include "runtime/core/half.h"
 #include "runtime/core/scalar.h"
 #include "runtime/core/tensor.h"
 
@@ -52,38 +55,105 @@ constexpr int64_t kElementwiseChunk = 256;
 
 namespace detail {
 
-// One row: out[i] = op(a[i * sa], b[i * sb]) with strides 0 or 1 (never both 0 unless n == 1),
-// written as separate loops so each is a plain vectorisable loop.
-template <typename T, typename Op>
-inline void binary_row(const T* a, int64_t sa, const T* b, int64_t sb, T* out, int64_t n,
-                       const Op& op) {
-  if (sa != 0 && sb != 0) {
-    for (int64_t i = 0; i < n; ++i) out[i] = op(a[i], b[i]);
-  } else if (sa == 0) {
-    const T x = a[0];
-    for (int64_t i = 0; i < n; ++i) out[i] = op(x, b[i]);
+// An op's value as an out element. A predicate's bool selects 0 or 1: GCC does not vectorise a
+// plain conversion of a float comparison's bool into a float out.
+template <typename R, typename V>
+inline R to_result(V value) {
+  if constexpr (std::is_same_v<V, bool> && !std::is_same_v<R, bool>) {
+    return value ? R(1) : R(0);
   } else {
-    const T y = b[0];
-    for (int64_t i = 0; i < n; ++i) out[i] = op(a[i], y);
+    return static_cast<R>(value);
   }
 }
 
-template <typename T, typename Op>
-void binary_same_dtype(const BroadcastPlan& plan, const void* a, const void* b, void* out,
-                       const Op& op) {
+// One row: out[i] = op(a[i * sa], b[i * sb]) with strides 0 or 1 (never both 0 unless n == 1),
+// written as separate loops so each is a plain vectorisable loop. R is T for arithmetic, bool
+// (or float, for a Float out) for predicates.
+template <typename T, typename R, typename Op>
+KILN_HOT_LOOP void binary_row(const T* a, int64_t sa, const T* b, int64_t sb, R* out, int64_t n,
+                              const Op& op) {
+  if (sa != 0 && sb != 0) {
+    for (int64_t i = 0; i < n; ++i) out[i] = to_result<R>(op(a[i], b[i]));
+  } else if (sa == 0) {
+    const T x = a[0];
+    for (int64_t i = 0; i < n; ++i) out[i] = to_result<R>(op(x, b[i]));
+  } else {
+    const T y = b[0];
+    for (int64_t i = 0; i < n; ++i) out[i] = to_result<R>(op(a[i], y));
+  }
+}
+
+// Half and BFloat16 widened to float and narrowed back inline, so a row converts, computes and
+// rounds in one vectorisable loop (the AVX2 clone does eight lanes of the bit arithmetic).
+// Widening Half: its exponent and mantissa shifted into float position and scaled by 2^112
+// rebias exactly (subnormals included); infinity and NaN, which land at 2^16 and above, get
+// float's top exponent.
+inline float widen(Half value) {
+  const uint32_t magnitude = static_cast<uint32_t>(value.x & 0x7fffu) << 13;
+  const float scaled = kiln::detail::bits_float(magnitude) * 5.192296858534828e+33f;
+  const uint32_t special = kiln::detail::mask_if(scaled >= 65536.0f) & 0x7f800000u;
+  const uint32_t sign = static_cast<uint32_t>(value.x & 0x8000u) << 16;
+  return kiln::detail::bits_float(kiln::detail::float_bits(scaled) | special | sign);
+}
+inline float widen(BFloat16 value) { return kiln::detail::bfloat16_bits_to_float(value.x); }
+template <typename T>
+inline T narrow(float value) {
+  if constexpr (std::is_same_v<T, Half>) {
+    return Half::from_bits(kiln::detail::float_to_half_bits(value));
+  } else {
+    return BFloat16::from_bits(kiln::detail::float_to_bfloat16_bits(value));
+  }
+}
+
+// binary_row for Half or BFloat16 elements with a float op. R is T, or float for a result
+// rounded to T and then widened (a float out); a predicate's bool result stores as 0 or 1.
+template <typename T, typename R, typename Op>
+KILN_HOT_LOOP void reduced_row(const T* a, int64_t sa, const T* b, int64_t sb, R* out, int64_t n,
+                               const Op& op) {
+  const auto store = [](auto value) {
+    if constexpr (std::is_same_v<decltype(value), bool>) {
+      return to_result<R>(value);
+    } else if constexpr (std::is_same_v<R, T>) {
+      return narrow<T>(value);
+    } else {
+      return widen(narrow<T>(value));
+    }
+  };
+  if (sa != 0 && sb != 0) {
+    for (int64_t i = 0; i < n; ++i) out[i] = store(op(widen(a[i]), widen(b[i])));
+  } else if (sa == 0) {
+    const float x = widen(a[0]);
+    for (int64_t i = 0; i < n; ++i) out[i] = store(op(x, widen(b[i])));
+  } else {
+    const float y = widen(b[0]);
+    for (int64_t i = 0; i < n; ++i) out[i] = store(op(widen(a[i]), y));
+  }
+}
+
+// Runs `row` (binary_row or reduced_row) over every row of the plan.
+template <typename T, typename R, typename Row>
+void binary_rows(const BroadcastPlan& plan, const void* a, const void* b, void* out,
+                 const Row& row) {
   const T* pa = static_cast<const T*>(a);
   const T* pb = static_cast<const T*>(b);
-  T* po = static_cast<T*>(out);
+  R* po = static_cast<R*>(out);
   const int64_t sa = plan.row_stride(0);
   const int64_t sb = plan.row_stride(1);
   for_each_row(plan, [&](const int64_t* offsets, int64_t out_offset, int64_t n) {
-    binary_row(pa + offsets[0], sa, pb + offsets[1], sb, po + out_offset, n, op);
+    row(pa + offsets[0], sa, pb + offsets[1], sb, po + out_offset, n);
   });
 }
 
+// z[i] = op(x[i], y[i]) on compute-type buffers.
+template <typename C, typename R, typename Op>
+KILN_HOT_LOOP void map_buffers(const C* x, const C* y, R* z, int64_t n, const Op& op) {
+  for (int64_t i = 0; i < n; ++i) z[i] = to_result<R>(op(x[i], y[i]));
+}
+
 // Rows through compute-type buffers. An operand (or out) that already holds C contiguously is
-// read (or written) in place, so only the operands that need converting pay for a copy.
-template <typename C, typename Op>
+// read (or written) in place, so only the operands that need converting pay for a copy. A
+// predicate's 0/1 results store into any out dtype without rounding to `common`.
+template <typename C, bool kPredicate, typename Op>
 void binary_converting(const BroadcastPlan& plan, const ElementwiseInput& a,
                        const ElementwiseInput& b, bool round_b, ScalarType common, void* out,
                        ScalarType out_type, const Op& op) {
@@ -95,7 +165,7 @@ void binary_converting(const BroadcastPlan& plan, const ElementwiseInput& a,
   const int64_t sb = plan.row_stride(1);
   const bool a_direct = a.dtype == kComputeType && a.dtype == common && sa == 1;
   const bool b_direct = b.dtype == kComputeType && b.dtype == common && sb == 1;
-  const bool out_direct = out_type == kComputeType && out_type == common;
+  const bool out_direct = !kPredicate && out_type == kComputeType && out_type == common;
   const size_t a_size = element_size(a.dtype);
   const size_t b_size = element_size(b.dtype);
   const size_t out_size = element_size(out_type);
@@ -114,10 +184,25 @@ void binary_converting(const BroadcastPlan& plan, const ElementwiseInput& a,
       if (!a_direct) load_row_as<C>(a_row, a.dtype, sa, m, common, a_buf);
       if (!b_direct && round_b) load_row_as<C>(b_row, b.dtype, sb, m, common, b_buf);
       if (!b_direct && !round_b) load_row<C>(b_row, b.dtype, sb, m, b_buf);
-      for (int64_t i = 0; i < m; ++i) z[i] = op(x[i], y[i]);
-      if (!out_direct) store_row_as<C>(out_buf, m, common, out_type, out_row);
+      if constexpr (kPredicate) {
+        if (out_type == ScalarType::Bool) {
+          map_buffers(x, y, reinterpret_cast<bool*>(out_row), m, op);
+        } else {
+          map_buffers(x, y, z, m, op);
+          store_row<C>(z, m, out_type, out_row);
+        }
+      } else {
+        map_buffers(x, y, z, m, op);
+        if (!out_direct) store_row_as<C>(out_buf, m, common, out_type, out_row);
+      }
     }
   });
+}
+
+// dst[i] = op(src[i]) (dst may be src).
+template <typename T, typename Op>
+KILN_HOT_LOOP void unary_row(const T* src, T* dst, int64_t n, const Op& op) {
+  for (int64_t i = 0; i < n; ++i) dst[i] = op(src[i]);
 }
 
 // Holds a single-element input converted to the common dtype, so scalars and 0-dim tensors of
@@ -139,32 +224,91 @@ enum class ScalarOther : uint8_t { kRound, kExact };
 // shape and a dtype `common` can be cast to. Values are computed in `common` (rounded there) and
 // then converted to out's dtype, as ATen does. Code is generated only for dtypes in kCategories;
 // `common` must be one of them.
-template <unsigned kCategories = kAllTypes, ScalarOther kScalarOther = ScalarOther::kRound,
-          typename MakeOp>
-void apply_binary_op(ElementwiseInput a, ElementwiseInput b, ScalarType common, Tensor& out,
-                     MakeOp&& make_op) {
+namespace detail {
+
+// The shared driver: kPredicate ops return bool (written as 0/1 into out's dtype), others return
+// the compute type (rounded to `common`, then converted to out's dtype).
+template <bool kPredicate, unsigned kCategories, ScalarOther kScalarOther, typename MakeOp>
+void apply_binary(ElementwiseInput a, ElementwiseInput b, ScalarType common, Tensor& out,
+                  MakeOp&& make_op) {
   if (out.numel() == 0) return;
   const bool round_b = kScalarOther == ScalarOther::kRound || !is_reduced_floating_type(common) ||
                        compute_numel(b.sizes) != 1;
-  detail::ScalarSlot a_slot, b_slot;
-  detail::promote_single_element(a, common, a_slot);
-  if (round_b) detail::promote_single_element(b, common, b_slot);
+  ScalarSlot a_slot, b_slot;
+  promote_single_element(a, common, a_slot);
+  if (round_b) promote_single_element(b, common, b_slot);
   BroadcastPlan plan;
   const ArrayRef<SizesType> shapes[2] = {a.sizes, b.sizes};
   make_broadcast_plan(out.sizes(), shapes, 2, &plan);
   const ScalarType out_type = out.scalar_type();
   void* out_data = out.mutable_data_ptr();
-  if (a.dtype == common && b.dtype == common && out_type == common &&
-      dispatch_fast_type<kCategories>(common, [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        detail::binary_same_dtype<T>(plan, a.data, b.data, out_data, make_op(T{}));
-      })) {
-    return;
+  // Same-dtype inputs take a direct loop into out of the op's own result dtype (Bool for
+  // predicates), or into a Float out: the usual out of a comparison or of Half arithmetic
+  // accumulated in float.
+  const ScalarType direct_out = kPredicate ? ScalarType::Bool : common;
+  const bool float_out = out_type == ScalarType::Float &&
+                         (kPredicate || (is_reduced_floating_type(common) && out_type != common));
+  if (a.dtype == common && b.dtype == common && (out_type == direct_out || float_out)) {
+    const bool done = dispatch_fast_type<kCategories>(common, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      using R = std::conditional_t<kPredicate, bool, T>;
+      const auto op = make_op(T{});
+      const auto row = [&](auto... args) { binary_row(args..., op); };
+      if constexpr (kPredicate) {
+        if (float_out) return binary_rows<T, float>(plan, a.data, b.data, out_data, row);
+      }
+      binary_rows<T, R>(plan, a.data, b.data, out_data, row);
+    });
+    if (done) return;
+    if constexpr ((kCategories & kFloatingTypes) != 0) {
+      if (is_reduced_floating_type(common)) {
+        const auto op = make_op(float{});
+        const auto row = [&](auto... args) { reduced_row(args..., op); };
+        const auto run = [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          using R = std::conditional_t<kPredicate, bool, T>;
+          if (float_out) {
+            binary_rows<T, float>(plan, a.data, b.data, out_data, row);
+          } else {
+            binary_rows<T, R>(plan, a.data, b.data, out_data, row);
+          }
+        };
+        if (common == ScalarType::Half) {
+          run(TypeTag<Half>{});
+        } else {
+          run(TypeTag<BFloat16>{});
+        }
+        return;
+      }
+    }
   }
   dispatch_compute_type<kCategories>(common, [&](auto tag) {
     using C = typename decltype(tag)::type;
-    detail::binary_converting<C>(plan, a, b, round_b, common, out_data, out_type, make_op(C{}));
+    binary_converting<C, kPredicate>(plan, a, b, round_b, common, out_data, out_type, make_op(C{}));
   });
+}
+
+}  // namespace detail
+
+// out = op(a, b) elementwise over the broadcast of a and b. Preconditions (checked by the
+// kernel): all dtypes supported, `common` is the promoted dtype, out already has the broadcast
+// shape and a dtype `common` can be cast to. Values are computed in `common` (rounded there) and
+// then converted to out's dtype, as ATen does. Code is generated only for dtypes in kCategories;
+// `common` must be one of them.
+template <unsigned kCategories = kAllTypes, ScalarOther kScalarOther = ScalarOther::kRound,
+          typename MakeOp>
+void apply_binary_op(ElementwiseInput a, ElementwiseInput b, ScalarType common, Tensor& out,
+                     MakeOp&& make_op) {
+  detail::apply_binary<false, kCategories, kScalarOther>(a, b, common, out, make_op);
+}
+
+// out = pred(a, b) for comparisons and logical ops: inputs convert to `common` as in
+// apply_binary_op, pred returns bool, and out (of any dtype) receives 0 or 1.
+template <unsigned kCategories = kAllTypes, ScalarOther kScalarOther = ScalarOther::kRound,
+          typename MakePred>
+void apply_binary_predicate(ElementwiseInput a, ElementwiseInput b, ScalarType common, Tensor& out,
+                            MakePred&& make_pred) {
+  detail::apply_binary<true, kCategories, kScalarOther>(a, b, common, out, make_pred);
 }
 
 // out = op(in) elementwise for same-shape contiguous tensors, computed in in's dtype and then
@@ -177,9 +321,7 @@ void apply_unary_op(const Tensor& in, Tensor& out, MakeOp&& make_op) {
   if (in_type == out_type && dispatch_fast_type<kCategories>(in_type, [&](auto tag) {
         using T = typename decltype(tag)::type;
         const auto op = make_op(T{});
-        const T* src = in.const_data_ptr<T>();
-        T* dst = out.mutable_data_ptr<T>();
-        for (int64_t i = 0; i < n; ++i) dst[i] = op(src[i]);
+        detail::unary_row(in.const_data_ptr<T>(), out.mutable_data_ptr<T>(), n, op);
       })) {
     return;
   }
@@ -194,7 +336,7 @@ void apply_unary_op(const Tensor& in, Tensor& out, MakeOp&& make_op) {
     for (int64_t start = 0; start < n; start += kElementwiseChunk) {
       const int64_t m = n - start < kElementwiseChunk ? n - start : kElementwiseChunk;
       load_row<C>(src + start * in_size, in_type, 1, m, buf);
-      for (int64_t i = 0; i < m; ++i) buf[i] = op(buf[i]);
+      detail::unary_row(buf, buf, m, op);
       store_row_as<C>(buf, m, in_type, out_type, dst + start * out_size);
     }
   });

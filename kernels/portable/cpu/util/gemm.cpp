@@ -1,50 +1,68 @@
 // Blocked GEMM: packs blocks of A and B into the compute type, runs a register-tiled
-// micro-kernel the compiler vectorises, and accumulates each output block before one store.
+// micro-kernel written with vector extensions, and applies the epilogue once per output element.
 #include "kernels/portable/cpu/util/gemm.h"
+
+#include <cstring>
+#include <type_traits>
 
 #include "kernels/portable/cpu/util/convert.h"
 #include "kernels/portable/cpu/util/dtype_util.h"
 #include "kernels/portable/cpu/util/math.h"
+#include "kernels/portable/cpu/util/scalar_util.h"
 
 namespace kiln::portable {
 namespace {
 
-// Register tile (kMr x kNr) and cache blocks (kMc x kKc of A, kKc x kNc of B, kMc x kNc of
-// accumulators) per compute type, tuned on x86-64 baseline SSE2 for 256^3. The blocks live on
-// the stack, so they stay near 64 KB: larger blocks repack less but cost embedded targets.
+// The element the micro-kernel computes on: the compute type, with int64_t as uint64_t so the
+// vector arithmetic wraps.
 template <typename C>
-struct GemmShape {  // double and int64_t: 66 KB of blocks
-  static constexpr int kMr = 4;
-  static constexpr int kNr = 8;
-  static constexpr int64_t kKc = 48;
+using Elem = std::conditional_t<std::is_integral_v<C>, uint64_t, C>;
+
+// Register tile kMr x kNr: 6 rows of 64 bytes, one pass of two AVX2 vectors or two passes of two
+// 16-byte vectors (12 accumulators fit 16 vector registers with room for the B row and one
+// broadcast). Cache blocks: an A block of kMc x kKc and a B block of kKc x kNc stay in L2 across
+// the tiles that reuse them; a row-major A of the compute type is read in place instead.
+template <typename C>
+struct Shape {
+  static constexpr int kLanes = 32 / sizeof(C);
+  static constexpr int kMr = 6;
+  static constexpr int kNr = 2 * kLanes;
+  static constexpr int64_t kKc = 128;
   static constexpr int64_t kMc = 48;
-  static constexpr int64_t kNc = 64;
-};
-template <>
-struct GemmShape<float> {  // 64 KB of blocks
-  static constexpr int kMr = 4;
-  static constexpr int kNr = 16;
-  static constexpr int64_t kKc = 64;
-  static constexpr int64_t kMc = 64;
-  static constexpr int64_t kNc = 96;
+  static constexpr int64_t kNc = 8 * kNr;
 };
 
 constexpr int64_t round_up(int64_t value, int64_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
 }
 
-// Packs rows [i0, i0 + mc) x cols [p0, p0 + kc) of `a` into kMr-row panels, each stored
-// column by column (panel[p * kMr + i]); rows past mc are zero.
+// Row `row`, columns [col0, col0 + n) of `x` as compute values; a C-typed row with unit stride is
+// returned in place, anything else is converted into `buffer`.
 template <typename C>
-void pack_a(const GemmInput& a, int64_t i0, int64_t mc, int64_t p0, int64_t kc, C* packed, C* row) {
-  constexpr int kMr = GemmShape<C>::kMr;
-  const char* base = static_cast<const char*>(a.data);
-  const size_t size = element_size(a.dtype);
+const C* read_row(const GemmInput& x, int64_t row, int64_t col0, int64_t n, C* buffer) {
+  if (x.loader != nullptr) {
+    x.loader(x.user, row, col0, n, buffer);
+    return buffer;
+  }
+  const int64_t offset = row * x.row_stride + col0 * x.col_stride;
+  if (x.dtype == CppToScalarType<C>::value && x.col_stride == 1) {
+    return static_cast<const C*>(x.data) + offset;
+  }
+  load_row<C>(static_cast<const char*>(x.data) + offset * element_size(x.dtype), x.dtype,
+              x.col_stride, n, buffer);
+  return buffer;
+}
+
+// Packs rows [i0, i0 + mc) x cols [p0, p0 + kc) of `a` into kMr-row panels, each stored column
+// by column (panel[p * kMr + i]); rows past mc are zero.
+template <typename C>
+void pack_a(const GemmInput& a, int64_t i0, int64_t mc, int64_t p0, int64_t kc, C* packed,
+            C* buffer) {
+  constexpr int kMr = Shape<C>::kMr;
   for (int64_t i = 0; i < round_up(mc, kMr); ++i) {
     C* panel = packed + (i / kMr) * kMr * kc + i % kMr;
     if (i < mc) {
-      load_row<C>(base + ((i0 + i) * a.row_stride + p0 * a.col_stride) * size, a.dtype,
-                  a.col_stride, kc, row);
+      const C* row = read_row<C>(a, i0 + i, p0, kc, buffer);
       for (int64_t p = 0; p < kc; ++p) panel[p * kMr] = row[p];
     } else {
       for (int64_t p = 0; p < kc; ++p) panel[p * kMr] = C(0);
@@ -55,74 +73,314 @@ void pack_a(const GemmInput& a, int64_t i0, int64_t mc, int64_t p0, int64_t kc, 
 // Packs rows [p0, p0 + kc) x cols [j0, j0 + nc) of `b` into kNr-column panels, each stored row
 // by row (panel[p * kNr + j]); columns past nc are zero.
 template <typename C>
-void pack_b(const GemmInput& b, int64_t p0, int64_t kc, int64_t j0, int64_t nc, C* packed, C* row) {
-  constexpr int kNr = GemmShape<C>::kNr;
-  const char* base = static_cast<const char*>(b.data);
-  const size_t size = element_size(b.dtype);
-  const int64_t padded = round_up(nc, kNr);
-  for (int64_t p = 0; p < kc; ++p) {
-    load_row<C>(base + ((p0 + p) * b.row_stride + j0 * b.col_stride) * size, b.dtype, b.col_stride,
-                nc, row);
-    for (int64_t j = nc; j < padded; ++j) row[j] = C(0);
-    for (int64_t j = 0; j < padded; ++j) packed[(j / kNr) * kNr * kc + p * kNr + j % kNr] = row[j];
-  }
-}
-
-// acc[i][j] += sum_p a[p][i] * b[p][j] for one kMr x kNr tile.
-template <typename C>
-void micro_kernel(int64_t kc, const C* a, const C* b, C* acc, int64_t acc_stride) {
-  constexpr int kMr = GemmShape<C>::kMr;
-  constexpr int kNr = GemmShape<C>::kNr;
-  C tile[kMr][kNr] = {};
-  for (int64_t p = 0; p < kc; ++p) {
-#pragma GCC unroll 8
-    for (int i = 0; i < kMr; ++i) {
-      const C ai = a[p * kMr + i];
-#pragma GCC unroll 8
-      for (int j = 0; j < kNr; ++j) {
-        tile[i][j] = wrapping_add(tile[i][j], wrapping_mul(ai, b[p * kNr + j]));
+void pack_b(const GemmInput& b, int64_t p0, int64_t kc, int64_t j0, int64_t nc, C* packed,
+            C* buffer) {
+  constexpr int kNr = Shape<C>::kNr;
+  if (b.loader == nullptr && b.row_stride == 1 && b.col_stride != 1 &&
+      b.dtype == CppToScalarType<C>::value) {
+    // A transposed operand (linear's weight): gather a panel's kNr columns per packed row, so
+    // the stores stay contiguous and each column is read sequentially.
+    const C* base = static_cast<const C*>(b.data) + p0;
+    for (int64_t j = 0; j < nc; j += kNr) {
+      const int64_t width = nc - j < kNr ? nc - j : kNr;
+      const C* columns[kNr];
+      for (int64_t jj = 0; jj < kNr; ++jj) {
+        columns[jj] = base + (j0 + j + (jj < width ? jj : 0)) * b.col_stride;
       }
-    }
-  }
-  for (int i = 0; i < kMr; ++i) {
-    for (int j = 0; j < kNr; ++j) {
-      acc[i * acc_stride + j] = wrapping_add(acc[i * acc_stride + j], tile[i][j]);
-    }
-  }
-}
-
-template <typename C>
-void gemm_blocked(int64_t m, int64_t n, int64_t k, const GemmInput& a, const GemmInput& b,
-                  const GemmOutput& out) {
-  using Shape = GemmShape<C>;
-  constexpr int64_t kMc = Shape::kMc;
-  constexpr int64_t kNc = Shape::kNc;
-  constexpr int64_t kKc = Shape::kKc;
-  static_assert(kMc % Shape::kMr == 0 && kNc % Shape::kNr == 0, "blocks hold whole tiles");
-  alignas(64) C a_packed[kMc * kKc];
-  alignas(64) C b_packed[kKc * kNc];
-  alignas(64) C acc[kMc * kNc];
-  C row[kKc > kNc ? kKc : kNc];
-  char* out_base = static_cast<char*>(out.data);
-  const size_t out_size = element_size(out.dtype);
-  for (int64_t i0 = 0; i0 < m; i0 += kMc) {
-    const int64_t mc = m - i0 < kMc ? m - i0 : kMc;
-    for (int64_t j0 = 0; j0 < n; j0 += kNc) {
-      const int64_t nc = n - j0 < kNc ? n - j0 : kNc;
-      for (int64_t i = 0; i < kMc * kNc; ++i) acc[i] = C(0);
-      for (int64_t p0 = 0; p0 < k; p0 += kKc) {
-        const int64_t kc = k - p0 < kKc ? k - p0 : kKc;
-        pack_a(a, i0, mc, p0, kc, a_packed, row);
-        pack_b(b, p0, kc, j0, nc, b_packed, row);
-        for (int64_t jr = 0; jr < nc; jr += Shape::kNr) {
-          for (int64_t ir = 0; ir < mc; ir += Shape::kMr) {
-            micro_kernel(kc, a_packed + ir * kc, b_packed + jr * kc, acc + ir * kNc + jr, kNc);
-          }
+      C* dst = packed + j * kc;
+      // Square kNr x kNr blocks through a local tile: contiguous reads, contiguous writes.
+      int64_t p = 0;
+      for (; p + kNr <= kc; p += kNr) {
+        C tile[kNr][kNr];
+        for (int64_t jj = 0; jj < kNr; ++jj)
+          std::memcpy(tile[jj], columns[jj] + p, sizeof(tile[jj]));
+        for (int64_t q = 0; q < kNr; ++q) {
+          for (int64_t jj = 0; jj < kNr; ++jj) dst[(p + q) * kNr + jj] = tile[jj][q];
         }
       }
+      for (; p < kc; ++p) {
+        for (int64_t jj = 0; jj < kNr; ++jj) dst[p * kNr + jj] = columns[jj][p];
+      }
+      for (int64_t jj = width; jj < kNr; ++jj) {
+        for (int64_t p = 0; p < kc; ++p) dst[p * kNr + jj] = C(0);
+      }
+    }
+    return;
+  }
+  if (b.loader == nullptr && b.row_stride == 1 && b.col_stride != 1) {
+    // A transposed operand of another dtype: convert its contiguous columns.
+    const GemmInput columns = {b.data, b.dtype, b.col_stride, 1};
+    for (int64_t j = 0; j < round_up(nc, kNr); ++j) {
+      C* dst = packed + (j / kNr) * kNr * kc + j % kNr;
+      if (j < nc) {
+        const C* column = read_row<C>(columns, j0 + j, p0, kc, buffer);
+        for (int64_t p = 0; p < kc; ++p) dst[p * kNr] = column[p];
+      } else {
+        for (int64_t p = 0; p < kc; ++p) dst[p * kNr] = C(0);
+      }
+    }
+    return;
+  }
+  const int64_t full = nc / kNr * kNr;
+  for (int64_t p = 0; p < kc; ++p) {
+    const C* row = read_row<C>(b, p0 + p, j0, nc, buffer);
+    C* dst = packed + p * kNr;
+    for (int64_t j = 0; j < full; j += kNr) {
+      std::memcpy(dst + j * kc, row + j, kNr * sizeof(C));
+    }
+    if (full < nc) {
+      for (int64_t j = 0; j < kNr; ++j) dst[full * kc + j] = full + j < nc ? row[full + j] : C(0);
+    }
+  }
+}
+
+// dst (mr x nr, row stride ld) = (accumulate ? dst : 0) + sum_p a[p][i] * b[p][j] over one
+// kMr x kNr tile of packed panels, with vectors of kBytes: each pass covers two vectors of
+// columns for all kMr rows, so the accumulators fit the register file of that vector width.
+template <typename C, int kBytes, bool kDirect>
+__attribute__((always_inline)) inline void micro_kernel(int64_t kc, const C* a_panel, int64_t lda,
+                                                        const C* b_panel, C* dst_c, int64_t ld,
+                                                        int mr, int nr, bool accumulate) {
+  using E = Elem<C>;
+  typedef E V __attribute__((vector_size(kBytes)));
+  constexpr int kL = kBytes / static_cast<int>(sizeof(C));
+  constexpr int kMr = Shape<C>::kMr;
+  constexpr int kNr = Shape<C>::kNr;
+  const E* a = reinterpret_cast<const E*>(a_panel);
+  const E* rows[kMr];  // kDirect: A read in place, row i at a + i * lda (short tiles repeat)
+  for (int i = 0; i < kMr; ++i) rows[i] = a + (i < mr ? i : mr - 1) * lda;
+  E* dst = reinterpret_cast<E*>(dst_c);
+  for (int pass = 0; pass < kNr / (2 * kL); ++pass) {
+    const int j0 = pass * 2 * kL;
+    if (j0 >= nr) break;
+    const E* b = reinterpret_cast<const E*>(b_panel) + j0;
+    V acc[kMr][2] = {};
+    for (int64_t p = 0; p < kc; ++p) {
+      V b0, b1;
+      std::memcpy(&b0, b + p * kNr, sizeof(V));
+      std::memcpy(&b1, b + p * kNr + kL, sizeof(V));
+#pragma GCC unroll 8
+      for (int i = 0; i < kMr; ++i) {
+        const E value = kDirect ? rows[i][p] : a[p * kMr + i];
+        const V ai = value - V{};  // a broadcast (x - 0 is exact, unlike 0 + x)
+        acc[i][0] += ai * b0;
+        acc[i][1] += ai * b1;
+      }
+    }
+    if (mr == kMr && nr - j0 >= 2 * kL) {
+#pragma GCC unroll 8
+      for (int i = 0; i < kMr; ++i) {
+        E* row = dst + i * ld + j0;
+        if (accumulate) {
+          V old0, old1;
+          std::memcpy(&old0, row, sizeof(V));
+          std::memcpy(&old1, row + kL, sizeof(V));
+          acc[i][0] += old0;
+          acc[i][1] += old1;
+        }
+        std::memcpy(row, &acc[i][0], sizeof(V));
+        std::memcpy(row + kL, &acc[i][1], sizeof(V));
+      }
+      continue;
+    }
+    E tile[kMr][2 * kL];
+    std::memcpy(tile, acc, sizeof(tile));
+    const int width = nr - j0 < 2 * kL ? nr - j0 : 2 * kL;
+    for (int i = 0; i < mr; ++i) {
+      E* row = dst + i * ld + j0;
+      for (int j = 0; j < width; ++j) row[j] = accumulate ? row[j] + tile[i][j] : tile[i][j];
+    }
+  }
+}
+
+// All tiles of one packed A block (mc x kc) times one packed B block (kc x nc) into dst.
+template <typename C, int kBytes, bool kDirect>
+__attribute__((always_inline)) inline void block_product(int64_t mc, int64_t nc, int64_t kc,
+                                                         const C* a, int64_t lda, const C* b_packed,
+                                                         C* dst, int64_t ld, bool accumulate) {
+  constexpr int kMr = Shape<C>::kMr;
+  constexpr int kNr = Shape<C>::kNr;
+  for (int64_t jr = 0; jr < nc; jr += kNr) {
+    const int nr = static_cast<int>(nc - jr < kNr ? nc - jr : kNr);
+    for (int64_t ir = 0; ir < mc; ir += kMr) {
+      const int mr = static_cast<int>(mc - ir < kMr ? mc - ir : kMr);
+      micro_kernel<C, kBytes, kDirect>(kc, kDirect ? a + ir * lda : a + ir * kc, lda,
+                                       b_packed + jr * kc, dst + ir * ld + jr, ld, mr, nr,
+                                       accumulate);
+    }
+  }
+}
+
+// The hot loop per compute type. The register tile must follow the vector width the code is
+// compiled for (a 32-byte vector emulated on 16-byte registers spills every accumulator), which
+// KILN_HOT_LOOP's clones cannot vary, so on x86-64 with multiversioning the AVX2/FMA version is
+// a separate function picked once at run time; elsewhere the build's own vector width is used.
+#if defined(KILN_ENABLE_MULTIVERSIONING) && defined(__x86_64__) && \
+    (defined(__GNUC__) || defined(__clang__))
+#define KILN_GEMM_DISPATCH 1
+constexpr int kBaseBytes = 16;
+bool use_avx2() {
+  static const bool supported = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return supported;
+}
+#else
+#define KILN_GEMM_DISPATCH 0
+constexpr bool use_avx2() { return false; }
+#if defined(__AVX__)
+constexpr int kBaseBytes = 32;
+#else
+constexpr int kBaseBytes = 16;
+#endif
+#endif
+
+// name_base / name_avx2 take `lda` >= 0 for an A read in place, -1 for a packed A block.
+#define KILN_GEMM_BLOCK(C, name)                                                                 \
+  void name##_base(int64_t mc, int64_t nc, int64_t kc, const C* a, int64_t lda, const C* b,      \
+                   C* dst, int64_t ld, bool accumulate) {                                        \
+    if (lda >= 0) {                                                                              \
+      block_product<C, kBaseBytes, true>(mc, nc, kc, a, lda, b, dst, ld, accumulate);            \
+    } else {                                                                                     \
+      block_product<C, kBaseBytes, false>(mc, nc, kc, a, 0, b, dst, ld, accumulate);             \
+    }                                                                                            \
+  }                                                                                              \
+  KILN_GEMM_AVX2_VERSION(C, name)                                                                \
+  inline void run_block(int64_t mc, int64_t nc, int64_t kc, const C* a, int64_t lda, const C* b, \
+                        C* dst, int64_t ld, bool accumulate) {                                   \
+    if (KILN_GEMM_DISPATCH && use_avx2()) {                                                      \
+      KILN_GEMM_AVX2_CALL(name);                                                                 \
+    } else {                                                                                     \
+      name##_base(mc, nc, kc, a, lda, b, dst, ld, accumulate);                                   \
+    }                                                                                            \
+  }
+
+#if KILN_GEMM_DISPATCH
+#define KILN_GEMM_AVX2_VERSION(C, name)                                                       \
+  __attribute__((target("avx2,fma"))) void name##_avx2(int64_t mc, int64_t nc, int64_t kc,    \
+                                                       const C* a, int64_t lda, const C* b,   \
+                                                       C* dst, int64_t ld, bool accumulate) { \
+    if (lda >= 0) {                                                                           \
+      block_product<C, 32, true>(mc, nc, kc, a, lda, b, dst, ld, accumulate);                 \
+    } else {                                                                                  \
+      block_product<C, 32, false>(mc, nc, kc, a, 0, b, dst, ld, accumulate);                  \
+    }                                                                                         \
+  }
+#define KILN_GEMM_AVX2_CALL(name) name##_avx2(mc, nc, kc, a, lda, b, dst, ld, accumulate)
+#else
+#define KILN_GEMM_AVX2_VERSION(C, name)
+#define KILN_GEMM_AVX2_CALL(name) name##_base(mc, nc, kc, a, lda, b, dst, ld, accumulate)
+#endif
+
+KILN_GEMM_BLOCK(float, block_float)
+KILN_GEMM_BLOCK(double, block_double)
+KILN_GEMM_BLOCK(int64_t, block_int)
+
+#undef KILN_GEMM_BLOCK
+#undef KILN_GEMM_AVX2_VERSION
+#undef KILN_GEMM_AVX2_CALL
+
+// The epilogue in compute type C: values = alpha * values + beta * c over one row segment.
+template <typename C>
+struct Finisher {
+  C alpha;
+  C beta;
+  bool scale;  // alpha != 1
+  bool add_c;  // beta != 0 and c given
+  const GemmInput* c;
+
+  Finisher(const GemmEpilogue& e, ScalarType out_type) {
+    // Floating alpha/beta stay in float for Half and BFloat16 outs, as ATen's opmath does.
+    const ScalarType common = std::is_integral_v<C> ? ScalarType::Long : out_type;
+    const ScalarType wide = common == ScalarType::Double ? common
+                            : std::is_integral_v<C>      ? common
+                                                         : ScalarType::Float;
+    alpha = scalar_to<C>(e.alpha, wide);
+    beta = scalar_to<C>(e.beta, wide);
+    scale = alpha != C(1);
+    add_c = e.c.data != nullptr && beta != C(0);
+    c = &e.c;
+  }
+
+  void apply(C* values, int64_t row, int64_t col0, int64_t n, C* buffer) const {
+    if (scale) {
+      for (int64_t j = 0; j < n; ++j) values[j] = wrapping_mul(alpha, values[j]);
+    }
+    if (add_c) {
+      const C* c_row = read_row<C>(*c, row, col0, n, buffer);
+      for (int64_t j = 0; j < n; ++j) {
+        values[j] = wrapping_add(values[j], wrapping_mul(beta, c_row[j]));
+      }
+    }
+  }
+};
+
+template <typename C>
+void gemm_typed(int64_t m, int64_t n, int64_t k, const GemmInput& a, const GemmInput& b,
+                const GemmOutput& out, const GemmEpilogue& epilogue) {
+  using S = Shape<C>;
+  alignas(64) C a_packed[S::kMc * S::kKc];
+  alignas(64) C b_packed[S::kKc * S::kNc];
+  C buffer[S::kKc > S::kNc ? S::kKc : S::kNc];
+  const Finisher<C> finish(epilogue, out.dtype);
+  if (finish.alpha == C(0)) k = 0;  // ATen skips the product (and its NaNs) when alpha is 0
+  char* out_base = static_cast<char*>(out.data);
+  const size_t out_size = element_size(out.dtype);
+  // A row-major A of the compute type is read in place instead of packed.
+  const bool a_direct =
+      a.loader == nullptr && a.dtype == CppToScalarType<C>::value && a.col_stride == 1;
+  if (out.dtype == CppToScalarType<C>::value) {
+    // Accumulate straight into out, block row by block row, finishing after the last k block.
+    C* dst = static_cast<C*>(out.data);
+    for (int64_t j0 = 0; j0 < n; j0 += S::kNc) {
+      const int64_t nc = n - j0 < S::kNc ? n - j0 : S::kNc;
+      if (k == 0) {
+        for (int64_t i = 0; i < m; ++i) {
+          for (int64_t j = 0; j < nc; ++j) dst[i * out.row_stride + j0 + j] = C(0);
+        }
+      }
+      for (int64_t p0 = 0; p0 < k; p0 += S::kKc) {
+        const int64_t kc = k - p0 < S::kKc ? k - p0 : S::kKc;
+        pack_b<C>(b, p0, kc, j0, nc, b_packed, buffer);
+        for (int64_t i0 = 0; i0 < m; i0 += S::kMc) {
+          const int64_t mc = m - i0 < S::kMc ? m - i0 : S::kMc;
+          const C* a_block = a_packed;
+          int64_t lda = -1;
+          if (a_direct) {
+            a_block = static_cast<const C*>(a.data) + i0 * a.row_stride + p0;
+            lda = a.row_stride;
+          } else {
+            pack_a<C>(a, i0, mc, p0, kc, a_packed, buffer);
+          }
+          run_block(mc, nc, kc, a_block, lda, b_packed, dst + i0 * out.row_stride + j0,
+                    out.row_stride, p0 > 0);
+        }
+      }
+      if (finish.scale || finish.add_c) {
+        for (int64_t i = 0; i < m; ++i) {
+          finish.apply(dst + i * out.row_stride + j0, i, j0, nc, buffer);
+        }
+      }
+    }
+    return;
+  }
+  // Narrower out dtypes: accumulate a kMc x kNc block in C, then finish and round it once.
+  alignas(64) C acc[S::kMc * S::kNc];
+  for (int64_t i0 = 0; i0 < m; i0 += S::kMc) {
+    const int64_t mc = m - i0 < S::kMc ? m - i0 : S::kMc;
+    for (int64_t j0 = 0; j0 < n; j0 += S::kNc) {
+      const int64_t nc = n - j0 < S::kNc ? n - j0 : S::kNc;
+      if (k == 0) {
+        for (int64_t i = 0; i < mc * S::kNc; ++i) acc[i] = C(0);
+      }
+      for (int64_t p0 = 0; p0 < k; p0 += S::kKc) {
+        const int64_t kc = k - p0 < S::kKc ? k - p0 : S::kKc;
+        pack_b<C>(b, p0, kc, j0, nc, b_packed, buffer);
+        pack_a<C>(a, i0, mc, p0, kc, a_packed, buffer);
+        run_block(mc, nc, kc, a_packed, -1, b_packed, acc, S::kNc, p0 > 0);
+      }
       for (int64_t i = 0; i < mc; ++i) {
-        store_row<C>(acc + i * kNc, nc, out.dtype,
-                     out_base + ((i0 + i) * out.row_stride + j0) * out_size);
+        C* row = acc + i * S::kNc;
+        finish.apply(row, i0 + i, j0, nc, buffer);
+        store_row<C>(row, nc, out.dtype, out_base + ((i0 + i) * out.row_stride + j0) * out_size);
       }
     }
   }
@@ -131,11 +389,11 @@ void gemm_blocked(int64_t m, int64_t n, int64_t k, const GemmInput& a, const Gem
 }  // namespace
 
 void gemm(int64_t m, int64_t n, int64_t k, const GemmInput& a, const GemmInput& b,
-          const GemmOutput& out) {
+          const GemmOutput& out, const GemmEpilogue& epilogue) {
   if (m == 0 || n == 0) return;
   dispatch_compute_type(out.dtype, [&](auto tag) {
     using C = typename decltype(tag)::type;
-    gemm_blocked<C>(m, n, k, a, b, out);
+    gemm_typed<C>(m, n, k, a, b, out, epilogue);
   });
 }
 

@@ -2,6 +2,7 @@
 #include "kernels/portable/cpu/util/reduce.h"
 
 #include "kernels/portable/cpu/util/checks.h"
+#include "kernels/portable/cpu/util/convert.h"
 
 namespace kiln::portable {
 
@@ -39,17 +40,20 @@ size_t reduced_shape(ArrayRef<SizesType> sizes, DimMask mask, bool keepdim, Size
   return dim;
 }
 
-void make_reduce_plan(ArrayRef<SizesType> sizes, DimMask mask, ReducePlan* plan) {
-  // Merge dims from the innermost outwards into (size, stride, reduced) groups.
+void make_reduce_layout(ArrayRef<SizesType> sizes, DimMask mask, ReduceLayout* layout) {
+  // Group neighbouring dims of the same kind, innermost first, skipping size-1 dims.
   SizesType group_size[kTensorDimensionLimit];
   StridesType group_stride[kTensorDimensionLimit];
   bool group_reduced[kTensorDimensionLimit];
   int32_t groups = 0;
   StridesType stride = 1;
+  layout->count = 1;
+  layout->outputs = 1;
   for (size_t k = 0; k < sizes.size(); ++k) {
     const size_t d = sizes.size() - 1 - k;
     const SizesType size = sizes[d];
     const bool reduced = ((mask >> d) & 1) != 0;
+    (reduced ? layout->count : layout->outputs) *= size;
     if (size != 1) {
       if (groups > 0 && group_reduced[groups - 1] == reduced) {
         group_size[groups - 1] *= size;
@@ -62,20 +66,53 @@ void make_reduce_plan(ArrayRef<SizesType> sizes, DimMask mask, ReducePlan* plan)
     }
     stride *= size;
   }
-  plan->kept_dim = 0;
-  plan->reduced_dim = 0;
-  plan->row_reduced = groups > 0 && group_reduced[0];
-  plan->row_size = groups > 0 ? group_size[0] : 1;
-  // Groups 1.. are outside the row; list them outermost first.
-  for (int32_t g = groups - 1; g >= 1; --g) {
+  layout->kept_dim = 0;
+  layout->outer_dim = 0;
+  layout->run_size = 1;
+  layout->run_stride = 1;
+  int32_t innermost_reduced = -1;
+  for (int32_t g = 0; g < groups; ++g) {
     if (group_reduced[g]) {
-      plan->reduced_sizes[plan->reduced_dim] = group_size[g];
-      plan->reduced_strides[plan->reduced_dim++] = group_stride[g];
-    } else {
-      plan->kept_sizes[plan->kept_dim] = group_size[g];
-      plan->kept_strides[plan->kept_dim++] = group_stride[g];
+      innermost_reduced = g;
+      break;
     }
   }
+  if (innermost_reduced >= 0) {
+    layout->run_size = group_size[innermost_reduced];
+    layout->run_stride = group_stride[innermost_reduced];
+  }
+  for (int32_t g = groups - 1; g >= 0; --g) {
+    if (!group_reduced[g]) {
+      layout->kept_sizes[layout->kept_dim] = group_size[g];
+      layout->kept_strides[layout->kept_dim++] = group_stride[g];
+    } else if (g != innermost_reduced) {
+      layout->outer_sizes[layout->outer_dim] = group_size[g];
+      layout->outer_strides[layout->outer_dim++] = group_stride[g];
+    }
+  }
+}
+
+namespace {
+
+template <typename T>
+void nonzero_typed(const T* src, int64_t stride, int64_t n, int64_t* dst) {
+  for (int64_t i = 0; i < n; ++i) dst[i] = convert_value<bool>(src[i * stride]) ? 1 : 0;
+}
+
+}  // namespace
+
+void load_row_nonzero(const void* src, ScalarType src_type, int64_t stride, int64_t n,
+                      int64_t* dst) {
+#define KILN_NONZERO_CASE(cpp, name)                             \
+  case ScalarType::name:                                         \
+    nonzero_typed(static_cast<const cpp*>(src), stride, n, dst); \
+    return;
+  switch (src_type) {
+    KILN_FORALL_SCALAR_TYPES(KILN_NONZERO_CASE)
+    default:
+      return;
+  }
+#undef KILN_NONZERO_CASE
 }
 
 }  // namespace kiln::portable

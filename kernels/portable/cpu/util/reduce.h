@@ -22,27 +22,35 @@ bool make_dim_mask(KernelRuntimeContext& ctx, std::optional<IntArrayRef> dims, i
 // reduced dims become 1 with keepdim, else vanish. Returns the rank.
 size_t reduced_shape(ArrayRef<SizesType> sizes, DimMask mask, bool keepdim, SizesType* out);
 
-// The loops of a reduction over a contiguous input. Size-1 dims are dropped and neighbouring
-// dims of the same kind merged. The innermost group (stride 1) is split off as the `row`: when it
-// is reduced, each output sums whole contiguous rows; when it is kept, outputs are produced a
-// run of `row_size` at a time, adding contiguous input runs.
-struct ReducePlan {
-  int32_t kept_dim = 0;  // kept groups outside the row
+// Where each output's reduced elements lie in a contiguous input, for reductions that visit one
+// output at a time. Outputs come in row-major order of the kept dims; an output's elements are
+// `runs` of `run_size` elements spaced `run_stride` apart (stride 1 when the innermost dim is
+// reduced), one run per combination of the outer reduced dims, in row-major order of the input.
+struct ReduceLayout {
+  int32_t kept_dim = 0;  // kept groups, outermost first
   SizesType kept_sizes[kTensorDimensionLimit];
   StridesType kept_strides[kTensorDimensionLimit];
-  int32_t reduced_dim = 0;  // reduced groups outside the row
-  SizesType reduced_sizes[kTensorDimensionLimit];
-  StridesType reduced_strides[kTensorDimensionLimit];
-  bool row_reduced = false;
-  int64_t row_size = 1;
+  int32_t outer_dim = 0;  // reduced groups outside the innermost reduced group
+  SizesType outer_sizes[kTensorDimensionLimit];
+  StridesType outer_strides[kTensorDimensionLimit];
+  int64_t run_size = 1;
+  int64_t run_stride = 1;
+  int64_t count = 1;    // reduced elements per output (0 when a reduced dim is empty)
+  int64_t outputs = 1;  // number of outputs (0 when a kept dim is empty)
 };
-void make_reduce_plan(ArrayRef<SizesType> sizes, DimMask mask, ReducePlan* plan);
+void make_reduce_layout(ArrayRef<SizesType> sizes, DimMask mask, ReduceLayout* layout);
+
+// dst[i] = 1 where src[i * stride] (of dtype src_type) is nonzero, else 0: elements as truth
+// values (NaN is nonzero), the way a cast to Bool reads them.
+void load_row_nonzero(const void* src, ScalarType src_type, int64_t stride, int64_t n,
+                      int64_t* dst);
 
 // Calls fn(offset) for every index combination of the dims, in row-major order; once with 0
 // when dim == 0.
 template <typename Fn>
 void for_each_offset(const SizesType* sizes, const StridesType* strides, int32_t dim, Fn&& fn) {
-  int64_t index[kTensorDimensionLimit] = {};
+  int64_t index[kTensorDimensionLimit];
+  for (int32_t d = 0; d < dim; ++d) index[d] = 0;
   int64_t offset = 0;
   while (true) {
     fn(offset);
@@ -57,6 +65,26 @@ void for_each_offset(const SizesType* sizes, const StridesType* strides, int32_t
     }
     if (d < 0) return;
   }
+}
+
+}  // namespace kiln::portable
+
+namespace kiln::portable {
+
+// Calls fn(base) with the input offset of each output's first element, in output order.
+template <typename Fn>
+void for_each_output(const ReduceLayout& layout, Fn&& fn) {
+  if (layout.outputs == 0) return;
+  for_each_offset(layout.kept_sizes, layout.kept_strides, layout.kept_dim, fn);
+}
+
+// Calls fn(offset) with the input offset of each run of the output whose first element is at
+// `base`, in the input's order (so a running count gives each element's position).
+template <typename Fn>
+void for_each_run(const ReduceLayout& layout, int64_t base, Fn&& fn) {
+  if (layout.count == 0) return;
+  for_each_offset(layout.outer_sizes, layout.outer_strides, layout.outer_dim,
+                  [&](int64_t offset) { fn(base + offset); });
 }
 
 }  // namespace kiln::portable

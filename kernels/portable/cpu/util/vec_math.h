@@ -62,11 +62,12 @@ inline float exp_float(float x) {
   // 2^n as two factors, since n reaches 128 (just past float's largest exponent) near overflow.
   // Read n from the bits rather than converting (a NaN x makes garbage here, not UB; the
   // result is NaN regardless).
-  const int32_t exponent = static_cast<int32_t>(detail::float_bits(shifted)) -
-                           static_cast<int32_t>(detail::float_bits(kRoundMagic));
+  const int32_t exponent = static_cast<int32_t>(kiln::detail::float_bits(shifted)) -
+                           static_cast<int32_t>(kiln::detail::float_bits(kRoundMagic));
   const int32_t low = exponent >> 1;
-  const float scale_low = detail::bits_float(static_cast<uint32_t>(low + 127) << 23);
-  const float scale_high = detail::bits_float(static_cast<uint32_t>(exponent - low + 127) << 23);
+  const float scale_low = kiln::detail::bits_float(static_cast<uint32_t>(low + 127) << 23);
+  const float scale_high =
+      kiln::detail::bits_float(static_cast<uint32_t>(exponent - low + 127) << 23);
   float result = p * scale_low * scale_high;
   result = select(x > kHighest, INFINITY, result);
   result = select(x < kLowest, 0.0f, result);
@@ -108,8 +109,209 @@ inline T max_lanes(const T* values, int64_t n, T start) {
   return result;
 }
 
-// The compute-type overloads kernels call: float takes the vectorisable version.
+namespace detail {
+
+// |x| with the sign bit cleared, and x's sign bit alone (bit operations, so loops vectorise).
+inline float abs_bits(float x) {
+  return kiln::detail::bits_float(kiln::detail::float_bits(x) & 0x7fffffffu);
+}
+inline uint32_t sign_bit(float x) { return kiln::detail::float_bits(x) & 0x80000000u; }
+
+// e^x - 1 for x already clamped to [-18, 88]: x = n * ln2 + r with |r| <= ln2 / 2, then
+// e^x - 1 = 2^n * (e^r - 1) + (2^n - 1), where both terms keep their relative accuracy (so
+// tiny x loses nothing to cancellation). Below -18 the float result is -1 anyway.
+inline float expm1_clamped(float x) {
+  constexpr float kLog2e = 1.44269504088896341f;
+  constexpr float kLn2Hi = 0.693359375f;
+  constexpr float kLn2Lo = -2.12194440e-4f;
+  constexpr float kRoundMagic = 12582912.0f;
+  const float shifted = x * kLog2e + kRoundMagic;
+  const float n = shifted - kRoundMagic;
+  const float r = (x - n * kLn2Hi) - n * kLn2Lo;
+  // Taylor series of e^r - 1 to degree 7 (relative error below 2e-8 on the interval).
+  float p = 1.0f / 5040.0f;
+  p = p * r + 1.0f / 720.0f;
+  p = p * r + 1.0f / 120.0f;
+  p = p * r + 1.0f / 24.0f;
+  p = p * r + 1.0f / 6.0f;
+  p = p * r + 0.5f;
+  p = p * r * r + r;
+  // n is in [-26, 127] here, so 2^n is one normal float.
+  const int32_t exponent = static_cast<int32_t>(kiln::detail::float_bits(shifted)) -
+                           static_cast<int32_t>(kiln::detail::float_bits(kRoundMagic));
+  const float scale = kiln::detail::bits_float(static_cast<uint32_t>(exponent + 127) << 23);
+  return scale * p + (scale - 1.0f);
+}
+
+}  // namespace detail
+
+// e^x - 1 in float, within a few ulp of std::expm1 (accurate near 0, unlike exp(x) - 1).
+inline float expm1_float(float x) {
+  const float clamped = select(x < -18.0f, -18.0f, select(x > 88.0f, 88.0f, x));
+  const float result = select(x > 88.0f, exp_float(x), detail::expm1_clamped(clamped));
+  return select(x != x, x, result);
+}
+
+// Natural log in float, within 2 ulp of std::log; log(0) = -inf, negative x gives NaN.
+inline float log_float(float x) {
+  constexpr float kLn2Hi = 0.693359375f;
+  constexpr float kLn2Lo = -2.12194440e-4f;
+  // Subnormals are scaled into the normal range first (2^23 times, undone in the exponent).
+  const bool subnormal = x < 1.17549435e-38f;
+  const float scaled = select(subnormal, x * 8388608.0f, x);
+  const uint32_t bits = kiln::detail::float_bits(scaled);
+  // x = 2^e * m with m in [sqrt(1/2), sqrt(2)), so log m is small and log x = e * ln2 + log m.
+  const uint32_t mantissa = (bits & 0x007fffffu) | 0x3f800000u;
+  const bool high = mantissa > 0x3fb504f3u;  // m > sqrt(2): halve it
+  const float m = kiln::detail::bits_float(mantissa - (static_cast<uint32_t>(high) << 23));
+  const int32_t e = static_cast<int32_t>((bits >> 23) & 0xffu) - 127 + static_cast<int32_t>(high) -
+                    23 * static_cast<int32_t>(subnormal);
+  // log m = 2 atanh(s) with s = (m - 1) / (m + 1), |s| <= 0.172: the odd series to s^9.
+  const float f = m - 1.0f;  // exact
+  const float s = f / (m + 1.0f);
+  const float s2 = s * s;
+  float p = 1.0f / 9.0f;
+  p = p * s2 + 1.0f / 7.0f;
+  p = p * s2 + 1.0f / 5.0f;
+  p = p * s2 + 1.0f / 3.0f;
+  const float log_m = 2.0f * s + 2.0f * s * s2 * p;
+  const float n = static_cast<float>(e);
+  float result = n * kLn2Hi + (n * kLn2Lo + log_m);
+  result = select(x == INFINITY, x, result);
+  result = select(x == 0.0f, -INFINITY, result);
+  return select((x < 0.0f) | (x != x), NAN, result);
+}
+
+// log(1 + x) in float, accurate for tiny x: with u = 1 + x rounded, log(u) * x / (u - 1)
+// corrects for the rounding of u.
+inline float log1p_float(float x) {
+  const float u = 1.0f + x;
+  const float d = u - 1.0f;
+  const float corrected = log_float(u) * (x / select(d == 0.0f, 1.0f, d));
+  float result = select(d == 0.0f, x, corrected);
+  result = select(x == INFINITY, x, result);
+  return select(x != x, x, result);
+}
+
+// tanh in float, within 3 ulp: tanh|x| = -m / (m + 2) with m = e^(-2|x|) - 1 in (-1, 0], which
+// neither overflows nor cancels; the sign is copied back.
+inline float tanh_float(float x) {
+  const float a = detail::abs_bits(x);
+  const float m = detail::expm1_clamped(select(a > 9.0f, -18.0f, -2.0f * a));
+  const float t = (0.0f - m) / (m + 2.0f);
+  const float result = kiln::detail::bits_float(kiln::detail::float_bits(t) | detail::sign_bit(x));
+  return select(x != x, x, result);
+}
+
+namespace detail {
+
+// e^x for x clamped to [-87, 88], where 2^n is one normal float: exp_float without its edge
+// handling, for callers whose result is insensitive to those ends (NaN still gives NaN).
+inline float exp_clamped(float x) {
+  constexpr float kLog2e = 1.44269504088896341f;
+  constexpr float kLn2Hi = 0.693359375f;
+  constexpr float kLn2Lo = -2.12194440e-4f;
+  constexpr float kRoundMagic = 12582912.0f;
+  const float c = select(x < -87.0f, -87.0f, select(x > 88.0f, 88.0f, x));
+  const float shifted = c * kLog2e + kRoundMagic;
+  const float n = shifted - kRoundMagic;
+  const float r = (c - n * kLn2Hi) - n * kLn2Lo;
+  float p = 1.0f / 5040.0f;
+  p = p * r + 1.0f / 720.0f;
+  p = p * r + 1.0f / 120.0f;
+  p = p * r + 1.0f / 24.0f;
+  p = p * r + 1.0f / 6.0f;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  const int32_t exponent = static_cast<int32_t>(kiln::detail::float_bits(shifted)) -
+                           static_cast<int32_t>(kiln::detail::float_bits(kRoundMagic));
+  return p * kiln::detail::bits_float(static_cast<uint32_t>(exponent + 127) << 23);
+}
+
+}  // namespace detail
+
+// The logistic function 1 / (1 + e^-x) in float (e^-x clamped: the result is 0 or 1 there).
+inline float sigmoid_float(float x) {
+  return select(x < -88.0f, 0.0f, 1.0f / (1.0f + detail::exp_clamped(-x)));
+}
+
+// x * sigmoid(x) = x / (1 + e^-x) in float; below -88 it is -0 (NaN for -inf), as in ATen.
+inline float silu_float(float x) {
+  return select(x < -88.0f, x * 0.0f, x / (1.0f + detail::exp_clamped(-x)));
+}
+
+// The standard normal CDF Phi(x) = erfc(-x / sqrt(2)) / 2 in float, accurate in relative terms
+// on both tails: the lower tail is e^(-z^2) Q(u) / 2 with z = |x| / sqrt(2), u = 1 / (1 + z / 2)
+// and Q a least-squares fit of erfc(z) e^(z^2) for z in [0, 10] (beyond, e^(-z^2) is 0).
+inline float normal_cdf_float(float x) {
+  const float z = detail::abs_bits(x) * 0.707106781f;
+  const float u = 1.0f / (1.0f + 0.5f * z);
+  float q = -4.676148668e-02f;
+  q = q * u + 2.212749124e-01f;
+  q = q * u - 3.472745717e-01f;
+  q = q * u + 1.041517258e-01f;
+  q = q * u + 1.068594605e-01f;
+  q = q * u + 1.373072714e-01f;
+  q = q * u + 2.634685636e-01f;
+  q = q * u + 2.784970105e-01f;
+  q = q * u + 2.824952602e-01f;
+  q = q * u - 1.815825090e-05f;
+  // Past z = 9.5, e^(-z^2) < 1e-39: the tail is exactly 0 (so -inf * Phi(-inf) is NaN, as in
+  // ATen).
+  // z^2 as x^2 / 2 rounds once instead of twice.
+  const float tail = select(z > 9.5f, 0.0f, 0.5f * detail::exp_clamped(-0.5f * (x * x)) * q);
+  return select(x < 0.0f, tail, 1.0f - tail);
+}
+
+// erf in float, within 2 ulp. |x| < 1: x * P(x^2); 1 <= |x|: 1 - e^(-x^2) * Q(u) with
+// u = 1 / (1 + |x| / 2), where erfc(x) e^(x^2) is smooth (Q is fitted on [1, 4]; beyond 3.92 the
+// result rounds to 1). Both polynomials are least-squares fits in relative error.
+inline float erf_float(float x) {
+  const float a = detail::abs_bits(x);
+  const float s = a * a;
+  float p = 7.933493907e-05f;
+  p = p * s - 8.034846396e-04f;
+  p = p * s + 5.191218574e-03f;
+  p = p * s - 2.685539983e-02f;
+  p = p * s + 1.128362566e-01f;
+  p = p * s - 3.761262894e-01f;
+  p = p * s + 1.128379226e+00f;
+  const float small = a * p;
+  const float u = 1.0f / (1.0f + 0.5f * a);
+  float q = -5.525719747e-02f;
+  q = q * u - 5.218898505e-02f;
+  q = q * u + 3.974727094e-01f;
+  q = q * u + 1.054166555e-01f;
+  q = q * u + 3.293379247e-01f;
+  q = q * u + 2.739050090e-01f;
+  q = q * u + 5.838722573e-04f;
+  const float large = 1.0f - exp_float(-s) * q;
+  const float magnitude = select(a < 1.0f, small, large);
+  const float result =
+      kiln::detail::bits_float(kiln::detail::float_bits(magnitude) | detail::sign_bit(x));
+  return select(x != x, x, result);
+}
+
+// The compute-type overloads kernels call: float takes the vectorisable version, double the
+// C library's.
 inline float exp_compute(float x) { return exp_float(x); }
 inline double exp_compute(double x) { return std::exp(x); }
+inline float expm1_compute(float x) { return expm1_float(x); }
+inline double expm1_compute(double x) { return std::expm1(x); }
+inline float log_compute(float x) { return log_float(x); }
+inline double log_compute(double x) { return std::log(x); }
+inline float log1p_compute(float x) { return log1p_float(x); }
+inline double log1p_compute(double x) { return std::log1p(x); }
+inline float tanh_compute(float x) { return tanh_float(x); }
+inline double tanh_compute(double x) { return std::tanh(x); }
+inline float sigmoid_compute(float x) { return sigmoid_float(x); }
+inline double sigmoid_compute(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+inline float erf_compute(float x) { return erf_float(x); }
+inline double erf_compute(double x) { return std::erf(x); }
+inline float silu_compute(float x) { return silu_float(x); }
+inline double silu_compute(double x) { return x / (1.0 + std::exp(-x)); }
+inline float normal_cdf_compute(float x) { return normal_cdf_float(x); }
+inline double normal_cdf_compute(double x) { return 0.5 * std::erfc(-x * 0.70710678118654752); }
 
 }  // namespace kiln::portable

@@ -1,0 +1,175 @@
+// index_put.out: a copy of self with `values` written (or added) at advanced-index positions.
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <type_traits>
+
+#include "kernels/portable/cpu/util/advanced_index.h"
+#include "kernels/portable/cpu/util/checks.h"
+#include "kernels/portable/cpu/util/convert.h"
+#include "kernels/portable/cpu/util/index_util.h"
+#include "kernels/portable/cpu/util/math.h"
+#include "kernels/portable/cpu/util/sort_util.h"
+#include "runtime/kernel/kernel_runtime_context.h"
+
+namespace kiln::portable::native {
+namespace {
+
+// a + b as ATen's accumulating index_put computes it in dtype T.
+template <typename T>
+inline T accumulate_value(T a, T b) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return a || b;
+  } else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+    return T(static_cast<float>(a) + static_cast<float>(b));
+  } else {
+    return wrapping_add(a, b);
+  }
+}
+
+// An odometer over `dim` dims of `sizes` tracking one offset along `strides`.
+struct Walk {
+  int32_t dim = 0;
+  const SizesType* sizes = nullptr;
+  const int64_t* strides = nullptr;
+  int64_t coord[kTensorDimensionLimit] = {};
+  int64_t offset = 0;
+
+  void next() {
+    for (int32_t d = dim - 1; d >= 0; --d) {
+      if (++coord[d] < sizes[d]) {
+        offset += strides[d];
+        return;
+      }
+      coord[d] = 0;
+      offset -= strides[d] * (sizes[d] - 1);
+    }
+  }
+};
+
+template <typename T>
+void put_values(const AdvancedIndex& plan, const T* values, const int64_t* value_strides,
+                bool accumulate, T* out) {
+  const int32_t block_dims = static_cast<int32_t>(plan.result_dim - plan.inner_dim);
+  Walk blocks{block_dims, plan.result_sizes, value_strides};
+  const int64_t inner = plan.inner;
+  for_each_index_block(plan, [&](int64_t, int64_t offset) {
+    Walk elements{static_cast<int32_t>(plan.inner_dim), plan.result_sizes + block_dims,
+                  value_strides + block_dims};
+    T* dst = out + offset;
+    const T* src = values + blocks.offset;
+    for (int64_t i = 0; i < inner; ++i, elements.next()) {
+      dst[i] = accumulate ? accumulate_value(dst[i], src[elements.offset]) : src[elements.offset];
+    }
+    blocks.next();
+  });
+}
+
+// ATen sends a one-value, non-accumulating put whose index tensors are a single Bool/Byte mask
+// through masked_fill_, which converts the value to self's dtype instead of requiring equal dtypes.
+bool takes_masked_fill_route(ArrayRef<std::optional<Tensor>> indices, const Tensor& values,
+                             bool accumulate) {
+  if (accumulate || values.numel() != 1) return false;
+  const Tensor* mask = nullptr;
+  for (size_t i = 0; i < indices.size(); ++i) {
+    if (!indices[i].has_value() || !indices[i]->defined()) continue;
+    const ScalarType t = indices[i]->scalar_type();
+    if ((t != ScalarType::Bool && t != ScalarType::Byte) || mask != nullptr) return false;
+    mask = &*indices[i];
+  }
+  return true;
+}
+
+// masked_fill_ refuses Byte masks and a list with no index tensor at all.
+bool check_masked_fill_route(KernelRuntimeContext& ctx, ArrayRef<std::optional<Tensor>> indices) {
+  const Tensor* mask = nullptr;
+  for (size_t i = 0; i < indices.size() && mask == nullptr; ++i) {
+    if (indices[i].has_value() && indices[i]->defined()) mask = &*indices[i];
+  }
+  KILN_KERNEL_CHECK_MSG(ctx, mask != nullptr, InvalidArgument, false,
+                        "index_put: the indices list holds no index tensor");
+  KILN_KERNEL_CHECK_MSG(ctx, mask->scalar_type() == ScalarType::Bool, InvalidArgument, false,
+                        "masked_fill_ only supports boolean masks, but got mask with dtype Byte "
+                        "(a one-value index_put with a mask is a masked fill)");
+  return true;
+}
+
+}  // namespace
+
+Tensor& index_put_out(KernelRuntimeContext& ctx, const Tensor& self,
+                      ArrayRef<std::optional<Tensor>> indices, const Tensor& values,
+                      bool accumulate, Tensor& out) {
+  if (!check_tensor(ctx, self, "self") || !check_default_dim_order(ctx, values, "values") ||
+      !check_default_dim_order(ctx, out, "out")) {
+    return out;
+  }
+  const bool masked_fill = takes_masked_fill_route(indices, values, accumulate);
+  KILN_KERNEL_CHECK_MSG(ctx, masked_fill || values.scalar_type() == self.scalar_type(),
+                        InvalidArgument, out,
+                        "Index put requires the source and destination dtypes match, got %s for "
+                        "the destination and %s for the source.",
+                        to_string(self.scalar_type()), to_string(values.scalar_type()));
+  if (!check_out_dtype_is(ctx, out, self.scalar_type())) return out;
+  if (masked_fill && !check_masked_fill_route(ctx, indices)) return out;
+  // On the masked-fill route the one value is converted to self's dtype first.
+  alignas(8) unsigned char converted_value[8];
+  const void* value_data = values.const_data_ptr();
+  if (masked_fill) {
+    convert_element(values.const_data_ptr(), values.scalar_type(), converted_value,
+                    self.scalar_type());
+    value_data = converted_value;
+  }
+  AdvancedIndex plan;
+  if (!make_advanced_index(ctx, self, indices, /*allow_empty=*/true, &plan)) return out;
+  // A lone 0-dim mask with one value is ATen's masked_fill shortcut: all of self or nothing.
+  const bool fill_all =
+      plan.num_entries == 0 && plan.zero_dim_mask >= 0 && !accumulate && values.numel() == 1;
+  // As in ATen, an index list of only None (or 0-dim masks) is accepted when self is empty.
+  const bool empty_self = indices.size() > 0 && self.numel() == 0;
+  KILN_KERNEL_CHECK_MSG(ctx, plan.num_entries > 0 || fill_all || empty_self, InvalidArgument, out,
+                        "index_put: the indices list indexes nothing; give at least one index "
+                        "tensor");
+  int64_t value_strides[kTensorDimensionLimit] = {};
+  const ArrayRef<SizesType> value_sizes = values.sizes();
+  bool fits = value_sizes.size() <= plan.result_dim;
+  for (size_t j = value_sizes.size(), stride = 1; fits && j-- > 0;) {
+    const size_t r = plan.result_dim - value_sizes.size() + j;
+    fits = value_sizes[j] == plan.result_sizes[r] || value_sizes[j] == 1;
+    value_strides[r] = value_sizes[j] == 1 ? 0 : static_cast<int64_t>(stride);
+    stride *= static_cast<size_t>(value_sizes[j]);
+  }
+  KILN_KERNEL_CHECK_MSG(ctx, fill_all || fits, InvalidArgument, out,
+                        "shape mismatch: value tensor of shape %s cannot be broadcast to indexing "
+                        "result of shape %s",
+                        format_shape(value_sizes).text,
+                        format_shape({plan.result_sizes, plan.result_dim}).text);
+  if (!resize_or_fail(ctx, out, self.sizes())) return out;
+  if (self.nbytes() > 0 && out.const_data_ptr() != self.const_data_ptr()) {
+    std::memmove(out.mutable_data_ptr(), self.const_data_ptr(), self.nbytes());
+  }
+  if (fill_all) {
+    if (plan.zero_dim_mask == 0) return out;
+    dispatch_by_width(self.element_size(), [&](auto* tag) {
+      using U = std::remove_pointer_t<decltype(tag)>;
+      const U value = static_cast<const U*>(value_data)[0];
+      U* dst = out.mutable_data_ptr<U>();
+      for (int64_t i = 0; i < out.numel(); ++i) dst[i] = value;
+    });
+    return out;
+  }
+  if (accumulate) {
+    dispatch_element_type(self.scalar_type(), [&](auto* tag) {
+      using T = std::remove_pointer_t<decltype(tag)>;
+      put_values(plan, values.const_data_ptr<T>(), value_strides, true, out.mutable_data_ptr<T>());
+    });
+  } else {
+    dispatch_by_width(self.element_size(), [&](auto* tag) {
+      using U = std::remove_pointer_t<decltype(tag)>;
+      put_values(plan, static_cast<const U*>(value_data), value_strides, false,
+                 out.mutable_data_ptr<U>());
+    });
+  }
+  return out;
+}
+
+}  // namespace kiln::portable::native

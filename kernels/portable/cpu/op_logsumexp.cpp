@@ -1,0 +1,106 @@
+// logsumexp.out: log(sum(exp(x))) over dims, computed as max + log(sum(exp(x - max))).
+#include "kernels/portable/cpu/util/checks.h"
+#include "kernels/portable/cpu/util/convert.h"
+#include "kernels/portable/cpu/util/dtype_util.h"
+#include "kernels/portable/cpu/util/reduce.h"
+#include "kernels/portable/cpu/util/reduce_math.h"
+#include "kernels/portable/cpu/util/target.h"
+
+namespace kiln::portable::native {
+namespace {
+
+constexpr int64_t kChunk = 256;
+
+template <typename C>
+KILN_HOT_LOOP C run_max(const C* x, int64_t n, C start) {
+  return extreme_nan<C, true>(x, n, start);
+}
+
+template <typename C>
+KILN_HOT_LOOP C run_exp_sum(const C* x, int64_t n, C shift) {
+  return exp_sum_lanes(x, static_cast<C*>(nullptr), n, shift);
+}
+
+// Each output in two passes over its runs: the max (NaN winning), then the sum of exps shifted by
+// it (by 0 when the max is infinite, as ATen does, so all -inf gives -inf and +inf gives +inf).
+template <typename C>
+void logsumexp_typed(const Tensor& self, const ReduceLayout& layout, Tensor& out) {
+  const ScalarType in_type = self.scalar_type();
+  const bool direct = in_type == CppToScalarType<C>::value && layout.run_stride == 1;
+  const char* src = static_cast<const char*>(self.const_data_ptr());
+  const size_t in_size = self.element_size();
+  char* dst = static_cast<char*>(out.mutable_data_ptr());
+  C buf[kChunk];
+  C results[kChunk];
+  int64_t pending = 0;
+  int64_t written = 0;
+  // Calls fn(values, n) for the output's elements, whole runs when they are C in place.
+  auto visit = [&](int64_t base, auto&& fn) {
+    for_each_run(layout, base, [&](int64_t offset) {
+      if (direct) {
+        fn(reinterpret_cast<const C*>(src) + offset, layout.run_size);
+        return;
+      }
+      for (int64_t s = 0; s < layout.run_size; s += kChunk) {
+        const int64_t m = layout.run_size - s < kChunk ? layout.run_size - s : kChunk;
+        load_row<C>(src + (offset + s * layout.run_stride) * in_size, in_type, layout.run_stride, m,
+                    buf);
+        fn(static_cast<const C*>(buf), m);
+      }
+    });
+  };
+  for_each_output(layout, [&](int64_t base) {
+    C max = -INFINITY;
+    visit(base, [&](const C* x, int64_t n) { max = run_max(x, n, max); });
+    // ATen shifts by 0 when the max is infinite: all -inf gives log(0) = -inf, and a +inf
+    // (without NaN) gives +inf, which needs no second pass.
+    const C shift = std::isinf(max) ? C(0) : max;
+    C sum = 0;
+    if (max != C(INFINITY)) {
+      visit(base, [&](const C* x, int64_t n) { sum += run_exp_sum(x, n, shift); });
+    }
+    results[pending++] = max == C(INFINITY) ? max : std::log(sum) + shift;
+    if (pending == kChunk) {
+      store_row<C>(results, pending, out.scalar_type(), dst + written * out.element_size());
+      written += pending;
+      pending = 0;
+    }
+  });
+  store_row<C>(results, pending, out.scalar_type(), dst + written * out.element_size());
+}
+
+}  // namespace
+
+Tensor& logsumexp_out(KernelRuntimeContext& ctx, const Tensor& self, IntArrayRef dim, bool keepdim,
+                      Tensor& out) {
+  if (!check_tensor(ctx, self, "self") || !check_tensor(ctx, out, "out")) return out;
+  KILN_KERNEL_CHECK_MSG(ctx, is_floating_type(out.scalar_type()), InvalidArgument, out,
+                        "logsumexp(): Expected floating point type for result tensor, but got: "
+                        "%s; pass a floating out tensor",
+                        to_string(out.scalar_type()));
+  // ATen reduces every dim for an empty list but then cannot fit the result into the
+  // keepdim=False shape.
+  KILN_KERNEL_CHECK_MSG(ctx, !dim.empty() || keepdim || self.dim() == 0 || self.numel() == 0,
+                        InvalidArgument, out,
+                        "output with shape [] doesn't match the broadcast shape of the kept "
+                        "dims; pass the dims to reduce, or keepdim=True");
+  DimMask mask = 0;
+  if (!make_dim_mask(ctx, dim, self.dim(), &mask)) return out;
+  SizesType out_sizes[kTensorDimensionLimit];
+  const size_t out_dim = reduced_shape(self.sizes(), mask, keepdim, out_sizes);
+  if (!resize_or_fail(ctx, out, {out_sizes, out_dim})) return out;
+  if (out.numel() == 0) return out;
+  ReduceLayout layout;
+  make_reduce_layout(self.sizes(), mask, &layout);
+  // Integers compute in float (the default dtype); floating inputs in their compute type.
+  const ScalarType in_type = self.scalar_type();
+  const bool wide = in_type == ScalarType::Double;
+  if (wide) {
+    logsumexp_typed<double>(self, layout, out);
+  } else {
+    logsumexp_typed<float>(self, layout, out);
+  }
+  return out;
+}
+
+}  // namespace kiln::portable::native

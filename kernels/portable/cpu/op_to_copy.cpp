@@ -1,0 +1,35 @@
+// _to_copy: self converted to out's dtype (torch's copy_ casts); memory_format as ATen checks it.
+#include <cstdint>
+#include <optional>
+
+#include "kernels/portable/cpu/util/checks.h"
+#include "kernels/portable/cpu/util/copy.h"
+#include "runtime/core/tensor_options.h"
+#include "runtime/kernel/kernel_runtime_context.h"
+
+namespace kiln::portable::native {
+
+Tensor& _to_copy_out(KernelRuntimeContext& ctx, const Tensor& self, bool non_blocking,
+                     std::optional<MemoryFormat> memory_format, Tensor& out) {
+  (void)non_blocking;  // a host-to-host copy is always synchronous
+  if (!check_tensor(ctx, self, "self") || !check_tensor(ctx, out, "out")) return out;
+  const MemoryFormat format = memory_format.value_or(MemoryFormat::Preserve);
+  KILN_KERNEL_CHECK_MSG(ctx, format != MemoryFormat::ChannelsLast || self.dim() == 4,
+                        InvalidArgument, out,
+                        "required rank 4 tensor to use channels_last format (self has rank %lld)",
+                        static_cast<long long>(self.dim()));
+  KILN_KERNEL_CHECK_MSG(ctx, format != MemoryFormat::ChannelsLast3d || self.dim() == 5,
+                        InvalidArgument, out,
+                        "required rank 5 tensor to use channels_last_3d format (self has rank "
+                        "%lld)",
+                        static_cast<long long>(self.dim()));
+  if (!resize_or_fail(ctx, out, self.sizes())) return out;
+  if (out.const_data_ptr() == self.const_data_ptr() && out.scalar_type() == self.scalar_type()) {
+    return out;
+  }
+  convert_copy(out.mutable_data_ptr(), out.scalar_type(), self.const_data_ptr(), self.scalar_type(),
+               self.numel());
+  return out;
+}
+
+}  // namespace kiln::portable::native

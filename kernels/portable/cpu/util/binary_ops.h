@@ -1,0 +1,117 @@
+// Argument handling shared by the binary elementwise kernels, and their integer/float math.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
+#include "kernels/portable/cpu/util/elementwise.h"
+#include "kernels/portable/cpu/util/math.h"
+#include "runtime/core/half.h"
+#include "runtime/core/scalar.h"
+#include "runtime/core/tensor.h"
+#include "runtime/kernel/kernel_runtime_context.h"
+
+namespace kiln::portable {
+
+// What an op accepts as its out dtype: anything the result casts to (structured ATen ops),
+// exactly the result dtype (ATen's generated `.Scalar_out` wrappers), or any dtype (comparisons).
+enum class OutDtype : uint8_t { kCastable, kExact, kAny };
+
+// Checks self, other and out, computes the promoted dtype and resizes out to the broadcast shape.
+// Returns the promoted dtype, or Undefined after reporting a failure through ctx.
+ScalarType prepare_binary(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other,
+                          Tensor& out, OutDtype rule);
+
+// The same for a Scalar `other` (a wrapped number in promotion).
+ScalarType prepare_binary(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& other,
+                          Tensor& out, OutDtype rule);
+
+// Checks that `out` may receive a `result` value under `rule`.
+bool check_out_dtype(KernelRuntimeContext& ctx, const Tensor& out, ScalarType result,
+                     OutDtype rule);
+
+// Reports ATen's "not implemented for 'Bool'"-style refusal of dtype `common` for op `name`.
+void fail_dtype(KernelRuntimeContext& ctx, const char* name, ScalarType common);
+
+// Integer quotient and remainders with ATen's semantics; the divisor is nonzero (kernels check).
+// min / -1 wraps instead of trapping.
+template <typename T>
+inline T div_trunc_int(T a, T b) {
+  if constexpr (std::is_signed_v<T>) {
+    if (b == T(-1)) return wrapping_neg(a);
+  }
+  return static_cast<T>(a / b);
+}
+
+template <typename T>
+inline T fmod_int(T a, T b) {
+  if constexpr (std::is_signed_v<T>) {
+    if (b == T(-1)) return T(0);
+  }
+  return static_cast<T>(a % b);
+}
+
+template <typename T>
+inline T div_floor_int(T a, T b) {
+  const T quotient = div_trunc_int(a, b);
+  const T rest = fmod_int(a, b);
+  if constexpr (std::is_signed_v<T>) {
+    if (rest != 0 && ((a < 0) != (b < 0))) return static_cast<T>(quotient - 1);
+  }
+  return quotient;
+}
+
+template <typename T>
+inline T remainder_int(T a, T b) {
+  const T rest = fmod_int(a, b);
+  if constexpr (std::is_signed_v<T>) {
+    if (rest != 0 && ((rest < 0) != (b < 0))) return static_cast<T>(rest + b);
+  }
+  return rest;
+}
+
+// Floating floor division as ATen computes it (exact where a / b would round up across an
+// integer), division by zero giving a / b. `round` rounds each intermediate result: identity
+// normally, to Half or BFloat16 where ATen computes in those types step by step.
+template <typename T, typename Round>
+inline T div_floor_float(T a, T b, const Round& round) {
+  if (b == T(0)) return round(a / b);
+  const T rest = std::fmod(a, b);
+  T quotient = round(round(a - rest) / b);
+  if (rest != T(0) && ((b < T(0)) != (rest < T(0)))) quotient = round(quotient - T(1));
+  if (quotient == T(0)) return std::copysign(T(0), round(a / b));
+  T floored = std::floor(quotient);
+  if (round(quotient - floored) > T(0.5)) floored = round(floored + T(1));
+  return floored;
+}
+
+template <typename T>
+inline T div_floor_float(T a, T b) {
+  return div_floor_float(a, b, [](T value) { return value; });
+}
+
+template <typename T>
+inline T remainder_float(T a, T b) {
+  T rest = std::fmod(a, b);
+  if (rest != T(0) && ((b < T(0)) != (rest < T(0)))) rest += b;
+  return rest;
+}
+
+// `value` rounded to Half (half == true) or BFloat16 and widened back to float.
+inline float round_reduced(float value, bool half) {
+  return half ? kiln::detail::half_bits_to_float(kiln::detail::float_to_half_bits(value))
+              : kiln::detail::bfloat16_bits_to_float(kiln::detail::float_to_bfloat16_bits(value));
+}
+
+// Wraps an integer functor so a zero divisor sets *zero (and divides by 1 instead).
+template <typename T, typename F>
+inline auto guard_zero_divisor(bool* zero, F f) {
+  return [zero, f](T a, T b) {
+    const bool is_zero = b == T(0);
+    *zero |= is_zero;
+    return f(a, is_zero ? T(1) : b);
+  };
+}
+
+}  // namespace kiln::portable

@@ -1,0 +1,313 @@
+// Strided byte copies (memcpy rows, tiled transposes, gathers), converting rows and fills.
+#include "kernels/portable/cpu/util/copy.h"
+
+#include <cstring>
+
+#include "kernels/portable/cpu/util/checks.h"
+#include "kernels/portable/cpu/util/convert.h"
+#include "kernels/portable/cpu/util/scalar_util.h"
+#include "kernels/portable/cpu/util/target.h"
+#include "runtime/core/half.h"
+
+namespace kiln::portable {
+namespace {
+
+// Square tiles of a transposing copy. Each tile reads whole source lines into a buffer and
+// writes whole destination lines from it, so power-of-two strides (which map every line of a
+// tile to one cache set) cost no extra misses.
+constexpr int64_t kTile = 16;
+
+// n elements, dst stride ds and src stride ss (elements of U).
+template <typename U>
+KILN_HOT_LOOP void copy_run(U* dst, int64_t ds, const U* src, int64_t ss, int64_t n) {
+  if (ds == 1 && ss == 0) {
+    const U value = src[0];
+    for (int64_t i = 0; i < n; ++i) dst[i] = value;
+  } else if (ds == 1) {
+    for (int64_t i = 0; i < n; ++i) dst[i] = src[i * ss];
+  } else {
+    for (int64_t i = 0; i < n; ++i) dst[i * ds] = src[i * ss];
+  }
+}
+
+// dst[r * dst_row + c] = src[r + c * src_col] for r < rows, c < cols, in tiles.
+template <typename U>
+KILN_HOT_LOOP void copy_transposed(U* dst, int64_t dst_row, const U* src, int64_t src_col,
+                                   int64_t rows, int64_t cols) {
+  U tile[kTile][kTile];
+  for (int64_t r0 = 0; r0 < rows; r0 += kTile) {
+    const int64_t nr = rows - r0 < kTile ? rows - r0 : kTile;
+    for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
+      const int64_t nc = cols - c0 < kTile ? cols - c0 : kTile;
+      const U* s = src + r0 + c0 * src_col;
+      U* d = dst + r0 * dst_row + c0;
+      if (nr == kTile && nc == kTile) {
+        for (int64_t c = 0; c < kTile; ++c) {
+          for (int64_t r = 0; r < kTile; ++r) tile[r][c] = s[c * src_col + r];
+        }
+        for (int64_t r = 0; r < kTile; ++r) {
+          for (int64_t c = 0; c < kTile; ++c) d[r * dst_row + c] = tile[r][c];
+        }
+      } else {
+        for (int64_t r = 0; r < nr; ++r) {
+          for (int64_t c = 0; c < nc; ++c) d[r * dst_row + c] = s[c * src_col + r];
+        }
+      }
+    }
+  }
+}
+
+// Calls f(dst, src) at every index of dims [0, ndim) of `view`, strides scaled to bytes.
+template <typename F>
+void for_each_index(const int64_t* sizes, const int64_t* ds, const int64_t* ss, int64_t ndim,
+                    char* dst, const char* src, F&& f) {
+  int64_t index[kCopyViewDims] = {};
+  int64_t total = 1;
+  for (int64_t d = 0; d < ndim; ++d) total *= sizes[d];
+  for (int64_t t = 0; t < total; ++t) {
+    f(dst, src);
+    for (int64_t d = ndim - 1; d >= 0; --d) {
+      if (++index[d] < sizes[d]) {
+        dst += ds[d];
+        src += ss[d];
+        break;
+      }
+      dst -= ds[d] * (sizes[d] - 1);
+      src -= ss[d] * (sizes[d] - 1);
+      index[d] = 0;
+    }
+  }
+}
+
+template <typename U>
+void copy_view_typed(char* dst, const char* src, CopyView& v) {
+  const int64_t last = v.ndim - 1;
+  const int64_t n = v.sizes[last];
+  const int64_t ds = v.dst_strides[last];
+  const int64_t ss = v.src_strides[last];
+  const int64_t es = static_cast<int64_t>(sizeof(U));
+  int64_t outer_ds[kCopyViewDims];
+  int64_t outer_ss[kCopyViewDims];
+  int64_t outer_sizes[kCopyViewDims];
+  if (ds == 1 && ss == 1) {
+    for (int64_t d = 0; d < last; ++d) {
+      outer_ds[d] = v.dst_strides[d] * es;
+      outer_ss[d] = v.src_strides[d] * es;
+    }
+    const size_t row = static_cast<size_t>(n) * sizeof(U);
+    for_each_index(v.sizes, outer_ds, outer_ss, last, dst, src,
+                   [&](char* d, const char* s) { std::memcpy(d, s, row); });
+    return;
+  }
+  // A transposing view: the destination runs along the last dim, the source along another.
+  int64_t k = -1;
+  if (ds == 1 && ss != 0) {
+    for (int64_t d = 0; d < last; ++d) {
+      if (v.src_strides[d] == 1 && v.sizes[d] >= 8 && n >= 8) k = d;
+    }
+  }
+  if (k >= 0) {
+    int64_t m = 0;
+    for (int64_t d = 0; d < last; ++d) {
+      if (d == k) continue;
+      outer_sizes[m] = v.sizes[d];
+      outer_ds[m] = v.dst_strides[d] * es;
+      outer_ss[m] = v.src_strides[d] * es;
+      ++m;
+    }
+    const int64_t rows = v.sizes[k];
+    const int64_t dst_row = v.dst_strides[k];
+    for_each_index(outer_sizes, outer_ds, outer_ss, m, dst, src, [&](char* d, const char* s) {
+      copy_transposed(reinterpret_cast<U*>(d), dst_row, reinterpret_cast<const U*>(s), ss, rows, n);
+    });
+    return;
+  }
+  for (int64_t d = 0; d < last; ++d) {
+    outer_ds[d] = v.dst_strides[d] * es;
+    outer_ss[d] = v.src_strides[d] * es;
+  }
+  for_each_index(v.sizes, outer_ds, outer_ss, last, dst, src, [&](char* d, const char* s) {
+    copy_run(reinterpret_cast<U*>(d), ds, reinterpret_cast<const U*>(s), ss, n);
+  });
+}
+
+// The float <-> Half / BFloat16 conversions as plain loops over the branch-free bit converters,
+// which vectorise (F16C-free) in the AVX2 clone.
+KILN_HOT_LOOP void float_to_half_row(const float* src, uint16_t* dst, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) dst[i] = detail::float_to_half_bits(src[i]);
+}
+KILN_HOT_LOOP void half_to_float_row(const uint16_t* src, float* dst, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) dst[i] = detail::half_bits_to_float(src[i]);
+}
+KILN_HOT_LOOP void float_to_bfloat16_row(const float* src, uint16_t* dst, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) dst[i] = detail::float_to_bfloat16_bits(src[i]);
+}
+KILN_HOT_LOOP void bfloat16_to_float_row(const uint16_t* src, float* dst, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) dst[i] = detail::bfloat16_bits_to_float(src[i]);
+}
+
+// True when a dedicated float <-> 16-bit float loop served the conversion.
+bool convert_reduced_float(void* dst, ScalarType dst_type, const void* src, ScalarType src_type,
+                           int64_t n) {
+  if (src_type == ScalarType::Float) {
+    if (dst_type == ScalarType::Half) {
+      return float_to_half_row(static_cast<const float*>(src), static_cast<uint16_t*>(dst), n),
+             true;
+    }
+    if (dst_type == ScalarType::BFloat16) {
+      return float_to_bfloat16_row(static_cast<const float*>(src), static_cast<uint16_t*>(dst), n),
+             true;
+    }
+  } else if (dst_type == ScalarType::Float) {
+    if (src_type == ScalarType::Half) {
+      return half_to_float_row(static_cast<const uint16_t*>(src), static_cast<float*>(dst), n),
+             true;
+    }
+    if (src_type == ScalarType::BFloat16) {
+      return bfloat16_to_float_row(static_cast<const uint16_t*>(src), static_cast<float*>(dst), n),
+             true;
+    }
+  }
+  return false;
+}
+
+template <typename U>
+KILN_HOT_LOOP void fill_typed(U* dst, U value, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) dst[i] = value;
+}
+
+// The compute type a dtype conversion goes through, chosen so every pair converts as ATen's
+// static_cast chain does (one rounding, truncation toward zero, nonzero tests for bool).
+template <typename F>
+void dispatch_conversion(ScalarType dst_type, ScalarType src_type, F&& f) {
+  if (dst_type == ScalarType::Double) return f(TypeTag<double>{});
+  if (is_floating_type(dst_type)) return f(TypeTag<float>{});
+  if (is_floating_type(src_type)) return f(TypeTag<double>{});
+  return f(TypeTag<int64_t>{});
+}
+
+}  // namespace
+
+void copy_view(void* dst, const void* src, const CopyView& view, size_t element_size) {
+  // Drop unit dims and merge dims that are contiguous with their inner neighbour in both.
+  CopyView v;
+  for (int64_t d = 0; d < view.ndim; ++d) {
+    if (view.sizes[d] == 0) return;
+    if (view.sizes[d] == 1) continue;
+    if (v.ndim > 0) {
+      const int64_t p = v.ndim - 1;
+      if (v.dst_strides[p] == view.dst_strides[d] * view.sizes[d] &&
+          v.src_strides[p] == view.src_strides[d] * view.sizes[d]) {
+        v.sizes[p] *= view.sizes[d];
+        v.dst_strides[p] = view.dst_strides[d];
+        v.src_strides[p] = view.src_strides[d];
+        continue;
+      }
+    }
+    v.push(view.sizes[d], view.dst_strides[d], view.src_strides[d]);
+  }
+  if (v.ndim == 0) v.push(1, 1, 1);
+  char* d = static_cast<char*>(dst);
+  const char* s = static_cast<const char*>(src);
+  switch (element_size) {
+    case 1:
+      return copy_view_typed<uint8_t>(d, s, v);
+    case 2:
+      return copy_view_typed<uint16_t>(d, s, v);
+    case 4:
+      return copy_view_typed<uint32_t>(d, s, v);
+    default:
+      return copy_view_typed<uint64_t>(d, s, v);
+  }
+}
+
+void contiguous_strides(ArrayRef<SizesType> sizes, int64_t* strides) {
+  int64_t stride = 1;
+  for (size_t d = sizes.size(); d-- > 0;) {
+    strides[d] = stride;
+    stride *= sizes[d] > 1 ? sizes[d] : 1;
+  }
+}
+
+void convert_copy(void* dst, ScalarType dst_type, const void* src, ScalarType src_type, int64_t n) {
+  if (n <= 0) return;
+  if (dst_type == src_type) {
+    std::memcpy(dst, src, static_cast<size_t>(n) * element_size(dst_type));
+    return;
+  }
+  if (convert_reduced_float(dst, dst_type, src, src_type, n)) return;
+  const size_t dst_es = element_size(dst_type);
+  const size_t src_es = element_size(src_type);
+  dispatch_conversion(dst_type, src_type, [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    constexpr int64_t kChunk = 512;
+    C buffer[kChunk];
+    for (int64_t i = 0; i < n; i += kChunk) {
+      const int64_t m = n - i < kChunk ? n - i : kChunk;
+      load_row<C>(static_cast<const char*>(src) + i * src_es, src_type, 1, m, buffer);
+      store_row<C>(buffer, m, dst_type, static_cast<char*>(dst) + i * dst_es);
+    }
+  });
+}
+
+void fill_elements(void* dst, const void* value, size_t element_size, int64_t n) {
+  switch (element_size) {
+    case 1: {
+      std::memset(dst, *static_cast<const uint8_t*>(value), static_cast<size_t>(n));
+      return;
+    }
+    case 2: {
+      uint16_t v;
+      std::memcpy(&v, value, 2);
+      return fill_typed(static_cast<uint16_t*>(dst), v, n);
+    }
+    case 4: {
+      uint32_t v;
+      std::memcpy(&v, value, 4);
+      return fill_typed(static_cast<uint32_t*>(dst), v, n);
+    }
+    default: {
+      uint64_t v;
+      std::memcpy(&v, value, 8);
+      return fill_typed(static_cast<uint64_t*>(dst), v, n);
+    }
+  }
+}
+
+void scalar_to_element(const Scalar& scalar, ScalarType type, void* dst) {
+  if (type == ScalarType::Bool) {  // nonzero is true, fractions and nan included
+    const bool value = scalar.isFloatingPoint() ? scalar.toDouble() != 0 : scalar.toInt() != 0;
+    std::memcpy(dst, &value, 1);
+    return;
+  }
+  dispatch_compute_type(type, [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    const C value = scalar_to<C>(scalar, type);
+    store_row<C>(&value, 1, type, dst);
+  });
+}
+
+bool prepare_copy_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out,
+                      ArrayRef<SizesType> sizes) {
+  return check_default_dim_order(ctx, self, "self") && check_default_dim_order(ctx, out, "out") &&
+         check_out_dtype_is(ctx, out, self.scalar_type()) && resize_or_fail(ctx, out, sizes);
+}
+
+void copy_strided_to_out(const Tensor& self, const int64_t* sizes, const int64_t* src_strides,
+                         int64_t ndim, const int64_t src_offset, Tensor& out) {
+  if (out.numel() == 0) return;
+  CopyView view;
+  int64_t stride = 1;
+  view.ndim = ndim;
+  for (int64_t d = ndim - 1; d >= 0; --d) {
+    view.sizes[d] = sizes[d];
+    view.src_strides[d] = src_strides[d];
+    view.dst_strides[d] = stride;
+    stride *= sizes[d];
+  }
+  const size_t es = self.element_size();
+  copy_view(out.mutable_data_ptr(),
+            self.const_data_ptr<char>() + src_offset * static_cast<int64_t>(es), view, es);
+}
+
+}  // namespace kiln::portable

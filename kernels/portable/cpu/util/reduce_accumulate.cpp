@@ -1,0 +1,234 @@
+// Sum, product and mean reductions over any dims of a contiguous tensor.
+#include "kernels/portable/cpu/util/reduce_accumulate.h"
+
+#include <type_traits>
+
+#include "kernels/portable/cpu/util/checks.h"
+#include "kernels/portable/cpu/util/convert.h"
+#include "kernels/portable/cpu/util/dtype_util.h"
+#include "kernels/portable/cpu/util/math.h"
+#include "kernels/portable/cpu/util/target.h"
+
+namespace kiln::portable {
+namespace {
+
+constexpr int64_t kChunk = 256;   // elements converted through a buffer at a time
+constexpr int64_t kBlock = 1024;  // float elements summed in float lanes before going to double
+
+// Floating sums and products run in double, integer ones in wrapping int64.
+template <typename C>
+using TotalOf = std::conditional_t<std::is_integral_v<C>, int64_t, double>;
+
+template <bool kProd, typename T>
+inline T combine(T a, T b) {
+  if constexpr (kProd) {
+    return wrapping_mul(a, b);
+  } else {
+    return wrapping_add(a, b);
+  }
+}
+
+// Combines lanes[0..n) by halving, so the tail is a short tree rather than a chain.
+template <bool kProd, int kN, typename C>
+inline C fold_lanes(C* lanes) {
+  if constexpr (kN == 1) {
+    return lanes[0];
+  } else {
+    for (int j = 0; j < kN / 2; ++j) lanes[j] = combine<kProd>(lanes[j], lanes[j + kN / 2]);
+    return fold_lanes<kProd, kN / 2>(lanes);
+  }
+}
+
+// The total of n contiguous values: blocks in independent C lanes (so the loop vectorises
+// without reassociation flags and float blocks stay short for accuracy), blocks added in Total.
+template <typename C, bool kProd>
+KILN_HOT_LOOP TotalOf<C> run_total(const C* x, int64_t n) {
+  using Total = TotalOf<C>;
+  constexpr int kLanes = 128 / sizeof(C);
+  Total total = kProd ? 1 : 0;
+  for (int64_t s = 0; s < n; s += kBlock) {
+    const int64_t m = n - s < kBlock ? n - s : kBlock;
+    const C* block = x + s;
+    C lanes[kLanes];
+    for (int j = 0; j < kLanes; ++j) lanes[j] = kProd ? 1 : 0;
+    int64_t i = 0;
+    for (; i + kLanes <= m; i += kLanes) {
+      for (int j = 0; j < kLanes; ++j) lanes[j] = combine<kProd>(lanes[j], block[i + j]);
+    }
+    for (; i < m; ++i) lanes[0] = combine<kProd>(lanes[0], block[i]);
+    // Halving the lanes keeps the tail short (a chain of Total adds would dominate short rows).
+    total = combine<kProd>(total, static_cast<Total>(fold_lanes<kProd, kLanes>(lanes)));
+  }
+  return total;
+}
+
+// acc[i] = acc[i] (+ or *) x[i]: outputs side by side, one input row of them per call.
+template <typename C, bool kProd>
+KILN_HOT_LOOP void column_accumulate(TotalOf<C>* acc, const C* x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) acc[i] = combine<kProd>(acc[i], static_cast<TotalOf<C>>(x[i]));
+}
+
+template <typename C, bool kProd>
+class AccumulateRunner {
+ public:
+  using Total = TotalOf<C>;
+
+  AccumulateRunner(const Tensor& in, ScalarType op_type, bool mean, int64_t count, Tensor& out)
+      : in_type_(in.scalar_type()),
+        // A Half/BFloat16 mean casts its input to Float (ATen's way of keeping it accurate).
+        op_type_(mean && is_reduced_floating_type(op_type) ? ScalarType::Float : op_type),
+        out_type_(out.scalar_type()),
+        in_size_(in.element_size()),
+        out_size_(out.element_size()),
+        direct_(in_type_ == op_type && in_type_ == CppToScalarType<C>::value),
+        mean_(mean),
+        count_(count),
+        src_(static_cast<const char*>(in.const_data_ptr())),
+        dst_(static_cast<char*>(out.mutable_data_ptr())) {}
+
+  // Each output totals its runs, which are contiguous (run_stride 1).
+  void rows(const ReduceLayout& layout) {
+    int64_t pending = 0;
+    for_each_output(layout, [&](int64_t base) {
+      Total total = kProd ? 1 : 0;
+      for_each_run(layout, base, [&](int64_t offset) {
+        if (direct_) {
+          total = combine<kProd>(total, run_total<C, kProd>(pointer(offset), layout.run_size));
+          return;
+        }
+        for (int64_t s = 0; s < layout.run_size; s += kChunk) {
+          const int64_t m = layout.run_size - s < kChunk ? layout.run_size - s : kChunk;
+          total = combine<kProd>(total, run_total<C, kProd>(load(offset + s, 1, m), m));
+        }
+      });
+      totals_[pending++] = total;
+      if (pending == kChunk) flush(pending);
+    });
+    flush(pending);
+  }
+
+  // The innermost dim is kept: neighbouring outputs read neighbouring inputs, so up to kChunk
+  // outputs accumulate side by side, one contiguous input row at a time.
+  void columns(const ReduceLayout& layout) {
+    const int32_t outer_kept = layout.kept_dim - 1;
+    const int64_t width = layout.kept_sizes[outer_kept];
+    int64_t pending = 0;
+    for_each_offset(layout.kept_sizes, layout.kept_strides, outer_kept, [&](int64_t base) {
+      for (int64_t k = 0; k < width; k += kChunk) {
+        const int64_t m = width - k < kChunk ? width - k : kChunk;
+        for (int64_t i = 0; i < m; ++i) totals_[i] = kProd ? 1 : 0;
+        for_each_run(layout, base + k, [&](int64_t offset) {
+          for (int64_t j = 0; j < layout.run_size; ++j) {
+            const int64_t row = offset + j * layout.run_stride;
+            const C* x = direct_ ? pointer(row) : load(row, 1, m);
+            column_accumulate<C, kProd>(totals_, x, m);
+          }
+        });
+        pending = m;
+        flush(pending);
+      }
+    });
+  }
+
+ private:
+  const C* pointer(int64_t offset) const { return reinterpret_cast<const C*>(src_) + offset; }
+
+  // n input elements spaced `stride` apart from `offset`, as values of the op dtype held in C.
+  const C* load(int64_t offset, int64_t stride, int64_t n) {
+    const char* src = src_ + offset * in_size_;
+    if constexpr (std::is_integral_v<C>) {
+      if (op_type_ == ScalarType::Bool) {
+        load_row_nonzero(src, in_type_, stride, n, buf_);
+        return buf_;
+      }
+    }
+    load_row_as<C>(src, in_type_, stride, n, op_type_, buf_);
+    return buf_;
+  }
+
+  // Stores the first n totals as the next n outputs.
+  void flush(int64_t& n) {
+    if (n == 0) return;
+    if constexpr (!std::is_integral_v<Total>) {
+      if (mean_) {
+        for (int64_t i = 0; i < n; ++i) totals_[i] /= static_cast<Total>(count_);
+      }
+    }
+    store_row<Total>(totals_, n, out_type_, dst_ + written_ * out_size_);
+    written_ += n;
+    n = 0;
+  }
+
+  ScalarType in_type_;
+  ScalarType op_type_;
+  ScalarType out_type_;
+  size_t in_size_;
+  size_t out_size_;
+  bool direct_;
+  bool mean_;
+  int64_t count_;
+  const char* src_;
+  char* dst_;
+  int64_t written_ = 0;
+  C buf_[kChunk];
+  Total totals_[kChunk];
+};
+
+template <bool kProd>
+void accumulate_typed(const Tensor& self, const ReduceLayout& layout, ScalarType op_type, bool mean,
+                      Tensor& out) {
+  dispatch_compute_type(op_type, [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    AccumulateRunner<C, kProd> runner(self, op_type, mean, layout.count, out);
+    if (layout.run_stride == 1) {
+      runner.rows(layout);
+    } else {
+      runner.columns(layout);
+    }
+  });
+}
+
+}  // namespace
+
+void accumulate_reduce(const Tensor& self, DimMask mask, ScalarType op_type, AccumulateKind kind,
+                       Tensor& out) {
+  if (out.numel() == 0) return;
+  ReduceLayout layout;
+  make_reduce_layout(self.sizes(), mask, &layout);
+  if (kind == AccumulateKind::kProd) {
+    accumulate_typed<true>(self, layout, op_type, false, out);
+  } else {
+    accumulate_typed<false>(self, layout, op_type, kind == AccumulateKind::kMean, out);
+  }
+}
+
+Tensor& accumulate_out(KernelRuntimeContext& ctx, const Tensor& self,
+                       std::optional<IntArrayRef> dims, bool keepdim,
+                       std::optional<ScalarType> dtype, AccumulateKind kind, Tensor& out) {
+  if (!check_tensor(ctx, self, "self") || !check_tensor(ctx, out, "out")) return out;
+  if (kind == AccumulateKind::kMean) {
+    const ScalarType given = dtype.value_or(self.scalar_type());
+    KILN_KERNEL_CHECK_MSG(ctx, is_floating_type(given), InvalidArgument, out,
+                          "mean(): could not infer output dtype. %s dtype must be either a "
+                          "floating point or complex dtype. Got: %s; pass a floating dtype",
+                          dtype.has_value() ? "Optional" : "Input", to_string(given));
+    KILN_KERNEL_CHECK_MSG(ctx, dtype.has_value() || is_floating_type(out.scalar_type()),
+                          InvalidArgument, out,
+                          "result type Float can't be cast to the desired output type %s; pass "
+                          "a floating out tensor",
+                          to_string(out.scalar_type()));
+  }
+  // The op computes in `dtype` when given (out must match it), else in out's dtype.
+  const ScalarType op_type = dtype.value_or(out.scalar_type());
+  if (!check_supported_dtype(ctx, op_type, "the op dtype")) return out;
+  if (!check_out_dtype_is(ctx, out, op_type)) return out;
+  DimMask mask = 0;
+  if (!make_dim_mask(ctx, dims, self.dim(), &mask)) return out;
+  SizesType out_sizes[kTensorDimensionLimit];
+  const size_t out_dim = reduced_shape(self.sizes(), mask, keepdim, out_sizes);
+  if (!resize_or_fail(ctx, out, {out_sizes, out_dim})) return out;
+  accumulate_reduce(self, mask, op_type, kind, out);
+  return out;
+}
+
+}  // namespace kiln::portable

@@ -1,0 +1,177 @@
+// Row loops shared by the reductions (max/min with NaN, exp-and-sum for softmax, log_softmax and
+// logsumexp), written with GCC/Clang vector extensions where the auto-vectoriser falls short.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "kernels/portable/cpu/util/vec_math.h"
+
+// Forces a helper into its caller, so a KILN_HOT_LOOP caller's vector clone compiles it too.
+#if defined(__GNUC__) || defined(__clang__)
+#define KILN_REDUCE_INLINE inline __attribute__((always_inline))
+#else
+#define KILN_REDUCE_INLINE inline
+#endif
+
+namespace kiln::portable {
+
+// Eight floats or four doubles: a GCC/Clang vector for loops the auto-vectoriser handles poorly
+// (selects, NaN tests); the baseline build splits it into two SSE registers.
+template <typename C>
+struct VectorOf {
+  typedef C type __attribute__((vector_size(32)));
+};
+template <typename C>
+using Vector = typename VectorOf<C>::type;
+
+// The largest (kMax) or smallest of `start` and x[0..n) (floating C), NaN winning: NaN if any
+// value (or start) is NaN.
+template <typename C, bool kMax>
+KILN_REDUCE_INLINE C extreme_nan(const C* x, int64_t n, C start) {
+  using V = Vector<C>;
+  constexpr int kWidth = sizeof(V) / sizeof(C);
+  V best[4];
+  for (auto& b : best) b = V{} + start;
+  auto nan = best[0] != best[0];  // all false unless start is NaN
+  int64_t i = 0;
+  for (; i + 4 * kWidth <= n; i += 4 * kWidth) {
+    for (int k = 0; k < 4; ++k) {
+      V v;
+      std::memcpy(&v, x + i + k * kWidth, sizeof(v));
+      best[k] = kMax ? (v > best[k] ? v : best[k]) : (v < best[k] ? v : best[k]);
+      nan |= v != v;
+    }
+  }
+  C result = start;
+  bool any_nan = false;
+  for (int k = 0; k < 4; ++k) {
+    for (int j = 0; j < kWidth; ++j) {
+      result = kMax ? (best[k][j] > result ? best[k][j] : result)
+                    : (best[k][j] < result ? best[k][j] : result);
+      any_nan = any_nan || nan[j] != 0;
+    }
+  }
+  for (; i < n; ++i) {
+    result = kMax ? (x[i] > result ? x[i] : result) : (x[i] < result ? x[i] : result);
+    any_nan = any_nan || x[i] != x[i];
+  }
+  return any_nan ? std::numeric_limits<C>::quiet_NaN() : result;
+}
+
+// e^x for x <= 0 or NaN (softmax's x - max): vec_math's exp_float without the overflow
+// handling this range never needs, so the vector loop is shorter. Same accuracy; results below
+// FLT_MIN flush to 0, NaN stays NaN.
+KILN_REDUCE_INLINE float exp_nonpositive(float x) {
+  constexpr float kLog2e = 1.44269504088896341f;
+  constexpr float kLn2Hi = 0.693359375f;
+  constexpr float kLn2Lo = -2.12194440e-4f;
+  constexpr float kRoundMagic = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
+  constexpr float kLowest = -87.33654f;       // e^kLowest is FLT_MIN
+  const float clamped = select(x < kLowest, kLowest, x);  // NaN stays NaN (compares false)
+  const float shifted = clamped * kLog2e + kRoundMagic;
+  const float n = shifted - kRoundMagic;
+  const float r = (clamped - n * kLn2Hi) - n * kLn2Lo;
+  float p = 1.0f / 5040.0f;
+  p = p * r + 1.0f / 720.0f;
+  p = p * r + 1.0f / 120.0f;
+  p = p * r + 1.0f / 24.0f;
+  p = p * r + 1.0f / 6.0f;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  // n is in [-126, 0], so 2^n is one normal float built from its exponent bits.
+  uint32_t bits = 0;
+  std::memcpy(&bits, &shifted, sizeof(bits));
+  const uint32_t scale_bits = (bits - 0x4b400000u + 127u) << 23;
+  float scale = 0;
+  std::memcpy(&scale, &scale_bits, sizeof(scale));
+  return select(x < kLowest, 0.0f, p * scale);
+}
+
+// exp_nonpositive on eight floats at once (*y = e^x), written with vector operations so the loop
+// around it keeps its accumulators in registers.
+KILN_REDUCE_INLINE void exp_nonpositive_vector(const Vector<float>& x, Vector<float>* y) {
+  using V = Vector<float>;
+  using Bits = VectorOf<uint32_t>::type;
+  const V magic = V{} + 12582912.0f;
+  // No clamp: below kLowest the lane computes garbage (or NaN for -inf), which the final mask
+  // replaces by 0; unsigned wrap-around keeps the exponent arithmetic defined.
+  const Bits tiny = (Bits)(x < -87.33654f);
+  const V shifted = x * 1.44269504088896341f + magic;
+  const V n = shifted - magic;
+  const V r = (x - n * 0.693359375f) - n * -2.12194440e-4f;
+  V p = V{} + 1.0f / 5040.0f;
+  p = p * r + 1.0f / 720.0f;
+  p = p * r + 1.0f / 120.0f;
+  p = p * r + 1.0f / 24.0f;
+  p = p * r + 1.0f / 6.0f;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  const Bits scale_bits = ((Bits)shifted - (0x4b400000u - 127u)) << 23;
+  *y = (V)((Bits)(p * (V)scale_bits) & ~tiny);
+}
+
+// The exp a softmax-style loop uses for x - max: the short one for float.
+KILN_REDUCE_INLINE float exp_shifted(float x) { return exp_nonpositive(x); }
+KILN_REDUCE_INLINE double exp_shifted(double x) { return std::exp(x); }
+
+// y[i] = e^(x[i] - shift) (y may be null: not stored); returns the sum of those values.
+template <typename C>
+KILN_REDUCE_INLINE C exp_sum_lanes(const C* x, C* y, int64_t n, C shift) {
+  if constexpr (std::is_same_v<C, float>) {
+    using V = Vector<float>;
+    constexpr int kWidth = sizeof(V) / sizeof(float);
+    V sums[2] = {};
+    int64_t i = 0;
+    for (; i + 2 * kWidth <= n; i += 2 * kWidth) {
+      for (int k = 0; k < 2; ++k) {
+        V v;
+        std::memcpy(&v, x + i + k * kWidth, sizeof(v));
+        V e;
+        exp_nonpositive_vector(v - shift, &e);
+        if (y != nullptr) std::memcpy(y + i + k * kWidth, &e, sizeof(e));
+        sums[k] += e;
+      }
+    }
+    const V folded = sums[0] + sums[1];
+    float total = 0;
+    for (int j = 0; j < kWidth; ++j) total += folded[j];
+    for (; i < n; ++i) {
+      const float e = exp_nonpositive(x[i] - shift);
+      if (y != nullptr) y[i] = e;
+      total += e;
+    }
+    return total;
+  }
+  constexpr int kLanes = 64 / sizeof(C);
+  C lanes[kLanes] = {};
+  int64_t i = 0;
+  if (y != nullptr) {
+    for (; i + kLanes <= n; i += kLanes) {
+      for (int j = 0; j < kLanes; ++j) {
+        const C e = exp_shifted(x[i + j] - shift);
+        y[i + j] = e;
+        lanes[j] += e;
+      }
+    }
+    for (; i < n; ++i) {
+      y[i] = exp_shifted(x[i] - shift);
+      lanes[0] += y[i];
+    }
+  } else {
+    for (; i + kLanes <= n; i += kLanes) {
+      for (int j = 0; j < kLanes; ++j) lanes[j] += exp_shifted(x[i + j] - shift);
+    }
+    for (; i < n; ++i) lanes[0] += exp_shifted(x[i] - shift);
+  }
+  C total = 0;
+  for (int j = 0; j < kLanes; ++j) total += lanes[j];
+  return total;
+}
+
+}  // namespace kiln::portable

@@ -1,0 +1,103 @@
+// Sorting helpers of sort and topk: ATen's value order (NaN largest) and strided index rows.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <type_traits>
+
+#include "runtime/core/half.h"
+
+namespace kiln::portable {
+
+// The type a T element compares as: float for Half and BFloat16, T otherwise.
+template <typename T>
+using sort_key_t =
+    std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
+
+// a < b in ATen's sort order, where NaN is larger than every number (and equal to NaN).
+template <typename K>
+inline bool key_less(K a, K b) {
+  if constexpr (std::is_floating_point_v<K>) {
+    return (a < b) || (b != b && a == a);
+  } else {
+    return a < b;
+  }
+}
+
+// Orders element positions of one row (elements at data[i * stride]) ascending or descending,
+// ties broken by position so every sort is stable and every top-k deterministic.
+template <typename T>
+struct PositionOrder {
+  const T* data;
+  int64_t stride;
+  bool descending;
+
+  bool operator()(int64_t i, int64_t j) const {
+    const sort_key_t<T> a = static_cast<sort_key_t<T>>(data[i * stride]);
+    const sort_key_t<T> b = static_cast<sort_key_t<T>>(data[j * stride]);
+    if (descending) {
+      if (key_less(b, a)) return true;
+      if (key_less(a, b)) return false;
+    } else {
+      if (key_less(a, b)) return true;
+      if (key_less(b, a)) return false;
+    }
+    return i < j;
+  }
+};
+
+// A random-access iterator over every `stride`-th element, so std::sort and the heap algorithms
+// can work on a row of an out tensor that is not the innermost dim.
+template <typename T>
+struct StridedIterator {
+  using iterator_category = std::random_access_iterator_tag;
+  using value_type = T;
+  using difference_type = std::ptrdiff_t;
+  using pointer = T*;
+  using reference = T&;
+
+  T* ptr;
+  difference_type stride;
+
+  reference operator*() const { return *ptr; }
+  reference operator[](difference_type n) const { return ptr[n * stride]; }
+  StridedIterator& operator++() { return ptr += stride, *this; }
+  StridedIterator& operator--() { return ptr -= stride, *this; }
+  StridedIterator operator++(int) {
+    StridedIterator old = *this;
+    return ptr += stride, old;
+  }
+  StridedIterator operator--(int) {
+    StridedIterator old = *this;
+    return ptr -= stride, old;
+  }
+  StridedIterator& operator+=(difference_type n) { return ptr += n * stride, *this; }
+  StridedIterator& operator-=(difference_type n) { return ptr -= n * stride, *this; }
+  StridedIterator operator+(difference_type n) const { return {ptr + n * stride, stride}; }
+  StridedIterator operator-(difference_type n) const { return {ptr - n * stride, stride}; }
+  friend StridedIterator operator+(difference_type n, StridedIterator it) { return it + n; }
+  difference_type operator-(const StridedIterator& o) const { return (ptr - o.ptr) / stride; }
+  bool operator==(const StridedIterator& o) const { return ptr == o.ptr; }
+  bool operator!=(const StridedIterator& o) const { return ptr != o.ptr; }
+  bool operator<(const StridedIterator& o) const { return ptr < o.ptr; }
+  bool operator>(const StridedIterator& o) const { return ptr > o.ptr; }
+  bool operator<=(const StridedIterator& o) const { return ptr <= o.ptr; }
+  bool operator>=(const StridedIterator& o) const { return ptr >= o.ptr; }
+};
+
+// Calls f(T*) (a null pointer naming the element type) for the ten supported dtypes.
+template <typename F>
+inline void dispatch_element_type(ScalarType t, F&& f) {
+  switch (t) {
+#define KILN_SORT_CASE(cpp, name) \
+  case ScalarType::name:          \
+    return f(static_cast<cpp*>(nullptr));
+    KILN_FORALL_SCALAR_TYPES(KILN_SORT_CASE)
+#undef KILN_SORT_CASE
+    default:
+      return;
+  }
+}
+
+}  // namespace kiln::portable

@@ -1,0 +1,195 @@
+// Unary elementwise driver: out = op(self) computed in a chosen dtype, with clamp-like helpers.
+//
+// A kernel checks its arguments, resizes `out`, picks the dtype the op computes in (`common`:
+// self's dtype, or Float for integer inputs of floating functions) and hands a functor factory to
+// apply_unary: make_op(T{}) returns the functor for element type T. When self, common and out
+// share a dtype with a fast path, one multiversioned loop runs over the whole tensor; otherwise
+// chunks are converted into compute-type buffers, mapped, rounded to `common` and stored.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "kernels/portable/cpu/util/convert.h"
+#include "kernels/portable/cpu/util/dtype_util.h"
+#include "kernels/portable/cpu/util/target.h"
+#include "kernels/portable/cpu/util/vec_math.h"
+#include "runtime/core/scalar.h"
+#include "runtime/core/tensor.h"
+#include "runtime/kernel/kernel_runtime_context.h"
+
+namespace kiln::portable {
+
+// Elements converted per chunk on the converting path (two buffers on the stack).
+constexpr int64_t kUnaryChunk = 512;
+
+namespace detail {
+
+// The hot loop of every unary op; the clone for newer CPUs vectorises 8 floats at a time.
+template <typename In, typename Out, typename Op>
+KILN_HOT_LOOP void unary_loop(const In* in, Out* out, int64_t n, Op op) {
+  for (int64_t i = 0; i < n; ++i) out[i] = op(in[i]);
+}
+
+// Half or BFloat16 values through a float op, rounded back to T and stored as T or as float: one
+// fused pass, so the conversions run in the multiversioned loop too.
+// (Written on the bit patterns, as in convert.cpp, so the compiler vectorises it.)
+inline float reduced_to_float(Half value) { return kiln::detail::half_bits_to_float(value.x); }
+inline float reduced_to_float(BFloat16 value) {
+  return kiln::detail::bfloat16_bits_to_float(value.x);
+}
+inline uint16_t float_to_reduced_bits(float value, Half) {
+  return kiln::detail::float_to_half_bits(value);
+}
+inline uint16_t float_to_reduced_bits(float value, BFloat16) {
+  return kiln::detail::float_to_bfloat16_bits(value);
+}
+
+template <typename T, typename Out, typename Op>
+KILN_HOT_LOOP void reduced_unary_loop(const T* in, Out* out, int64_t n, Op op) {
+  for (int64_t i = 0; i < n; ++i) {
+    const uint16_t bits = float_to_reduced_bits(op(reduced_to_float(in[i])), T{});
+    if constexpr (std::is_same_v<Out, float>) {
+      out[i] = reduced_to_float(T::from_bits(bits));
+    } else {
+      out[i].x = bits;
+    }
+  }
+}
+
+// Runs reduced_unary_loop when self and `common` are Half or BFloat16 and out is that dtype or
+// Float (the common cases); returns false otherwise.
+template <typename MakeOp>
+bool reduced_unary(const Tensor& self, ScalarType common, Tensor& out, MakeOp& make_op) {
+  const ScalarType in_type = self.scalar_type();
+  const ScalarType out_type = out.scalar_type();
+  if (in_type != common || (out_type != in_type && out_type != ScalarType::Float)) return false;
+  const int64_t n = self.numel();
+  const bool to_float = out_type == ScalarType::Float;
+  if (in_type == ScalarType::Half) {
+    const Half* in = self.const_data_ptr<Half>();
+    if (to_float)
+      return reduced_unary_loop(in, out.mutable_data_ptr<float>(), n, make_op(0.0f)), true;
+    return reduced_unary_loop(in, out.mutable_data_ptr<Half>(), n, make_op(0.0f)), true;
+  }
+  if (in_type == ScalarType::BFloat16) {
+    const BFloat16* in = self.const_data_ptr<BFloat16>();
+    if (to_float)
+      return reduced_unary_loop(in, out.mutable_data_ptr<float>(), n, make_op(0.0f)), true;
+    return reduced_unary_loop(in, out.mutable_data_ptr<BFloat16>(), n, make_op(0.0f)), true;
+  }
+  return false;
+}
+
+}  // namespace detail
+
+// out = op(self) elementwise over same-shape contiguous tensors. self is converted to dtype
+// `common` (as ATen casts inputs to the common dtype), the op runs in common's compute type and
+// its results are rounded to `common`, then converted to out's dtype. Code is generated only for
+// the dtype categories in kCategories; `common` must be one of them.
+template <unsigned kCategories = kAllTypes, typename MakeOp>
+void apply_unary(const Tensor& self, ScalarType common, Tensor& out, MakeOp&& make_op) {
+  const int64_t n = self.numel();
+  if (n == 0) return;
+  const ScalarType in_type = self.scalar_type();
+  const ScalarType out_type = out.scalar_type();
+  if (in_type == common && out_type == common &&
+      dispatch_fast_type<kCategories>(common, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        detail::unary_loop(self.const_data_ptr<T>(), out.mutable_data_ptr<T>(), n, make_op(T{}));
+      })) {
+    return;
+  }
+  if constexpr ((kCategories & kFloatingTypes) != 0) {
+    if (detail::reduced_unary(self, common, out, make_op)) return;
+  }
+  dispatch_compute_type<kCategories>(common, [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    constexpr ScalarType kComputeType = CppToScalarType<C>::value;
+    const auto op = make_op(C{});
+    C in_buf[kUnaryChunk];
+    C out_buf[kUnaryChunk];
+    // An operand that already holds C values of dtype `common` is used in place.
+    const bool in_direct = in_type == kComputeType && common == kComputeType;
+    const bool out_direct = out_type == kComputeType && common == kComputeType;
+    const char* src = static_cast<const char*>(self.const_data_ptr());
+    char* dst = static_cast<char*>(out.mutable_data_ptr());
+    const size_t in_size = element_size(in_type);
+    const size_t out_size = element_size(out_type);
+    for (int64_t start = 0; start < n; start += kUnaryChunk) {
+      const int64_t m = n - start < kUnaryChunk ? n - start : kUnaryChunk;
+      const char* in_row = src + start * in_size;
+      char* out_row = dst + start * out_size;
+      if (!in_direct) load_row_as<C>(in_row, in_type, 1, m, common, in_buf);
+      const C* x = in_direct ? reinterpret_cast<const C*>(in_row) : in_buf;
+      C* y = out_direct ? reinterpret_cast<C*>(out_row) : out_buf;
+      detail::unary_loop(x, y, m, op);
+      if (!out_direct) store_row_as<C>(out_buf, m, common, out_type, out_row);
+    }
+  });
+}
+
+// min(max(x, lo), hi) that keeps a NaN x (lo > hi gives hi, as in ATen). Floating values use bit
+// selects so loops vectorise.
+template <typename T>
+inline T clamp_value(T x, T lo, T hi) {
+  if constexpr (std::is_integral_v<T>) {
+    const T low = x < lo ? lo : x;
+    return low > hi ? hi : low;
+  } else {
+    const T low = select(x < lo, lo, x);
+    return select(low > hi, hi, low);
+  }
+}
+
+// clamp to [lo, hi] as a functor; a NaN limit makes every element NaN, as in ATen.
+template <typename T>
+struct ClampOp {
+  T lo;
+  T hi;
+  bool nan_limit;
+  T fill;
+
+  ClampOp(T low, T high)
+      : lo(low), hi(high), nan_limit(low != low || high != high), fill(low != low ? low : high) {}
+  T operator()(T x) const { return nan_limit ? fill : clamp_value(x, lo, hi); }
+};
+
+// The smallest and largest values of T (infinities for floating types): a missing clamp limit.
+template <typename T>
+constexpr T lowest_value() {
+  if constexpr (std::is_floating_point_v<T>) {
+    return -std::numeric_limits<T>::infinity();
+  } else {
+    return std::numeric_limits<T>::lowest();
+  }
+}
+template <typename T>
+constexpr T highest_value() {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::numeric_limits<T>::infinity();
+  } else {
+    return std::numeric_limits<T>::max();
+  }
+}
+
+// Whether `scalar` converts to dtype `type` without overflow under ATen's checked conversion of
+// scalar arguments: for integer dtypes a floating value must be finite and within range (it is
+// then truncated); infinities and NaN fit floating dtypes. Reports the overflow through ctx.
+bool check_scalar_converts(KernelRuntimeContext& ctx, const Scalar& scalar, ScalarType type,
+                           const char* name);
+
+// The value of `scalar` converted to element type T (a dtype's own type or its compute type) as
+// ATen converts scalar arguments: floating values truncate toward zero for integer types.
+template <typename T>
+inline T scalar_value(const Scalar& scalar) {
+  if constexpr (std::is_integral_v<T>) {
+    return scalar.isFloatingPoint() ? static_cast<T>(static_cast<int64_t>(scalar.toDouble()))
+                                    : static_cast<T>(scalar.toInt());
+  } else {
+    return static_cast<T>(scalar.toDouble());
+  }
+}
+
+}  // namespace kiln::portable

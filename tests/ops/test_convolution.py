@@ -1,0 +1,199 @@
+"""aten::convolution.out (1-D and 2-D, grouped, strided, dilated, transposed) against torch."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from op_compare import check_op, eps, magnitude
+from strategies import INT_DTYPES, make_tensor, out_tensors
+
+import kiln
+
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+aten = torch.ops.aten
+FLOATS = [torch.float16, torch.bfloat16, torch.float32, torch.float64]
+
+
+def conv_atol(k: int, dtype: torch.dtype, *factors: Any) -> float:
+    if not dtype.is_floating_point:
+        return 0.0
+    scale = 1.0
+    for f in factors:
+        scale *= magnitude(f)
+    return 4 * eps(dtype) * max(k, 1) * scale
+
+
+@st.composite
+def conv_case(draw: Any, transposed: bool) -> dict[str, Any]:
+    spatial = draw(st.sampled_from([1, 2]))
+    groups = draw(st.integers(1, 3))
+    in_per_group = draw(st.integers(1, 3))
+    out_per_group = draw(st.integers(1, 3))
+    kernel = [draw(st.integers(1, 3)) for _ in range(spatial)]
+    stride = [draw(st.integers(1, 3)) for _ in range(spatial)]
+    dilation = [draw(st.integers(1, 2)) for _ in range(spatial)]
+    padding = [draw(st.integers(0, 2)) for _ in range(spatial)]
+    output_padding = [0] * spatial
+    if transposed:
+        output_padding = [
+            draw(st.integers(0, max(s, d) - 1)) for s, d in zip(stride, dilation, strict=True)
+        ]
+    size = [draw(st.integers(1, 7)) for _ in range(spatial)]
+    if transposed:
+        # Keep the output non-empty (torch's empty-batch handling of empty outputs is erratic).
+        padding = [
+            min(p, ((n - 1) * st_ + d * (k - 1) + o) // 2)
+            for p, n, st_, d, k, o in zip(
+                padding, size, stride, dilation, kernel, output_padding, strict=True
+            )
+        ]
+    else:
+        # Keep the (dilated) kernel inside the padded input.
+        size = [
+            max(n, d * (k - 1) + 1 - 2 * p)
+            for n, k, d, p in zip(size, kernel, dilation, padding, strict=True)
+        ]
+    batch = draw(st.integers(0, 2))
+    in_channels = groups * in_per_group
+    if transposed:
+        weight_shape = (in_channels, out_per_group, *kernel)
+    else:
+        weight_shape = (groups * out_per_group, in_per_group, *kernel)
+    return {
+        "input_shape": (batch, in_channels, *size),
+        "weight_shape": weight_shape,
+        "out_channels": groups * out_per_group,
+        "stride": stride,
+        "padding": padding,
+        "dilation": dilation,
+        "output_padding": output_padding,
+        "groups": groups,
+        "single_params": draw(st.booleans()) and len(set(stride)) == 1,
+    }
+
+
+def run_case(
+    call_op: Any, case: dict[str, Any], dtype: torch.dtype, transposed: bool, data: Any
+) -> None:
+    seed = data.draw(st.integers(0, 2**31 - 1))
+    x = make_tensor(dtype, case["input_shape"], seed, magnitude=2.0, int_range=(-20, 20))
+    w = make_tensor(dtype, case["weight_shape"], seed + 1, magnitude=2.0, int_range=(-20, 20))
+    bias = None
+    if data.draw(st.booleans()):
+        bias = make_tensor(
+            dtype, (case["out_channels"],), seed + 2, magnitude=2.0, int_range=(-20, 20)
+        )
+    stride = case["stride"][:1] if case["single_params"] else case["stride"]
+    args = (
+        x,
+        w,
+        bias,
+        stride,
+        case["padding"],
+        case["dilation"],
+        transposed,
+        case["output_padding"],
+        case["groups"],
+    )
+    try:
+        shape: tuple[int, ...] | None = tuple(aten.convolution(*args).shape)
+    except (RuntimeError, NotImplementedError):
+        shape = None  # check_op then expects kiln to refuse too
+    out = data.draw(out_tensors(dtype, shape or (0,), other_dtype_p=0.1))
+    k = w.shape[0 if transposed else 1] * int(torch.tensor(w.shape[2:]).prod())
+    atol = conv_atol(k + 1, dtype, x, w)
+    check_op(call_op, "aten::convolution.out", aten.convolution.out, args, out=out, atol=atol)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_convolution_matches_torch(call_op: Any, data: Any) -> None:
+    dtype = data.draw(st.sampled_from([*FLOATS, *INT_DTYPES]))
+    run_case(call_op, data.draw(conv_case(False)), dtype, False, data)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_transposed_convolution_matches_torch(call_op: Any, data: Any) -> None:
+    dtype = data.draw(st.sampled_from([*FLOATS, torch.int64]))
+    run_case(call_op, data.draw(conv_case(True)), dtype, True, data)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16])
+def test_convolution_large(call_op: Any, dtype: torch.dtype) -> None:
+    # Past the gemm's blocks: 144-long reductions over 1024 output pixels, with bias.
+    x = make_tensor(dtype, (2, 16, 32, 32), 1, magnitude=1.0)
+    w = make_tensor(dtype, (40, 16, 3, 3), 2, magnitude=1.0)
+    b = make_tensor(dtype, (40,), 3, magnitude=1.0)
+    args = (x, w, b, [1, 1], [1, 1], [1, 1], False, [0, 0], 1)
+    check_op(
+        call_op,
+        "aten::convolution.out",
+        aten.convolution.out,
+        args,
+        out=torch.empty(0, dtype=dtype),
+        atol=conv_atol(145, dtype, x, w),
+    )
+
+
+def test_bias_of_another_dtype_is_converted(call_op: Any) -> None:
+    x = make_tensor(torch.float32, (1, 2, 5, 5), 4)
+    w = make_tensor(torch.float32, (3, 2, 3, 3), 5)
+    b = make_tensor(torch.float64, (3,), 6)
+    args = (x, w, b, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)
+    check_op(
+        call_op, "aten::convolution.out", aten.convolution.out, args, out=torch.empty(0), atol=1e-4
+    )
+
+
+def conv_args(
+    x: Any,
+    w: Any,
+    b: Any = None,
+    s: Any = (1, 1),
+    p: Any = (0, 0),
+    d: Any = (1, 1),
+    t: bool = False,
+    op: Any = (0, 0),
+    g: int = 1,
+) -> tuple[Any, ...]:
+    return (x, w, b, list(s), list(p), list(d), t, list(op), g)
+
+
+ones = torch.ones
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        conv_args(ones(2, 5, 5), ones(3, 2, 3, 3)),
+        conv_args(ones(1, 2, 5, 5), ones(3, 2, 3, 3), s=(2, 2, 2)),
+        conv_args(ones(1, 2, 5, 5), ones(3, 2, 3, 3), s=(0, 1)),
+        conv_args(ones(1, 2, 5, 5), ones(3, 2, 3, 3), p=(-1, 0)),
+        conv_args(ones(1, 2, 5, 5), ones(3, 2, 3, 3), d=(0, 1)),
+        conv_args(ones(1, 2, 5, 5), ones(3, 2, 3, 3), g=0),
+        conv_args(ones(1, 3, 5, 5), ones(3, 2, 3, 3)),
+        conv_args(ones(1, 4, 5, 5), ones(3, 2, 3, 3), g=2),
+        conv_args(ones(1, 2, 5, 5), ones(3, 2, 3, 3), ones(4)),
+        conv_args(ones(1, 2, 5, 5), ones(3, 2, 3, 3, dtype=torch.float64)),
+        conv_args(ones(1, 2, 2, 2), ones(3, 2, 3, 3)),
+        conv_args(ones(1, 2, 5, 5), ones(0, 2, 3, 3)),
+        conv_args(ones(1, 2, 5, 5), ones(2, 3, 3, 3), t=True, op=(1, 1)),
+        conv_args(ones(1, 3, 5, 5), ones(2, 3, 3, 3), t=True),
+        conv_args(ones(1, 2, 1, 1), ones(2, 3, 1, 1), p=(2, 2), t=True),
+        conv_args(ones(1, 2, 5), ones(3, 2))[:3] + ([1], [0], [1], False, [0], 1),
+        conv_args(ones(1, 2, 5, 5, dtype=torch.bool), ones(3, 2, 3, 3, dtype=torch.bool)),
+        conv_args(ones(1, 2, 5, 5, dtype=torch.int8), ones(2, 3, 3, 3, dtype=torch.int8), t=True),
+    ],
+)
+def test_errors(call_op: Any, args: tuple[Any, ...]) -> None:
+    dtype = args[0].dtype
+    with pytest.raises((RuntimeError, NotImplementedError)):
+        aten.convolution.out(*args, out=torch.empty(0, dtype=dtype))
+    with pytest.raises(kiln.KilnError):
+        call_op("aten::convolution.out", *args, out=torch.empty(0, dtype=dtype))

@@ -1,0 +1,116 @@
+"""aten::pow.Tensor_Tensor_out, aten::pow.Tensor_Scalar_out and aten::pow.Scalar_out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from binary_checks import SETTINGS, check_tensor_scalar, check_tensor_tensor, raises, small_scalars
+from hypothesis import given
+from hypothesis import strategies as st
+from op_compare import check_op, magnitude
+from strategies import dtypes, make_tensor, out_tensors, tensors
+
+aten = torch.ops.aten
+exponents = st.one_of(
+    small_scalars, st.sampled_from([0, 1, 2, 3, -1, -2, 0.5, -0.5, 2.5, True, False, 200])
+)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_pow_tensor_tensor_matches_torch(call_op: Any, data: Any) -> None:
+    check_tensor_tensor(
+        call_op,
+        data,
+        "aten::pow.Tensor_Tensor_out",
+        aten.pow.Tensor_Tensor_out,
+        other_int_range=(-3, 3),
+    )
+
+
+@SETTINGS
+@given(data=st.data())
+def test_pow_tensor_scalar_matches_torch(call_op: Any, data: Any) -> None:
+    check_tensor_scalar(
+        call_op,
+        data,
+        "aten::pow.Tensor_Scalar_out",
+        aten.pow.Tensor_Scalar_out,
+        scalars=exponents,
+    )
+
+
+@SETTINGS
+@given(data=st.data())
+def test_pow_scalar_matches_torch(call_op: Any, data: Any) -> None:
+    base = data.draw(st.one_of(small_scalars, st.sampled_from([1, 1.0, True, -1, 2])))
+    exponent = data.draw(tensors(data.draw(dtypes), int_range=(-3, 3)))
+    out = data.draw(out_tensors(torch.result_type(base, exponent), tuple(exponent.shape)))
+    check_op(call_op, "aten::pow.Scalar_out", aten.pow.Scalar_out, (base, exponent), out=out)
+
+
+def test_pow_integer_negative_exponents(call_op: Any) -> None:
+    base = torch.tensor([2, -1, 1, 0, -1, 3], dtype=torch.int64)
+    exponent = torch.tensor([-1, -3, -2, 2, -2, 40], dtype=torch.int64)
+    check_op(
+        call_op,
+        "aten::pow.Tensor_Tensor_out",
+        aten.pow.Tensor_Tensor_out,
+        (base, exponent),
+        out=torch.empty(0, dtype=torch.int64),
+    )
+    for dtype in [torch.int32, torch.uint8, torch.bool]:
+        with raises(call_op, "negative integer powers"):
+            call_op(
+                "aten::pow.Tensor_Scalar_out",
+                base.to(dtype),
+                -2,
+                out=torch.empty(0, dtype=torch.int64),
+            )
+
+
+def test_pow_float_rows(call_op: Any) -> None:
+    a = make_tensor(torch.float32, (3, 500), 1).abs()
+    for exponent in [2, 2.5, -0.5, 0.5, 3, -1]:
+        check_op(
+            call_op,
+            "aten::pow.Tensor_Scalar_out",
+            aten.pow.Tensor_Scalar_out,
+            (a, exponent),
+            out=torch.empty(0),
+            atol=4e-7 * magnitude(a) ** 3,
+        )
+    half = a.to(torch.float16)
+    check_op(
+        call_op,
+        "aten::pow.Tensor_Tensor_out",
+        aten.pow.Tensor_Tensor_out,
+        (half, half[0] / 10),
+        out=torch.empty(0, dtype=torch.float16),
+    )
+
+
+def test_pow_base_one_fills_any_out(call_op: Any) -> None:
+    exponent = make_tensor(torch.float32, (4,), 1)
+    for out_dtype in [torch.int32, torch.float32, torch.bool]:
+        check_op(
+            call_op,
+            "aten::pow.Scalar_out",
+            aten.pow.Scalar_out,
+            (1, exponent),
+            out=torch.empty(0, dtype=out_dtype),
+        )
+
+
+def test_pow_errors(call_op: Any) -> None:
+    a = torch.ones(3, dtype=torch.bool)
+    with raises(call_op, "not implemented for dtype Bool"):
+        call_op("aten::pow.Tensor_Tensor_out", a, a, out=torch.empty(0, dtype=torch.bool))
+    with raises(call_op, "can't be cast"):
+        call_op(
+            "aten::pow.Tensor_Scalar_out",
+            torch.ones(3, dtype=torch.int32),
+            2.5,
+            out=torch.empty(0, dtype=torch.int32),
+        )

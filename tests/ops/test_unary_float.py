@@ -1,0 +1,113 @@
+"""Floating unary functions against torch: aten::exp.out, log, log1p, sqrt, rsqrt, reciprocal,
+sin, cos, tanh, sigmoid and erf (integer and bool inputs compute in Float)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from op_compare import check_op, eps, magnitude
+from strategies import ALL_DTYPES, FLOAT_DTYPES, dtypes, make_tensor, out_like, tensors
+from unary_checks import raises
+
+SETTINGS = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+aten = torch.ops.aten
+OPS = [
+    "aten::exp.out",
+    "aten::log.out",
+    "aten::log1p.out",
+    "aten::sqrt.out",
+    "aten::rsqrt.out",
+    "aten::reciprocal.out",
+    "aten::sin.out",
+    "aten::cos.out",
+    "aten::tanh.out",
+    "aten::sigmoid.out",
+    "aten::erf.out",
+]
+
+
+def result_dtype(dtype: torch.dtype) -> torch.dtype:
+    return dtype if dtype.is_floating_point else torch.get_default_dtype()
+
+
+def run(call_op: Any, op: str, a: torch.Tensor, out: torch.Tensor) -> None:
+    # A Half or BFloat16 result written to a wider out keeps its own precision, and ATen may
+    # round an intermediate (rsqrt's sqrt) to it: allow two of its ulp.
+    compute = result_dtype(a.dtype)
+    atol = 0.0
+    if out.dtype.is_floating_point and eps(compute) > eps(out.dtype):
+        atol = 2 * eps(compute) * magnitude(getattr(torch, op)(a.double()))
+    check_op(call_op, f"aten::{op}.out", getattr(aten, op).out, (a,), out=out, atol=atol)
+
+
+@SETTINGS
+@given(data=st.data())
+@pytest.mark.parametrize("op", OPS)
+def test_floating_unary_matches_torch(call_op: Any, op: str, data: Any) -> None:
+    op = op.removeprefix("aten::").removesuffix(".out")
+    a = data.draw(tensors(dtypes, magnitude=data.draw(st.sampled_from([0.01, 1.0, 10.0, 100.0]))))
+    result = result_dtype(a.dtype)
+    # Any floating out dtype is fine (the result converts); integer outs are rejected.
+    out_dtype = data.draw(st.sampled_from([result, result, *FLOAT_DTYPES, torch.int32]))
+    shape = tuple(a.shape) if data.draw(st.booleans()) else None
+    run(call_op, op, a, out_like(out_dtype, shape))
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_floating_unary_long_inputs(call_op: Any, op: str, dtype: torch.dtype) -> None:
+    op = op.removeprefix("aten::").removesuffix(".out")
+    # Long enough for the vector loops and several conversion chunks; in place when possible.
+    a = make_tensor(dtype, (2, 600), 5, special=True, magnitude=5.0, int_range=(-50, 50))
+    run(call_op, op, a, torch.empty(0, dtype=result_dtype(dtype)))
+    if dtype.is_floating_point:
+        expected = getattr(aten, op)(a)
+        call_op(f"aten::{op}.out", a, out=a)
+        torch.testing.assert_close(
+            a, expected, rtol=2.6e-6 if dtype == torch.float32 else 2e-2, atol=1e-6, equal_nan=True
+        )
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_floating_unary_float32_accuracy(call_op: Any, op: str) -> None:
+    op = op.removeprefix("aten::").removesuffix(".out")
+    # Wide ranges and edge values against float64 torch: within a few ulp (rtol 1e-6 or so).
+    gen = torch.Generator().manual_seed(7)
+    wide = torch.cat(
+        [
+            torch.randn(20000, generator=gen) * 10 ** torch.randint(-8, 3, (20000,), generator=gen),
+            torch.linspace(-100, 100, 20001),
+            torch.tensor([0.0, -0.0, 1e-45, -1e-45, 1e-38, 88.7, -88.7, 89.0, -104.0, 3.9, -3.9]),
+            torch.tensor([float("inf"), -float("inf"), float("nan"), 1e30, -1e30]),
+        ]
+    )
+    if op in ("log", "sqrt", "rsqrt"):
+        wide = wide.abs()
+    if op == "log1p":
+        wide = torch.where(wide < -1, -wide, wide)
+    if op in ("sin", "cos"):
+        wide = wide[wide.abs() < 1e4]
+    got = call_op(f"aten::{op}.out", wide, out=torch.empty(0))
+    reference = getattr(torch, op)(wide.double()).float()
+    # Subnormal results may flush to zero: the absolute tolerance covers them.
+    torch.testing.assert_close(got, reference, rtol=1e-6, atol=1e-37, equal_nan=True)
+
+
+def test_floating_unary_errors(call_op: Any) -> None:
+    with raises(call_op, "can't be cast to the desired output type Int"):
+        call_op("aten::exp.out", torch.ones(2), out=torch.empty(0, dtype=torch.int32))
+    with raises(call_op, "can't be cast"):
+        call_op(
+            "aten::sqrt.out",
+            torch.ones(2, dtype=torch.int64),
+            out=torch.empty(0, dtype=torch.int64),
+        )
+    with raises(call_op, "can't be cast"):
+        call_op(
+            "aten::tanh.out", torch.ones(2, dtype=torch.bool), out=torch.empty(0, dtype=torch.bool)
+        )
