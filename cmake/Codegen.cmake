@@ -4,6 +4,7 @@
 #                    [INCLUDE_ALL_OPS])
 #   generate_bindings_for_kernels(LIB_NAME n [FUNCTIONS_YAML f] [CUSTOM_OPS_YAML f]
 #                                 [BACKENDS portable ascend] [STATIC_REGISTRATION])
+#     (with KILN_ATEN_MODE the codegen runs with --aten-mode: ATen ops get libtorch's kernels)
 #   gen_operators_lib(LIB_NAME n KERNEL_LIBS lib... [DEPS lib...])
 #
 # The three calls share state through the LIB_NAME; the result is a target `n` that an
@@ -117,7 +118,8 @@ function(generate_bindings_for_kernels)
   cmake_parse_arguments(ARG "STATIC_REGISTRATION" "LIB_NAME;FUNCTIONS_YAML;CUSTOM_OPS_YAML"
                         "BACKENDS" ${ARGN})
   _kiln_check_common(generate_bindings_for_kernels ARG)
-  if(NOT ARG_FUNCTIONS_YAML AND NOT ARG_CUSTOM_OPS_YAML)
+  # ATen mode takes ATen schemas from native_functions.yaml, so the selection alone suffices.
+  if(NOT ARG_FUNCTIONS_YAML AND NOT ARG_CUSTOM_OPS_YAML AND NOT KILN_ATEN_MODE)
     _kiln_fail(generate_bindings_for_kernels
                "give FUNCTIONS_YAML and/or CUSTOM_OPS_YAML (Kiln's is ${KILN_FUNCTIONS_YAML})")
   endif()
@@ -153,6 +155,9 @@ function(generate_bindings_for_kernels)
   endif()
   if(ARG_STATIC_REGISTRATION)
     list(APPEND command --static-registration)
+  endif()
+  if(KILN_ATEN_MODE)
+    list(APPEND command --aten-mode)
   endif()
   file(GLOB_RECURSE codegen_sources CONFIGURE_DEPENDS "${KILN_CODEGEN_PYTHONPATH}/codegen/*.py"
        "${KILN_CODEGEN_PYTHONPATH}/codegen/templates/*.in")

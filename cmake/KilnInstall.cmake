@@ -18,6 +18,7 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/codegen
         DESTINATION ${KILN_INSTALL_DATADIR}/python
         PATTERN "__pycache__" EXCLUDE)
 install(FILES ${PROJECT_SOURCE_DIR}/cmake/Codegen.cmake ${PROJECT_SOURCE_DIR}/cmake/KilnCompileOptions.cmake
+              ${PROJECT_SOURCE_DIR}/cmake/KilnAten.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Kiln)
 
 configure_package_config_file(

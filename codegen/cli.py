@@ -59,6 +59,12 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also register the kernels from a static initializer",
     )
+    parser.add_argument(
+        "--aten-mode",
+        action="store_true",
+        help="ATen mode: ATen ops run libtorch's at::_ops kernels (for -DKILN_ATEN_MODE=ON "
+        "builds); the YAML files become optional",
+    )
     return parser
 
 
@@ -87,12 +93,20 @@ def generate(options: argparse.Namespace) -> Library:
             f"'{options.lib_name}' is not a C identifier",
             "use letters, digits and underscores, not starting with a digit (e.g. my_ops)",
         )
-    if options.functions_yaml is None and options.custom_ops_yaml is None:
+    no_yaml = options.functions_yaml is None and options.custom_ops_yaml is None
+    if no_yaml and not options.aten_mode:
         raise UserError(
             PROG,
             None,
             "no operator YAML given",
             "pass --functions-yaml and/or --custom-ops-yaml",
+        )
+    if no_yaml and options.selected_ops is None and options.root_ops is None:
+        raise UserError(
+            "--aten-mode",
+            None,
+            "no operators given",
+            "pass --root-ops or --selected-ops (or an operator YAML to take its operators)",
         )
     backends = _backends(options.backends)
     schemas = AtenSchemas()
@@ -106,6 +120,7 @@ def generate(options: argparse.Namespace) -> Library:
         backends,
         options.functions_yaml,
         options.custom_ops_yaml,
+        schemas if options.aten_mode else None,
     )
 
 

@@ -6,6 +6,7 @@ contract, has types Kiln can unbox and has at least one kernel on the chosen bac
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
@@ -14,8 +15,9 @@ from codegen.api.contract import check_out_variant, check_types
 from codegen.api.names import mangle
 from codegen.api.signature import Signature, signature_of
 from codegen.errors import UserError
-from codegen.model import BACKENDS, KernelEntry, OpEntry, YamlFile
+from codegen.model import BACKENDS, KernelEntry, OpEntry, SourceLoc, YamlFile, aten_op_entry
 from codegen.parse import closest
+from codegen.schemas import AtenSchemas
 from codegen.selector import Selection
 
 
@@ -71,6 +73,33 @@ def _merge(files: list[YamlFile]) -> dict[str, OpEntry]:
                 )
             ops[op.name] = op
     return ops
+
+
+def _with_libtorch_kernels(
+    ops: dict[str, OpEntry], selection: Selection, schemas: AtenSchemas
+) -> dict[str, OpEntry]:
+    """ATen mode: every ATen operator gets libtorch's kernel instead of its YAML kernels, and
+    ATen operators the selection names need no YAML entry (their schema is ATen's)."""
+    result: dict[str, OpEntry] = {}
+    for name, op in ops.items():
+        if op.namespace == "aten" and schemas.index.lookup(name.split("::", 1)[1]) is not None:
+            op = dataclasses.replace(op, kernels=(KernelEntry.libtorch(op.name, op.schema),))
+        result[name] = op
+    for request in selection.requests:
+        path, line = request.where()
+        bare = request.name.split("::", 1)[-1]
+        names = schemas.index.out_overloads_of(bare) if request.all_overloads else [bare]
+        for overload in names:
+            if f"aten::{overload}" in result:
+                continue
+            entry = aten_op_entry(overload, schemas, SourceLoc(path, line or 0))
+            if entry is None:
+                continue  # reported as missing below
+            contract = (check_out_variant(entry.schema), check_types(entry.schema))
+            if request.all_overloads and any(v is not None for v in contract):
+                continue  # e.g. sum.DimnameList_out under "aten::sum": not an op Kiln can run
+            result[entry.name] = entry
+    return result
 
 
 def _check_contract(op: OpEntry) -> None:
@@ -177,9 +206,17 @@ def build_library(
     backends: tuple[str, ...] | None,
     functions_yaml: str | None,
     custom_ops_yaml: str | None,
+    aten_schemas: AtenSchemas | None = None,
 ) -> Library:
+    """Resolves the library; with ``aten_schemas`` (ATen mode) ATen operators run libtorch's
+    kernels, and the selection may name ATen operators no YAML declares."""
     ops = _merge(files)
     chosen_backends = backends if backends is not None else default_backends(files)
+    if aten_schemas is not None:
+        ops = _with_libtorch_kernels(ops, selection, aten_schemas)
+        if backends is None:
+            used = {kernel.backend for op in ops.values() for kernel in op.kernels}
+            chosen_backends = tuple(b for b in BACKENDS if b in used)
     searched = ", ".join(f.path for f in files)
     missing: list[tuple[str, str, int | None, str]] = []
     resolved: list[tuple[OpEntry, list[KernelEntry]]] = []
@@ -208,6 +245,8 @@ def build_library(
             reason = "no YAML entry declares it" + (
                 f" (did you mean {' or '.join(hint)}?)" if hint else ""
             )
+            if aten_schemas is not None:
+                reason = "it is not an ATen out variant of native_functions.yaml and " + reason
             missing.append((request.name, path, line, reason))
     if missing:
         raise _missing_error(missing, searched or "no files", chosen_backends)

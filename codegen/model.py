@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from codegen.aliases import Aliases
+from codegen.api.aten import LIBTORCH_NAMESPACE, LIBTORCH_ORIGIN, ops_struct
 from codegen.api.kernel_keys import KernelKey
 from codegen.api.names import RESERVED_NAMESPACES, is_identifier
 from codegen.api.types import SUPPORTED_TYPES
@@ -91,6 +92,29 @@ class KernelEntry:
     @property
     def backend_index(self) -> int:
         return BACKENDS.index(self.backend)
+
+    @property
+    def is_libtorch(self) -> bool:
+        """An ATen-mode kernel: libtorch's, bound through an adapter the codegen writes."""
+        return self.namespace == LIBTORCH_NAMESPACE
+
+    @property
+    def origin(self) -> str:
+        """Where the kernel comes from, as kernel tables record it (``functions.yaml:12``)."""
+        return LIBTORCH_ORIGIN if self.is_libtorch else self.source.short()
+
+    @classmethod
+    def libtorch(cls, op_name: str, schema: Any) -> KernelEntry:
+        """libtorch's kernel of an ATen operator (ATen mode), as the portable default kernel."""
+        struct = ops_struct(schema)
+        return cls(
+            "portable",
+            KernelKey(),
+            f"at::_ops::{struct}::call",
+            LIBTORCH_NAMESPACE,
+            struct,
+            SourceLoc(LIBTORCH_ORIGIN, 0),
+        )
 
     @classmethod
     def from_yaml(
@@ -178,6 +202,22 @@ class OpEntry:
             base = str(schema.name.name.base)
             out_overloads = tuple(schemas.index.out_overloads_of(base))
         return cls(name, namespace, schema, tuple(kernels), source, out_overloads)
+
+
+def aten_op_entry(name: str, schemas: AtenSchemas, source: SourceLoc) -> OpEntry | None:
+    """ATen mode: an entry for ATen operator ``aten::name.overload`` that no YAML declares, with
+    libtorch's kernel; None when native_functions.yaml does not know the name."""
+    namespace, _, bare = name.rpartition("::")
+    if namespace not in ("", "aten"):
+        return None
+    schema_text = schemas.index.lookup(bare)
+    if schema_text is None:
+        return None
+    from torchgen.model import FunctionSchema
+
+    schema = FunctionSchema.parse(schema_text)
+    full_name = f"aten::{schema.name}"
+    return OpEntry(full_name, "aten", schema, (KernelEntry.libtorch(full_name, schema),), source)
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ def _operator(op: LibraryOp) -> dict[str, object]:
             "key": k.key.native_string(),
             "kernel_name": k.kernel_name,
             "cpp_function": k.cpp_function,
-            "source": str(k.source),
+            "source": k.origin if k.is_libtorch else str(k.source),
         }
         for k in op.kernels
     ]

@@ -32,7 +32,7 @@ class _Row:
             c_string(self.kernel.key.table_string()),
             BACKEND_ENUMS[self.kernel.backend],
             self.wrapper,
-            c_string(self.kernel.source.short()),
+            c_string(self.kernel.origin),
         ]
         return "{" + ", ".join(fields) + "}"
 

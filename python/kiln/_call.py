@@ -6,12 +6,14 @@ import difflib
 from dataclasses import dataclass
 from typing import Any
 
-from kiln import _C
+from kiln import _C, _aten
 from kiln._convert import convert, default_value
 from kiln._errors import KilnError
 from kiln._manifest import Operator, operators
 
 _ALL_BACKENDS = ("portable", "ascend")
+# Not a kernel backend of this build: libtorch's kernel through Kiln's ATen-mode build (kiln._aten).
+ATEN_BACKEND = "aten"
 
 
 def _qualified(name: str) -> str:
@@ -36,7 +38,8 @@ def backends_for(backend: str | None) -> list[str]:
     if backend is None:
         return list(_ALL_BACKENDS)
     if backend not in _ALL_BACKENDS:
-        raise ValueError(f"unknown backend {backend!r}; use one of {', '.join(_ALL_BACKENDS)}")
+        known = ", ".join((*_ALL_BACKENDS, ATEN_BACKEND))
+        raise ValueError(f"unknown backend {backend!r}; use one of {known}")
     # The requested backend first, then the others as fallbacks.
     return [backend] + [b for b in _ALL_BACKENDS if b != backend]
 
@@ -102,10 +105,15 @@ def call_op(
     Arguments follow the operator's schema, positionally or by name; `out=` takes the out
     tensor (a tuple for several outs), which the kernel writes in place, resizing it when its
     shape differs. `backend` ("portable" or "ascend") is tried first; other backends serve as
-    fallbacks. A kernel's refusal raises KilnError with the kernel's message.
+    fallbacks. `backend="aten"` runs libtorch's kernel through the same generated code, built in
+    ATen mode (see kiln._aten). A kernel's refusal raises KilnError with the kernel's message.
     """
     call = bind_call(name, args, out, kwargs)
-    outcome = _C.call_boxed(call.op.name, backends_for(backend), call.tagged)
+    if backend == ATEN_BACKEND:
+        # In ATen mode libtorch's kernels are registered in the portable slot.
+        outcome = _aten.extension().call_boxed(call.op.name, ["portable"], call.tagged)
+    else:
+        outcome = _C.call_boxed(call.op.name, backends_for(backend), call.tagged)
     if outcome.error != "Ok":
         raise KilnError(outcome.message, outcome.error)
     return call.outs[0] if len(call.outs) == 1 else call.outs

@@ -131,7 +131,7 @@ def convert(op: str, arg: Argument, value: Any) -> tuple[str, Any]:
         items = _list(value)
         if items is None:
             raise _fail(op, arg, "a list of tensors", value)
-        return ("tensor_list", [_tensor(op, arg, t, False) for t in items])
+        return ("tensor_list", [_tensor(op, arg, t, arg.is_out) for t in items])
     if base == "OptionalTensorList":
         items = _list(value)
         if items is None:

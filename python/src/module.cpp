@@ -1,4 +1,5 @@
-// kiln._C: registers the built-in operator library and exposes calls and registry queries.
+// kiln._C (kiln._C_aten in ATen mode): registers the built-in operator library and exposes calls
+// and registry queries.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -8,14 +9,19 @@
 
 namespace py = pybind11;
 
-PYBIND11_MODULE(_C, m) {
+#ifndef KILN_PYTHON_MODULE
+#define KILN_PYTHON_MODULE _C
+#endif
+
+PYBIND11_MODULE(KILN_PYTHON_MODULE, m) {
   m.doc() = "Kiln runtime bindings (use the kiln package, not this module)";
   if (kiln::Error error = register_kiln_all_ops_kernels(); error != kiln::Error::Ok) {
     throw py::import_error(std::string("kiln: kernel registration failed: ") +
                            kiln::registry_last_error());
   }
 
-  py::class_<kiln::python::CallOutcome>(m, "CallOutcome")
+  // Module-local: kiln._C and kiln._C_aten both bind this C++ type in one process.
+  py::class_<kiln::python::CallOutcome>(m, "CallOutcome", py::module_local())
       .def_readonly("error", &kiln::python::CallOutcome::error)
       .def_readonly("message", &kiln::python::CallOutcome::message)
       .def_readonly("backend", &kiln::python::CallOutcome::backend)

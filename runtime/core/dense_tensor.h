@@ -2,6 +2,9 @@
 // code can make a Tensor in one line. Not copyable: the impl points into its own arrays.
 #pragma once
 
+#if KILN_ATEN_MODE
+#include "runtime/core/aten/dense_tensor.h"
+#else
 #include <array>
 
 #include "runtime/core/dim_order.h"
@@ -37,3 +40,4 @@ class DenseTensor {
 };
 
 }  // namespace kiln
+#endif

@@ -28,6 +28,7 @@ enum class Tag : uint8_t {
 // "Tensor", "Int", ...
 const char* to_string(Tag tag);
 
+#if !KILN_ATEN_MODE  // ATen mode's EValue, holding at::Tensor: runtime/core/aten/evalue.h
 // Non-owning: lists and strings view memory owned by whoever built the stack.
 class EValue {
  public:
@@ -102,5 +103,10 @@ class EValue {
     ArrayRef<std::optional<Tensor>> as_optional_tensor_list;
   } payload_;
 };
+#endif
 
 }  // namespace kiln
+
+#if KILN_ATEN_MODE
+#include "runtime/core/aten/evalue.h"
+#endif

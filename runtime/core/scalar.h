@@ -6,6 +6,13 @@
 
 #include "runtime/core/scalar_type.h"
 
+#if KILN_ATEN_MODE
+#include <c10/core/Scalar.h>
+
+namespace kiln {
+using Scalar = c10::Scalar;  // ATen mode: c10's (its toInt() is 32-bit; use toLong())
+}  // namespace kiln
+#else
 namespace kiln {
 
 class Scalar {
@@ -63,3 +70,4 @@ class Scalar {
 };
 
 }  // namespace kiln
+#endif

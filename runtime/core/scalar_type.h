@@ -6,8 +6,16 @@
 
 #include "runtime/core/half.h"
 
+#if KILN_ATEN_MODE
+#include <c10/core/ScalarType.h>
+#endif
+
 namespace kiln {
 
+#if KILN_ATEN_MODE
+// ATen mode: c10's own enum, whose codes and enumerator names lean mode copies.
+using ScalarType = c10::ScalarType;
+#else
 // Codes equal c10::ScalarType's, so serialized programs and kernel keys agree with ExecuTorch.
 enum class ScalarType : int8_t {
   Byte = 0,
@@ -28,6 +36,7 @@ enum class ScalarType : int8_t {
   UInt64 = 29,
   Undefined = 127,
 };
+#endif
 
 // X(cpp type, ScalarType name) for every element type a portable kernel can compute on.
 #define KILN_FORALL_SCALAR_TYPES(X) \

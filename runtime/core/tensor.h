@@ -1,6 +1,9 @@
 // Tensor: a cheap handle to a TensorImpl, with ATen-style accessors so kernels read alike.
 #pragma once
 
+#if KILN_ATEN_MODE
+#include "runtime/core/aten/tensor.h"
+#else
 #include "runtime/core/tensor_impl.h"
 
 namespace kiln {
@@ -42,3 +45,4 @@ class Tensor {
 };
 
 }  // namespace kiln
+#endif

@@ -1,6 +1,9 @@
 // TensorImpl: the metadata of a tensor view (dtype, shape, dim order, data); owns nothing.
 #pragma once
 
+#if KILN_ATEN_MODE
+#include "runtime/core/aten/tensor_impl.h"
+#else
 #include <cstddef>
 #include <cstdint>
 
@@ -95,3 +98,4 @@ class TensorImpl {
 int64_t compute_numel(ArrayRef<SizesType> sizes);
 
 }  // namespace kiln
+#endif

@@ -19,7 +19,14 @@ Error build_kernel_key(Span<EValue*> stack, char* buffer, size_t capacity) {
     const Tensor& tensor = value->toTensor();
     append(first_tensor ? "%d;" : "|%d;", static_cast<int>(tensor.scalar_type()));
     first_tensor = false;
+#if KILN_ATEN_MODE
+    DimOrderType order_storage[kTensorDimensionLimit];
+    const size_t rank = static_cast<size_t>(tensor.dim());
+    if (get_dim_order(tensor, {order_storage, rank}) != Error::Ok) return Error::InvalidArgument;
+    const ArrayRef<DimOrderType> order(order_storage, rank);
+#else
     const ArrayRef<DimOrderType> order = tensor.dim_order();
+#endif
     for (size_t i = 0; i < order.size(); ++i) {
       append(i == 0 ? "%d" : ",%d", static_cast<int>(order[i]));
     }

@@ -50,6 +50,27 @@ void format_shape(ArrayRef<SizesType> sizes, char* buffer, size_t capacity) {
 
 }  // namespace
 
+#if KILN_ATEN_MODE
+bool resize_or_fail(KernelRuntimeContext& ctx, Tensor& out, ArrayRef<SizesType> sizes) {
+  return resize_or_fail(ctx, out, c10::IntArrayRef(sizes.data(), sizes.size()));
+}
+
+bool resize_or_fail(KernelRuntimeContext& ctx, Tensor& out, c10::IntArrayRef sizes) {
+  if (out.sizes().equals(sizes)) return true;
+  char have[96];
+  format_shape({out.sizes().data(), out.sizes().size()}, have, sizeof(have));
+  char want[96];
+  format_shape({sizes.data(), sizes.size()}, want, sizeof(want));
+  try {
+    out.resize_(sizes);
+    return true;
+  } catch (const std::exception&) {
+    ctx.fail(Error::NotSupported, "out tensor of shape %s cannot be resized to the result shape %s",
+             have, want);
+  }
+  return false;
+}
+#else
 bool resize_or_fail(KernelRuntimeContext& ctx, Tensor& out, ArrayRef<SizesType> sizes) {
   TensorImpl* impl = out.unsafeGetTensorImpl();
   const Error error = impl->resize(sizes);
@@ -64,5 +85,6 @@ bool resize_or_fail(KernelRuntimeContext& ctx, Tensor& out, ArrayRef<SizesType> 
                : "pass an out tensor with enough capacity and the same rank");
   return false;
 }
+#endif
 
 }  // namespace kiln

@@ -49,6 +49,10 @@ class KernelRuntimeContext {
 // on failure; the kernel should then return without writing.
 [[nodiscard]] bool resize_or_fail(KernelRuntimeContext& ctx, Tensor& out,
                                   ArrayRef<SizesType> sizes);
+#if KILN_ATEN_MODE
+// ATen mode: at::Tensor::sizes() is a c10::IntArrayRef.
+[[nodiscard]] bool resize_or_fail(KernelRuntimeContext& ctx, Tensor& out, c10::IntArrayRef sizes);
+#endif
 
 }  // namespace kiln
 

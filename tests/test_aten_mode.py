@@ -1,0 +1,156 @@
+"""ATen mode (-DKILN_ATEN_MODE=ON): the same checkout, examples and API on libtorch's tensors and
+kernels, built in its own tree beside the lean one (fixture `aten_build` in conftest.py)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+import torch
+
+import kiln
+from buildtools import REPO_ROOT, cmake_build, cmake_configure, run
+from codegen import cli
+from kiln import _aten
+
+
+def test_add_lib_demo_runs_in_aten_mode(aten_build: Path) -> None:
+    result = run([str(aten_build / "examples/add_lib/add_lib_demo")])
+    assert "[21, 42, 63]" in result.stdout
+    assert "[24, 45, 66]" in result.stdout
+    assert "portable kernel (libtorch)" in result.stdout
+
+
+def test_both_modes_build_from_one_checkout(native_build: Path, aten_build: Path) -> None:
+    lean = run([str(native_build / "examples/add_lib/add_lib_demo")]).stdout
+    aten = run([str(aten_build / "examples/add_lib/add_lib_demo")]).stdout
+    assert "portable kernel (functions.yaml:" in lean
+    assert lean.splitlines()[1:] == aten.splitlines()[1:]  # same numbers from both kernels
+
+
+def test_lean_mode_does_not_link_libtorch(native_build: Path) -> None:
+    libraries = run(["ldd", str(native_build / "examples/add_lib/add_lib_demo")]).stdout
+    assert "libtorch" not in libraries and "libc10" not in libraries
+
+
+def test_find_package_of_an_aten_mode_install(aten_build: Path, tmp_path: Path) -> None:
+    # The example, unchanged, as a standalone project against an installed ATen-mode Kiln.
+    prefix = tmp_path / "prefix"
+    run(["cmake", "--install", str(aten_build), "--prefix", str(prefix)])
+    cmake_configure(
+        REPO_ROOT / "examples/add_lib", tmp_path / "build", f"-DCMAKE_PREFIX_PATH={prefix}"
+    )
+    cmake_build(tmp_path / "build")
+    demo = run([str(tmp_path / "build/add_lib_demo")])
+    assert "[24, 45, 66]" in demo.stdout and "(libtorch)" in demo.stdout
+
+
+def test_custom_op_runs_in_aten_mode(aten_build: Path) -> None:
+    lines = run([str(aten_build / "tests/native/custom_op/custom_op_demo")]).stdout.splitlines()
+    assert "boxed: 6 12 18" in lines
+    assert "typed: 21 42 63" in lines
+    assert "mul: 10 40 90" in lines  # aten::mul.out on libtorch beside the user's kernel
+    assert (
+        "bad: InvalidProgram: kiln_custom::scaled_add.out: argument 1 (b) expected Tensor, got Int"
+        in lines
+    )
+
+
+def test_runtime_api_on_libtorch(aten_build: Path) -> None:
+    result = subprocess.run(
+        [str(aten_build / "tests/native/aten_mode/aten_mode_tests")],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "0 failed" in result.stdout
+    assert re.search(r"Missing operator: \[1\] aten::mul\.out", result.stderr), result.stderr
+
+
+def test_aten_build_follows_torch_abi_and_standard(aten_build: Path) -> None:
+    commands = json.loads((aten_build / "compile_commands.json").read_text())
+    runtime = next(c["command"] for c in commands if c["file"].endswith("runtime/kernel/unbox.cpp"))
+    abi = int(torch._C._GLIBCXX_USE_CXX11_ABI)
+    assert f"-D_GLIBCXX_USE_CXX11_ABI={abi}" in runtime
+    assert "-std=c++20" in runtime  # torch 2.13's headers need C++20
+    assert "-DKILN_ATEN_MODE=1" in runtime
+
+
+def test_python_aten_backend_runs_libtorch(aten_build: Path) -> None:
+    out = kiln.call_op(
+        "aten::add.out",
+        torch.ones(2, 3),
+        torch.arange(3.0),
+        alpha=2,
+        out=torch.empty(0),
+        backend="aten",
+    )
+    torch.testing.assert_close(out, torch.ones(2, 3) + 2 * torch.arange(3.0))
+    with pytest.raises(kiln.KilnError, match="must match the size of tensor b") as error:
+        kiln.call_op(
+            "aten::add.out", torch.ones(2), torch.ones(3), out=torch.empty(0), backend="aten"
+        )
+    assert error.value.code == "InvalidArgument"
+    origins = {k["origin"] for k in _aten.extension().registered_kernels()}
+    assert origins == {"libtorch"}
+
+
+def _generate(tmp_path: Path, *flags: str) -> Path:
+    out = tmp_path / "gen"
+    cli.run(["--output-dir", str(out), "--lib-name", "lib", *flags])
+    return out
+
+
+def test_codegen_aten_mode_needs_no_yaml(tmp_path: Path) -> None:
+    out = _generate(tmp_path, "--aten-mode", "--root-ops", "aten::add.out,aten::sum")
+    native = (out / "NativeFunctions.h").read_text()
+    assert "return at::_ops::add_out::call(self, other, alpha, out);" in native
+    assert "#include <ATen/ops/sum_ops.h>" in native
+    manifest = json.loads((out / "lib.manifest.json").read_text())
+    names = [op["name"] for op in manifest["operators"]]
+    # "aten::sum" takes every overload Kiln can unbox (not sum.DimnameList_out).
+    assert names == ["aten::add.out", "aten::sum.IntList_out", "aten::sum.out"]
+    kernels = manifest["operators"][0]["kernels"]
+    assert kernels == [
+        {
+            "backend": "portable",
+            "key": "default",
+            "kernel_name": "at::_ops::add_out::call",
+            "cpp_function": "kiln::libtorch::add_out",
+            "source": "libtorch",
+        }
+    ]
+    assert '"libtorch"}' in (out / "RegisterKernels.cpp").read_text()
+
+
+def test_codegen_aten_mode_keeps_custom_kernels(tmp_path: Path) -> None:
+    custom = REPO_ROOT / "tests/native/custom_op/custom_ops.yaml"
+    out = _generate(
+        tmp_path,
+        "--aten-mode",
+        "--custom-ops-yaml",
+        str(custom),
+        "--root-ops",
+        "kiln_custom::scaled_add.out,aten::mul.out",
+    )
+    native = (out / "NativeFunctions.h").read_text()
+    assert "my_kernels" in native and "scaled_add_out(" in native
+    assert "at::_ops::mul_out::call" in native
+
+
+def test_codegen_aten_mode_needs_a_selection(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["--aten-mode", "--output-dir", "x", "--lib-name", "x"]) == 1
+    assert "--aten-mode: no operators given" in capsys.readouterr().err
+
+
+def test_aten_mode_functions_yaml_matches_lean_operators(tmp_path: Path) -> None:
+    yaml = str(REPO_ROOT / "functions.yaml")
+    lean = _generate(tmp_path / "lean", "--functions-yaml", yaml)
+    aten = _generate(tmp_path / "aten", "--functions-yaml", yaml, "--aten-mode")
+    lean_ops = json.loads((lean / "lib.manifest.json").read_text())["operators"]
+    aten_ops = json.loads((aten / "lib.manifest.json").read_text())["operators"]
+    strip = [{k: v for k, v in op.items() if k != "kernels"} for op in lean_ops]
+    assert strip == [{k: v for k, v in op.items() if k != "kernels"} for op in aten_ops]
