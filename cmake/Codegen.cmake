@@ -3,7 +3,8 @@
 #   gen_selected_ops(LIB_NAME n [ROOT_OPS op...] [OPS_YAML file...] [MODEL program.pt2...]
 #                    [INCLUDE_ALL_OPS])
 #   generate_bindings_for_kernels(LIB_NAME n [FUNCTIONS_YAML f] [CUSTOM_OPS_YAML f]
-#                                 [BACKENDS portable ascend] [STATIC_REGISTRATION])
+#                                 [BACKENDS portable ascend] [STATIC_REGISTRATION]
+#                                 [EMBED_MANIFEST])
 #     (with KILN_ATEN_MODE the codegen runs with --aten-mode: ATen ops get libtorch's kernels)
 #   gen_operators_lib(LIB_NAME n KERNEL_LIBS lib... [DEPS lib...])
 #
@@ -115,7 +116,8 @@ endfunction()
 # Runs `python -m codegen` for the library; the generated files land in
 # ${CMAKE_CURRENT_BINARY_DIR}/<lib>/ and are rewritten only when their content changes.
 function(generate_bindings_for_kernels)
-  cmake_parse_arguments(ARG "STATIC_REGISTRATION" "LIB_NAME;FUNCTIONS_YAML;CUSTOM_OPS_YAML"
+  cmake_parse_arguments(ARG "STATIC_REGISTRATION;EMBED_MANIFEST"
+                        "LIB_NAME;FUNCTIONS_YAML;CUSTOM_OPS_YAML"
                         "BACKENDS" ${ARGN})
   _kiln_check_common(generate_bindings_for_kernels ARG)
   # ATen mode takes ATen schemas from native_functions.yaml, so the selection alone suffices.
@@ -155,6 +157,9 @@ function(generate_bindings_for_kernels)
   endif()
   if(ARG_STATIC_REGISTRATION)
     list(APPEND command --static-registration)
+  endif()
+  if(ARG_EMBED_MANIFEST)
+    list(APPEND command --embed-manifest)
   endif()
   if(KILN_ATEN_MODE)
     list(APPEND command --aten-mode)

@@ -60,6 +60,11 @@ def _parser() -> argparse.ArgumentParser:
         help="also register the kernels from a static initializer",
     )
     parser.add_argument(
+        "--embed-manifest",
+        action="store_true",
+        help="keep the manifest in the built binary, for python -m codegen.missing_ops --library",
+    )
+    parser.add_argument(
         "--aten-mode",
         action="store_true",
         help="ATen mode: ATen ops run libtorch's at::_ops kernels (for -DKILN_ATEN_MODE=ON "
@@ -124,14 +129,19 @@ def generate(options: argparse.Namespace) -> Library:
     )
 
 
-def render_outputs(library: Library, static_registration: bool) -> dict[str, str]:
+def render_outputs(
+    library: Library, static_registration: bool, embed_manifest: bool = False
+) -> dict[str, str]:
+    manifest_json = manifest.emit(library)
     return {
         "NativeFunctions.h": native_functions.emit(library),
         "Functions.h": functions.emit(library),
         "RegisterKernels.h": register_kernels.emit_header(library),
-        "RegisterKernels.cpp": register_kernels.emit_source(library, static_registration),
+        "RegisterKernels.cpp": register_kernels.emit_source(
+            library, static_registration, manifest_json if embed_manifest else None
+        ),
         "selected_op_variants.h": selected_variants.emit(library),
-        f"{library.name}.manifest.json": manifest.emit(library),
+        f"{library.name}.manifest.json": manifest_json,
     }
 
 
@@ -139,7 +149,7 @@ def run(argv: Sequence[str] | None = None) -> list[str]:
     """Generates and writes; returns the files written (unchanged ones are left alone)."""
     options = _parser().parse_args(argv)
     library = generate(options)
-    outputs = render_outputs(library, options.static_registration)
+    outputs = render_outputs(library, options.static_registration, options.embed_manifest)
     os.makedirs(options.output_dir, exist_ok=True)
     written = []
     for name, text in outputs.items():

@@ -83,7 +83,27 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         ]
     )
     run(["ar", "rcs", str(root / "libmy_kernels.a"), str(root / "kernels.o")])
+    # The same library built with its manifest embedded, as a real archive.
+    embedded = root / "embedded"
+    argv = ["--functions-yaml", str(root / "ops.yaml"), "--root-ops", "aten::add.out,aten::mul.out"]
+    argv += ["--output-dir", str(embedded), "--lib-name", "my_lib", "--embed-manifest"]
+    assert cli.main(argv) == 0
+    registration = embedded / "RegisterKernels.o"
+    run(
+        [
+            "g++",
+            "-std=c++17",
+            f"-I{REPO_ROOT}",
+            f"-I{embedded}",
+            "-c",
+            str(embedded / "RegisterKernels.cpp"),
+            "-o",
+            str(registration),
+        ]
+    )
+    run(["ar", "rcs", str(root / "libmy_lib.a"), str(registration)])
     return {
+        "archive": root / "libmy_lib.a",
         "manifest": root / "gen/my_lib.manifest.json",
         "yaml": root / "ops.yaml",
         "kernels": root / "libmy_kernels.a",
@@ -249,3 +269,21 @@ def test_bad_usage_exits_two(
     assert missing_ops.main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_library_may_be_a_built_archive_with_an_embedded_manifest(
+    library: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["--library", str(library["archive"]), "--functions-yaml", str(library["yaml"])]
+    assert missing_ops.main([*argv, "--ops", "aten::add.out,aten::relu.out", "--json"]) == 1
+    document = json.loads(capsys.readouterr().out)
+    assert document["library"] == "my_lib"
+    assert [f["cause"] for f in document["findings"]] == ["not_selected"]
+
+
+def test_binary_without_a_manifest_is_a_clear_error(
+    library: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert missing_ops.main(["--library", str(library["kernels"]), "--ops", "add.out"]) == 2
+    err = capsys.readouterr().err
+    assert "no embedded manifest found" in err and "EMBED_MANIFEST" in err

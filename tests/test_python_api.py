@@ -128,3 +128,19 @@ def test_runtime_promotion_matches_torch_promote_types() -> None:
     for a, b in itertools.product(real, real):
         expected = DTYPE_CODES[torch.promote_types(a, b)]
         assert _C.promote_types(DTYPE_CODES[a], DTYPE_CODES[b]) == expected, (a, b)
+
+
+def test_missing_operators_report_from_the_runtime() -> None:
+    report = kiln.missing_operators(
+        ["aten::add.out", "aten::squeeze_copy.dim_outt", ("aten::mul.out", "v1/6;0|6;0|6;0")],
+        backend="portable",
+    )
+    assert report == [
+        {
+            "index": 1,
+            "op": "aten::squeeze_copy.dim_outt",
+            "key": "default",
+            "backends_searched": ["portable", "ascend"],
+            "cause": "not registered",
+        }
+    ]

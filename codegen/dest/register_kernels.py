@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from codegen.api.names import c_string, fnv1a64
@@ -80,7 +81,23 @@ def _wrapper(op: LibraryOp, kernel: KernelEntry, name: str) -> str:
     return f"{head}\n{check}\n{call}\n  return ctx.failure_state();\n}}"
 
 
-def emit_source(library: Library, static_registration: bool) -> str:
+MANIFEST_MARKER = "KILN_MANIFEST_V1\n"
+
+
+def _embedded_manifest(manifest_json: str) -> str:
+    compact = json.dumps(json.loads(manifest_json), separators=(",", ":"), sort_keys=True)
+    return (
+        "// --embed-manifest: the manifest stays in the binary (the table points at it), so\n"
+        "// python -m codegen.missing_ops --library can read it from a built library or program.\n"
+        f'constexpr char kManifest[] = "{MANIFEST_MARKER.encode("unicode_escape").decode()}" '
+        f'R"kiln_manifest({compact})kiln_manifest";'
+    )
+
+
+def emit_source(
+    library: Library, static_registration: bool, manifest_json: str | None = None
+) -> str:
+    """RegisterKernels.cpp; with ``manifest_json`` the manifest is embedded in the binary."""
     sections: list[str] = []
     rows: list[_Row] = []
     for op in library.ops:
@@ -95,18 +112,22 @@ def emit_source(library: Library, static_registration: bool) -> str:
         sections.append("\n\n".join([specs, *wrappers.values()]))
     rows.sort(key=_Row.sort_key)
     library_name = c_string(library.name)
+    manifest = ""
+    if manifest_json is not None:
+        sections.append(_embedded_manifest(manifest_json))
+        manifest = ", kManifest"
     if rows:
         table = wrap_braces(
             "constexpr kiln::Kernel kKernels[] = ", [r.text() for r in rows], ";", width=0
         )
         table += (
             f"\nconstexpr kiln::KernelTable kTable = {{{library_name}, kKernels, "
-            "sizeof(kKernels) / sizeof(kKernels[0])};"
+            f"sizeof(kKernels) / sizeof(kKernels[0]){manifest}}};"
         )
     else:
         table = (
             "// No operators are selected; an empty table still registers cleanly.\n"
-            f"constexpr kiln::KernelTable kTable = {{{library_name}, nullptr, 0}};"
+            f"constexpr kiln::KernelTable kTable = {{{library_name}, nullptr, 0{manifest}}};"
         )
     sections.append(table)
     static = ""

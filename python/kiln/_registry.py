@@ -1,4 +1,4 @@
-"""Registry queries: what is registered, and which calls fell back to another backend."""
+"""Registry queries: what is registered, what is missing, and which calls fell back."""
 
 from __future__ import annotations
 
@@ -17,3 +17,19 @@ def fallback_records() -> list[tuple[str, str, str, int]]:
 
 def reset_fallback_stats() -> None:
     _C.reset_fallback_stats()
+
+
+def missing_operators(
+    ops: list[str | tuple[str, str]], backend: str | None = None
+) -> list[dict[str, object]]:
+    """The runtime's report for the ops (names, or (name, kernel key) pairs) it cannot run.
+
+    Each entry: index (into `ops`), op, key ("default" when none was given), backends_searched
+    and cause ("not registered", "no kernel for the searched backends", "no kernel for this
+    kernel key"). The same lines are logged as "Missing operator: [i] ns::op.overload ...".
+    """
+    from kiln._call import backends_for
+
+    requests = [(op, "") if isinstance(op, str) else op for op in ops]
+    qualified = [(name if "::" in name else f"aten::{name}", key) for name, key in requests]
+    return list(_C.missing_operators(qualified, backends_for(backend)))

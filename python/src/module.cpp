@@ -58,4 +58,36 @@ PYBIND11_MODULE(KILN_PYTHON_MODULE, m) {
     return result;
   });
   m.def("reset_fallback_stats", &kiln::reset_fallback_stats);
+
+  // The runtime's structured missing-operator report for (name, key) requests.
+  m.def("missing_operators", [](const std::vector<std::pair<std::string, std::string>>& requests,
+                                const std::vector<std::string>& backend_names) {
+    std::vector<kiln::Backend> backends;
+    for (const auto& name : backend_names) {
+      kiln::Backend backend;
+      if (!kiln::backend_from_string(name, &backend)) {
+        throw py::value_error("unknown backend '" + name + "'; use 'portable' or 'ascend'");
+      }
+      backends.push_back(backend);
+    }
+    std::vector<kiln::OperatorRequest> ops;
+    for (const auto& [name, key] : requests) ops.push_back({name.c_str(), key.c_str()});
+    std::vector<kiln::MissingOperator> missing(ops.size());
+    const size_t count =
+        kiln::find_missing_operators({ops.data(), ops.size()}, {backends.data(), backends.size()},
+                                     {missing.data(), missing.size()});
+    py::list report;
+    for (size_t i = 0; i < count; ++i) {
+      py::dict entry;
+      entry["index"] = missing[i].index;
+      entry["op"] = missing[i].name;
+      entry["key"] = missing[i].key[0] != '\0' ? missing[i].key : "default";
+      py::list searched;
+      for (const auto& name : backend_names) searched.append(name);
+      entry["backends_searched"] = searched;
+      entry["cause"] = kiln::to_string(missing[i].cause);
+      report.append(entry);
+    }
+    return report;
+  });
 }

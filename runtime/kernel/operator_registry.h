@@ -38,6 +38,8 @@ struct KernelTable {
   const char* library;  // the operator library that registered it
   const Kernel* kernels;
   size_t size;
+  // The library's manifest ("KILN_MANIFEST_V1\n" + JSON) when built with --embed-manifest.
+  const char* manifest = nullptr;
 };
 
 // Distinct operator libraries one process can register.
