@@ -10,13 +10,12 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
 
 import yaml
 
 from codegen.api.names import is_identifier
 from codegen.dest import functions, manifest, native_functions, register_kernels, selected_variants
-from codegen.errors import UserError
+from codegen.errors import CliParser, UserError
 from codegen.library import Library, build_library
 from codegen.model import BACKENDS, YamlFile
 from codegen.output import write_if_changed
@@ -27,13 +26,8 @@ from codegen.selector import load_selection
 PROG = "python -m codegen"
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise UserError(PROG, None, message, f"see '{PROG} --help'")
-
-
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = CliParser(
         prog=PROG,
         description="Generate Kiln's kernel declarations, typed API, unboxing wrappers, kernel "
         "table, dtype selection header and manifest for one operator library.",

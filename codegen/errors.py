@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import argparse
+from typing import NoReturn
+
 
 class UserError(Exception):
     """A mistake in the user's input, rendered as ``path:line: message — fix``.
@@ -29,3 +32,11 @@ class UserError(Exception):
 
     def __str__(self) -> str:
         return self.render()
+
+
+class CliParser(argparse.ArgumentParser):
+    """argparse whose usage mistakes become a UserError: one line, exit code of the tool, no
+    traceback. Pass ``prog``; it names the tool in the message."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UserError(self.prog, None, message, f"see '{self.prog} --help'")

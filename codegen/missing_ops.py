@@ -11,7 +11,6 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
 
 from codegen.diagnose import (
     CAUSES,
@@ -25,7 +24,7 @@ from codegen.diagnose import (
     needs_from_selection,
     summarize,
 )
-from codegen.errors import UserError
+from codegen.errors import CliParser, UserError
 from codegen.model import YamlFile
 from codegen.schemas import AtenSchemas
 from codegen.selector import parse_root_ops
@@ -34,13 +33,8 @@ PROG = "python -m codegen.missing_ops"
 JSON_VERSION = 1
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise UserError(PROG, None, message, f"see '{PROG} --help'")
-
-
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog=PROG, description=__doc__.splitlines()[0] if __doc__ else None)
+    parser = CliParser(prog=PROG, description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--library", metavar="L", required=True, help="<lib>.manifest.json")
     parser.add_argument("--ops", metavar="A,B", help="ops needed, e.g. aten::add.out,mul.out")
     parser.add_argument(

@@ -12,11 +12,10 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
 
 import yaml
 
-from codegen.errors import UserError
+from codegen.errors import CliParser, UserError
 from codegen.model import YamlFile
 from codegen.model_ops import model_ops
 from codegen.output import write_if_changed
@@ -26,13 +25,8 @@ from codegen.selector import parse_root_ops
 PROG = "python -m codegen.oplist"
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise UserError(PROG, None, message, f"see '{PROG} --help'")
-
-
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog=PROG, description=__doc__.splitlines()[0] if __doc__ else None)
+    parser = CliParser(prog=PROG, description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--output", metavar="F", required=True, help="selected_operators.yaml")
     parser.add_argument("--root-ops", metavar="A,B", help="e.g. aten::add.out,mul.out")
     parser.add_argument(

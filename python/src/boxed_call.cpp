@@ -8,9 +8,7 @@
 #include <optional>
 
 #include "runtime/core/dim_order.h"
-#include "runtime/core/evalue.h"
-#include "runtime/kernel/operator_registry.h"
-#include "runtime/platform/clock.h"
+#include "stack_builder.h"
 
 namespace py = pybind11;
 
@@ -73,148 +71,46 @@ Error resize_through_torch(TensorImpl& impl, ArrayRef<SizesType> sizes, void* us
   return Error::Ok;
 }
 
-std::vector<int64_t> int_vector(const py::handle& sequence) {
-  std::vector<int64_t> result;
-  for (const auto& item : sequence) result.push_back(item.cast<int64_t>());
-  return result;
-}
-
-// Owns everything the EValues point into for the duration of one call.
-class StackBuilder {
+// Views torch tensors in place: their memory with Kiln metadata; outs resize through torch.
+class TorchTensorViews {
  public:
-  // value: (torch_tensor, data_ptr, sizes, dtype_code, is_out)
-  Tensor tensor(const py::tuple& value) {
+  Tensor make(const py::tuple& value) {
     TensorSlot& slot = slots_.emplace_back();
     slot.torch_tensor = value[0];
     const auto data = value[1].cast<uintptr_t>();
-    const auto sizes = int_vector(value[2]);
+    size_t dim = 0;
+    for (const auto& size : value[2]) slot.sizes[dim++] = size.cast<int64_t>();
     const auto dtype = static_cast<ScalarType>(value[3].cast<int>());
     const bool is_out = value[4].cast<bool>();
-    std::copy(sizes.begin(), sizes.end(), slot.sizes.begin());
-    set_dense_metadata(slot, sizes.size());
-    slot.impl.emplace(dtype, sizes.size(), slot.sizes.data(), reinterpret_cast<void*>(data),
+    set_dense_metadata(slot, dim);
+    slot.impl.emplace(dtype, dim, slot.sizes.data(), reinterpret_cast<void*>(data),
                       slot.dim_order.data(), slot.strides.data(),
                       is_out ? TensorShapeDynamism::DynamicUnbound : TensorShapeDynamism::Static);
     if (is_out) slot.impl->set_resizer(resize_through_torch, &slot);
     return Tensor(&*slot.impl);
   }
 
-  EValue build(const py::str& kind_obj, const py::handle& value) {
-    const std::string kind = kind_obj;
-    if (kind == "none") return EValue();
-    if (kind == "tensor") return EValue(tensor(value.cast<py::tuple>()));
-    if (kind == "int") return EValue(value.cast<int64_t>());
-    if (kind == "double") return EValue(value.cast<double>());
-    if (kind == "bool") return EValue(value.cast<bool>());
-    if (kind == "string")
-      return EValue(std::string_view(strings_.emplace_back(value.cast<std::string>())));
-    if (kind == "int_list") {
-      auto& list = int_lists_.emplace_back(int_vector(value));
-      return EValue(ArrayRef<int64_t>(list.data(), list.size()));
-    }
-    if (kind == "double_list") {
-      auto& list = double_lists_.emplace_back();
-      for (const auto& item : value) list.push_back(item.cast<double>());
-      return EValue(ArrayRef<double>(list.data(), list.size()));
-    }
-    if (kind == "bool_list") {
-      auto source = value.cast<py::list>();
-      auto& list = bool_lists_.emplace_back(std::make_unique<bool[]>(source.size()));
-      for (size_t i = 0; i < source.size(); ++i) list[i] = source[i].cast<bool>();
-      return EValue(ArrayRef<bool>(list.get(), source.size()));
-    }
-    if (kind == "tensor_list") {
-      auto source = value.cast<py::list>();
-      auto& list = tensor_lists_.emplace_back();
-      for (const auto& item : source) list.push_back(tensor(item.cast<py::tuple>()));
-      return EValue(ArrayRef<Tensor>(list.data(), list.size()));
-    }
-    if (kind == "optional_tensor_list") {
-      auto source = value.cast<py::list>();
-      auto& list = optional_tensor_lists_.emplace_back();
-      for (const auto& item : source) {
-        list.push_back(item.is_none() ? std::nullopt
-                                      : std::optional<Tensor>(tensor(item.cast<py::tuple>())));
-      }
-      return EValue(ArrayRef<std::optional<Tensor>>(list.data(), list.size()));
-    }
-    throw py::value_error("kiln internal: unknown argument kind '" + kind + "'");
-  }
-
   // The first resize failure reported by torch, if any.
-  std::string resize_error() const {
+  std::string failure_detail() const {
     for (const auto& slot : slots_) {
-      if (!slot.resize_error.empty()) return slot.resize_error;
+      if (!slot.resize_error.empty()) return " (torch: " + slot.resize_error + ")";
     }
     return {};
   }
 
+  MemoryAllocator* temp_allocator() { return &temp_; }
+
  private:
   std::deque<TensorSlot> slots_;
-  std::deque<std::string> strings_;
-  std::deque<std::vector<int64_t>> int_lists_;
-  std::deque<std::vector<double>> double_lists_;
-  std::deque<std::unique_ptr<bool[]>> bool_lists_;
-  std::deque<std::vector<Tensor>> tensor_lists_;
-  std::deque<std::vector<std::optional<Tensor>>> optional_tensor_lists_;
+  HeapTempAllocator temp_;
 };
 
 }  // namespace
 
-CallOutcome call_boxed(const std::string& name, const std::vector<std::string>& backend_names,
+CallOutcome call_boxed(const std::string& name, const std::vector<std::string>& backends,
                        const py::list& args, int repeat) {
-  if (repeat < 1) throw py::value_error("repeat must be at least 1");
-  std::vector<Backend> backends;
-  for (const auto& backend_name : backend_names) {
-    Backend backend;
-    if (!backend_from_string(backend_name, &backend)) {
-      throw py::value_error("unknown backend '" + backend_name + "'; use 'portable' or 'ascend'");
-    }
-    backends.push_back(backend);
-  }
-
-  StackBuilder builder;
-  std::vector<EValue> values;
-  values.reserve(args.size());
-  for (const auto& arg : args) {
-    auto pair = arg.cast<py::tuple>();
-    values.push_back(builder.build(pair[0], pair[1]));
-  }
-  std::vector<EValue*> stack;
-  for (auto& value : values) stack.push_back(&value);
-  Span<EValue*> stack_span(stack.data(), stack.size());
-
-  Result<const Kernel*> kernel =
-      find_kernel_for_stack(name, stack_span, ArrayRef<Backend>(backends.data(), backends.size()));
-  if (!kernel.ok()) {
-    std::string searched;
-    for (const auto& backend_name : backend_names) {
-      searched += (searched.empty() ? "" : ", ") + backend_name;
-    }
-    return {to_string(Error::OperatorMissing),
-            name + " has no registered kernel for backends [" + searched + "]", "", 0.0};
-  }
-
-  HeapTempAllocator temp;
-  KernelRuntimeContext ctx(&temp);
-  Error error = Error::Ok;
-  uint64_t elapsed = 0;
-  {
-    py::gil_scoped_release release;
-    const uint64_t start = monotonic_ns();
-    for (int i = 0; i < repeat && error == Error::Ok; ++i) {
-      error = (*kernel)->function(ctx, stack_span);
-    }
-    elapsed = monotonic_ns() - start;
-  }
-  if (error == Error::Ok) {
-    return {to_string(Error::Ok), "", to_string((*kernel)->backend),
-            static_cast<double>(elapsed) / repeat};
-  }
-  std::string message = ctx.failure_message();
-  const std::string resize_error = builder.resize_error();
-  if (!resize_error.empty()) message += " (torch: " + resize_error + ")";
-  return {to_string(error), message, to_string((*kernel)->backend), 0.0};
+  TorchTensorViews tensors;
+  return run_boxed_call(name, backends, args, repeat, tensors);
 }
 
 }  // namespace kiln::python

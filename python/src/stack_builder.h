@@ -1,0 +1,138 @@
+// The boxed call shared by both builds of kiln._C: turns the (kind, value) pairs that
+// kiln/_convert.py makes into an EValue stack, finds the kernel and runs it. How a torch tensor
+// becomes a kiln::Tensor is the only difference between lean and ATen mode: a TensorFactory.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "boxed_call.h"
+#include "runtime/core/evalue.h"
+#include "runtime/kernel/operator_registry.h"
+#include "runtime/platform/clock.h"
+
+namespace kiln::python {
+
+// Owns everything the EValues point into for the duration of one call. TensorFactory provides
+// `Tensor make(const pybind11::tuple& value)` for (torch_tensor, data_ptr, sizes, dtype, is_out).
+template <typename TensorFactory>
+class StackBuilder {
+ public:
+  explicit StackBuilder(TensorFactory& tensors) : tensors_(tensors) {}
+
+  EValue build(const std::string& kind, const pybind11::handle& value) {
+    namespace py = pybind11;
+    if (kind == "none") return EValue();
+    if (kind == "tensor") return EValue(tensors_.make(value.cast<py::tuple>()));
+    if (kind == "int") return EValue(value.cast<int64_t>());
+    if (kind == "double") return EValue(value.cast<double>());
+    if (kind == "bool") return EValue(value.cast<bool>());
+    if (kind == "string") {
+      return EValue(std::string_view(strings_.emplace_back(value.cast<std::string>())));
+    }
+    if (kind == "int_list") {
+      auto& list = int_lists_.emplace_back();
+      for (const auto& item : value) list.push_back(item.cast<int64_t>());
+      return EValue(ArrayRef<int64_t>(list.data(), list.size()));
+    }
+    if (kind == "double_list") {
+      auto& list = double_lists_.emplace_back();
+      for (const auto& item : value) list.push_back(item.cast<double>());
+      return EValue(ArrayRef<double>(list.data(), list.size()));
+    }
+    if (kind == "bool_list") {
+      auto source = value.cast<py::list>();
+      auto& list = bool_lists_.emplace_back(std::make_unique<bool[]>(source.size()));
+      for (size_t i = 0; i < source.size(); ++i) list[i] = source[i].cast<bool>();
+      return EValue(ArrayRef<bool>(list.get(), source.size()));
+    }
+    if (kind == "tensor_list") {
+      auto& list = tensor_lists_.emplace_back();
+      for (const auto& item : value.cast<py::list>()) {
+        list.push_back(tensors_.make(item.cast<py::tuple>()));
+      }
+      return EValue(ArrayRef<Tensor>(list.data(), list.size()));
+    }
+    if (kind == "optional_tensor_list") {
+      auto& list = optional_tensor_lists_.emplace_back();
+      for (const auto& item : value.cast<py::list>()) {
+        list.push_back(item.is_none()
+                           ? std::nullopt
+                           : std::optional<Tensor>(tensors_.make(item.cast<py::tuple>())));
+      }
+      return EValue(ArrayRef<std::optional<Tensor>>(list.data(), list.size()));
+    }
+    throw py::value_error("kiln internal: unknown argument kind '" + kind + "'");
+  }
+
+ private:
+  TensorFactory& tensors_;
+  std::deque<std::string> strings_;
+  std::deque<std::vector<int64_t>> int_lists_;
+  std::deque<std::vector<double>> double_lists_;
+  std::deque<std::unique_ptr<bool[]>> bool_lists_;
+  std::deque<std::vector<Tensor>> tensor_lists_;
+  std::deque<std::vector<std::optional<Tensor>>> optional_tensor_lists_;
+};
+
+// Builds the stack, finds the kernel by backend preference and runs it `repeat` times with the
+// GIL released. TensorFactory also provides `std::string failure_detail()` (appended to a
+// kernel's message) and `MemoryAllocator* temp_allocator()`.
+template <typename TensorFactory>
+CallOutcome run_boxed_call(const std::string& name, const std::vector<std::string>& backend_names,
+                           const pybind11::list& args, int repeat, TensorFactory& tensors) {
+  namespace py = pybind11;
+  if (repeat < 1) throw py::value_error("repeat must be at least 1");
+  std::vector<Backend> backends;
+  for (const auto& backend_name : backend_names) {
+    Backend backend;
+    if (!backend_from_string(backend_name, &backend)) {
+      throw py::value_error("unknown backend '" + backend_name + "'; use 'portable' or 'ascend'");
+    }
+    backends.push_back(backend);
+  }
+
+  StackBuilder<TensorFactory> builder(tensors);
+  std::vector<EValue> values;
+  values.reserve(args.size());
+  for (const auto& arg : args) {
+    auto pair = arg.cast<py::tuple>();
+    values.push_back(builder.build(pair[0].cast<std::string>(), pair[1]));
+  }
+  std::vector<EValue*> stack;
+  for (auto& value : values) stack.push_back(&value);
+  Span<EValue*> stack_span(stack.data(), stack.size());
+
+  Result<const Kernel*> kernel =
+      find_kernel_for_stack(name, stack_span, ArrayRef<Backend>(backends.data(), backends.size()));
+  if (!kernel.ok()) {
+    std::string searched;
+    for (const auto& backend_name : backend_names) {
+      searched += (searched.empty() ? "" : ", ") + backend_name;
+    }
+    return {to_string(Error::OperatorMissing),
+            name + " has no registered kernel for backends [" + searched + "]", "", 0.0};
+  }
+
+  KernelRuntimeContext ctx(tensors.temp_allocator());
+  Error error = Error::Ok;
+  uint64_t elapsed = 0;
+  {
+    py::gil_scoped_release release;
+    const uint64_t start = monotonic_ns();
+    for (int i = 0; i < repeat && error == Error::Ok; ++i) error = (*kernel)->call(ctx, stack_span);
+    elapsed = monotonic_ns() - start;
+  }
+  const std::string backend = to_string((*kernel)->backend);
+  if (error == Error::Ok) {
+    return {to_string(Error::Ok), "", backend, static_cast<double>(elapsed) / repeat};
+  }
+  return {to_string(error), ctx.failure_message() + tensors.failure_detail(), backend, 0.0};
+}
+
+}  // namespace kiln::python
