@@ -9,8 +9,15 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from buildtools import BUILD_ROOT, REPO_ROOT, cmake_build, cmake_configure
+
+# CI replays a fixed sequence of examples (a red CI run is always reproducible); local runs keep
+# exploring new random examples. No deadlines: build fixtures and shared machines vary in speed.
+settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+settings.register_profile("dev", deadline=None, print_blob=True)
+settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
 @pytest.fixture(scope="session")

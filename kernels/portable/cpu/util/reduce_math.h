@@ -66,29 +66,13 @@ KILN_REDUCE_INLINE C extreme_nan(const C* x, int64_t n, C start) {
 // handling this range never needs, so the vector loop is shorter. Same accuracy; results below
 // FLT_MIN flush to 0, NaN stays NaN.
 KILN_REDUCE_INLINE float exp_nonpositive(float x) {
-  constexpr float kLog2e = 1.44269504088896341f;
-  constexpr float kLn2Hi = 0.693359375f;
-  constexpr float kLn2Lo = -2.12194440e-4f;
-  constexpr float kRoundMagic = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
-  constexpr float kLowest = -87.33654f;       // e^kLowest is FLT_MIN
+  constexpr float kLowest = -87.33654f;                   // e^kLowest is FLT_MIN
   const float clamped = select(x < kLowest, kLowest, x);  // NaN stays NaN (compares false)
-  const float shifted = clamped * kLog2e + kRoundMagic;
-  const float n = shifted - kRoundMagic;
-  const float r = (clamped - n * kLn2Hi) - n * kLn2Lo;
-  float p = 1.0f / 5040.0f;
-  p = p * r + 1.0f / 720.0f;
-  p = p * r + 1.0f / 120.0f;
-  p = p * r + 1.0f / 24.0f;
-  p = p * r + 1.0f / 6.0f;
-  p = p * r + 0.5f;
-  p = p * r + 1.0f;
-  p = p * r + 1.0f;
+  float shifted;
+  const float p = detail::exp_polynomial(detail::exp_reduce(clamped, &shifted));
   // n is in [-126, 0], so 2^n is one normal float built from its exponent bits.
-  uint32_t bits = 0;
-  std::memcpy(&bits, &shifted, sizeof(bits));
-  const uint32_t scale_bits = (bits - 0x4b400000u + 127u) << 23;
-  float scale = 0;
-  std::memcpy(&scale, &scale_bits, sizeof(scale));
+  const float scale =
+      kiln::detail::bits_float(static_cast<uint32_t>(detail::exp_exponent(shifted) + 127) << 23);
   return select(x < kLowest, 0.0f, p * scale);
 }
 

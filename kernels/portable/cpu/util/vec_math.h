@@ -36,21 +36,23 @@ inline T max_of(T a, T b) {
   }
 }
 
-// e^x in float, within 1.3 ulp of std::exp over the normal range. Results below FLT_MIN flush
-// to 0 (std::exp would give a subnormal); overflow gives infinity and NaN stays NaN.
-inline float exp_float(float x) {
+namespace detail {
+
+constexpr float kExpRoundMagic = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
+
+// e^c = 2^n * e^r: returns r (|r| <= ln2 / 2) and leaves n in the low mantissa bits of *shifted
+// (read it with exp_exponent). ln 2 is split so that n * kLn2Hi is exact.
+inline float exp_reduce(float c, float* shifted) {
   constexpr float kLog2e = 1.44269504088896341f;
-  constexpr float kLn2Hi = 0.693359375f;  // ln 2 split so n * kLn2Hi is exact
+  constexpr float kLn2Hi = 0.693359375f;
   constexpr float kLn2Lo = -2.12194440e-4f;
-  constexpr float kRoundMagic = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
-  constexpr float kLowest = -87.33654f;       // e^kLowest is FLT_MIN
-  constexpr float kHighest = 88.72283f;       // e^kHighest is FLT_MAX
-  const float clamped = select(x < kLowest, kLowest, select(x > kHighest, kHighest, x));
-  // x = n * ln2 + r with |r| <= ln2 / 2, so e^x = 2^n * e^r.
-  const float shifted = clamped * kLog2e + kRoundMagic;  // n sits in the low mantissa bits
-  const float n = shifted - kRoundMagic;
-  const float r = (clamped - n * kLn2Hi) - n * kLn2Lo;
-  // Taylor series of e^r to degree 7 (error below 1e-8 on the interval), Horner form.
+  *shifted = c * kLog2e + kExpRoundMagic;
+  const float n = *shifted - kExpRoundMagic;
+  return (c - n * kLn2Hi) - n * kLn2Lo;
+}
+
+// e^r for |r| <= ln2 / 2: Taylor series to degree 7 (error below 1e-8), Horner form.
+inline float exp_polynomial(float r) {
   float p = 1.0f / 5040.0f;
   p = p * r + 1.0f / 720.0f;
   p = p * r + 1.0f / 120.0f;
@@ -58,12 +60,27 @@ inline float exp_float(float x) {
   p = p * r + 1.0f / 6.0f;
   p = p * r + 0.5f;
   p = p * r + 1.0f;
-  p = p * r + 1.0f;
+  return p * r + 1.0f;
+}
+
+// n from exp_reduce's shifted value, read from the bits (a NaN input gives garbage, not UB).
+inline int32_t exp_exponent(float shifted) {
+  return static_cast<int32_t>(kiln::detail::float_bits(shifted)) -
+         static_cast<int32_t>(kiln::detail::float_bits(kExpRoundMagic));
+}
+
+}  // namespace detail
+
+// e^x in float, within 1.3 ulp of std::exp over the normal range. Results below FLT_MIN flush
+// to 0 (std::exp would give a subnormal); overflow gives infinity and NaN stays NaN.
+inline float exp_float(float x) {
+  constexpr float kLowest = -87.33654f;  // e^kLowest is FLT_MIN
+  constexpr float kHighest = 88.72283f;  // e^kHighest is FLT_MAX
+  const float clamped = select(x < kLowest, kLowest, select(x > kHighest, kHighest, x));
+  float shifted;
+  const float p = detail::exp_polynomial(detail::exp_reduce(clamped, &shifted));
   // 2^n as two factors, since n reaches 128 (just past float's largest exponent) near overflow.
-  // Read n from the bits rather than converting (a NaN x makes garbage here, not UB; the
-  // result is NaN regardless).
-  const int32_t exponent = static_cast<int32_t>(kiln::detail::float_bits(shifted)) -
-                           static_cast<int32_t>(kiln::detail::float_bits(kRoundMagic));
+  const int32_t exponent = detail::exp_exponent(shifted);
   const int32_t low = exponent >> 1;
   const float scale_low = kiln::detail::bits_float(static_cast<uint32_t>(low + 127) << 23);
   const float scale_high =
@@ -208,25 +225,10 @@ namespace detail {
 // e^x for x clamped to [-87, 88], where 2^n is one normal float: exp_float without its edge
 // handling, for callers whose result is insensitive to those ends (NaN still gives NaN).
 inline float exp_clamped(float x) {
-  constexpr float kLog2e = 1.44269504088896341f;
-  constexpr float kLn2Hi = 0.693359375f;
-  constexpr float kLn2Lo = -2.12194440e-4f;
-  constexpr float kRoundMagic = 12582912.0f;
   const float c = select(x < -87.0f, -87.0f, select(x > 88.0f, 88.0f, x));
-  const float shifted = c * kLog2e + kRoundMagic;
-  const float n = shifted - kRoundMagic;
-  const float r = (c - n * kLn2Hi) - n * kLn2Lo;
-  float p = 1.0f / 5040.0f;
-  p = p * r + 1.0f / 720.0f;
-  p = p * r + 1.0f / 120.0f;
-  p = p * r + 1.0f / 24.0f;
-  p = p * r + 1.0f / 6.0f;
-  p = p * r + 0.5f;
-  p = p * r + 1.0f;
-  p = p * r + 1.0f;
-  const int32_t exponent = static_cast<int32_t>(kiln::detail::float_bits(shifted)) -
-                           static_cast<int32_t>(kiln::detail::float_bits(kRoundMagic));
-  return p * kiln::detail::bits_float(static_cast<uint32_t>(exponent + 127) << 23);
+  float shifted;
+  const float p = exp_polynomial(exp_reduce(c, &shifted));
+  return p * kiln::detail::bits_float(static_cast<uint32_t>(exp_exponent(shifted) + 127) << 23);
 }
 
 }  // namespace detail
