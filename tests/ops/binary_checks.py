@@ -5,14 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import pytest
 import torch
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from op_compare import check_op
+from op_compare import check_op, is_portable, raises  # noqa: F401 (re-exported)
 from strategies import any_scalars, broadcastable_shapes, dtypes, out_tensors, tensors
-
-import kiln
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -84,13 +81,3 @@ def check_tensor_scalar(
 small_scalars = st.one_of(
     st.booleans(), st.integers(-4, 4), st.floats(-8, 8, width=32), st.sampled_from([0, 0.0, -0.0])
 )
-
-
-def is_portable(call_op: Any) -> bool:
-    return bool(getattr(call_op, "keywords", {}).get("backend") == "portable")
-
-
-def raises(call_op: Any, text: str | None = None) -> Any:
-    """Expects a KilnError; its message must match `text` on Kiln's own kernels (the ATen
-    backend reports libtorch's wording)."""
-    return pytest.raises(kiln.KilnError, match=text if is_portable(call_op) else None)

@@ -2,19 +2,16 @@
 
 `aten` is libtorch's kernel run through Kiln's ATen-mode build (-DKILN_ATEN_MODE=ON: the same
 generated unboxing and registration, libtorch's tensors and kernels). On it the differential tests
-check that Kiln's plumbing agrees with torch itself. Two kinds of checks belong to the portable
-kernels alone and do not apply to it:
-- limits of the portable kernels (dtypes Kiln lacks but torch computes): skipped, by name below;
-- the wording of a refusal: when a test expects KilnError matching the portable kernel's message
-  and libtorch refused the call too, in its own words, the test is reported as skipped with
-  libtorch's message (the refusal itself is what the aten backend must agree on).
+check that Kiln's plumbing agrees with torch itself. Limits of the portable kernels
+(dtypes Kiln lacks but torch computes) do not apply to it: those tests are skipped by name below.
+Tests check a refusal's wording only on the portable backend (op_compare.raises).
 """
 
 from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -52,23 +49,3 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             if pattern in name:
                 item.add_marker(pytest.mark.skip(reason=f"portable only: {reason}"))
                 break
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(
-    item: pytest.Item, call: pytest.CallInfo[None]
-) -> Generator[None, Any, None]:
-    outcome = yield
-    report = outcome.get_result()
-    if report.when != "call" or not report.failed or _backend(item) != "aten":
-        return
-    error = call.excinfo.value if call.excinfo is not None else None
-    text = str(error)
-    if isinstance(error, AssertionError) and "Regex pattern did not match" in text:
-        actual = text.split("Actual message:", 1)[-1].strip()
-        report.outcome = "skipped"
-        report.longrepr = (
-            str(item.path),
-            item.location[1],
-            f"Skipped: libtorch refused as expected, in its own words: {actual}",
-        )

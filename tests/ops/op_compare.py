@@ -97,3 +97,14 @@ def magnitude(*tensors: torch.Tensor | float) -> float:
         elif isinstance(t, (int, float)) and abs(t) != float("inf") and t == t:
             largest = max(largest, abs(float(t)))
     return largest
+
+
+def is_portable(call_op: Any) -> bool:
+    """Whether `call_op` (the conftest fixture) runs Kiln's portable kernels."""
+    return bool(getattr(call_op, "keywords", {}).get("backend") == "portable")
+
+
+def raises(call_op: Any, text: str | None = None) -> Any:
+    """Expects a KilnError whose message matches `text` on Kiln's own kernels; the ATen backend
+    reports libtorch's wording, so there only the refusal itself is checked."""
+    return pytest.raises(kiln.KilnError, match=text if is_portable(call_op) else None)

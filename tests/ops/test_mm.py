@@ -8,10 +8,8 @@ import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from op_compare import check_op, eps, magnitude
+from op_compare import check_op, eps, magnitude, raises
 from strategies import ALL_DTYPES, make_tensor, out_tensors, tensors
-
-import kiln
 
 SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -73,12 +71,12 @@ def test_mm_nan_and_inf(call_op: Any) -> None:
 def test_mm_errors(call_op: Any, a: torch.Tensor, b: torch.Tensor, match: str) -> None:
     with pytest.raises((RuntimeError, NotImplementedError)):
         aten.mm.out(a, b, out=torch.empty(0, dtype=a.dtype))
-    with pytest.raises(kiln.KilnError, match=match):
+    with raises(call_op, match):
         call_op("aten::mm.out", a, b, out=torch.empty(0, dtype=a.dtype))
 
 
 def test_mm_out_dtype_must_match(call_op: Any) -> None:
-    with pytest.raises(kiln.KilnError, match="Expected out tensor to have dtype Float"):
+    with raises(call_op, "Expected out tensor to have dtype Float"):
         call_op(
             "aten::mm.out",
             torch.ones(2, 2),
