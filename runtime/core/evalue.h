@@ -2,8 +2,11 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
+#include <new>
 #include <optional>
 #include <string_view>
+#include <utility>
 
 #include "runtime/core/scalar.h"
 #include "runtime/core/span.h"
@@ -28,12 +31,13 @@ enum class Tag : uint8_t {
 // "Tensor", "Int", ...
 const char* to_string(Tag tag);
 
-#if !KILN_ATEN_MODE  // ATen mode's EValue, holding at::Tensor: runtime/core/aten/evalue.h
-// Non-owning: lists and strings view memory owned by whoever built the stack.
+// Lists and strings view memory owned by whoever built the stack. The tensor alternative is
+// constructed, copied and destroyed explicitly: in lean mode that is trivial, in ATen mode it
+// manages the at::Tensor's reference count.
 class EValue {
  public:
   EValue() : tag_(Tag::None) { payload_.as_int = 0; }
-  EValue(Tensor t) : tag_(Tag::Tensor) { payload_.as_tensor = t; }
+  EValue(Tensor t) : tag_(Tag::Tensor) { new (&payload_.as_tensor) Tensor(std::move(t)); }
   EValue(int64_t i) : tag_(Tag::Int) { payload_.as_int = i; }
   EValue(double d) : tag_(Tag::Double) { payload_.as_double = d; }
   EValue(bool b) : tag_(Tag::Bool) { payload_.as_bool = b; }
@@ -48,13 +52,34 @@ class EValue {
   // A Scalar boxes as the Bool, Int or Double it holds (ExecuTorch's convention).
   EValue(const Scalar& s) : EValue() {
     if (s.isBoolean()) {
-      *this = EValue(s.toBool());
+      payload_.as_bool = s.toBool();
+      tag_ = Tag::Bool;
     } else if (s.isIntegral(false)) {
-      *this = EValue(s.toInt());
+      payload_.as_int = s.to<int64_t>();
+      tag_ = Tag::Int;
     } else {
-      *this = EValue(s.toDouble());
+      payload_.as_double = s.toDouble();
+      tag_ = Tag::Double;
     }
   }
+
+  EValue(const EValue& other) : tag_(Tag::None) { copy_from(other); }
+  EValue(EValue&& other) noexcept : tag_(Tag::None) { move_from(std::move(other)); }
+  EValue& operator=(const EValue& other) {
+    if (this != &other) {
+      destroy();
+      copy_from(other);
+    }
+    return *this;
+  }
+  EValue& operator=(EValue&& other) noexcept {
+    if (this != &other) {
+      destroy();
+      move_from(std::move(other));
+    }
+    return *this;
+  }
+  ~EValue() { destroy(); }
 
   Tag tag() const { return tag_; }
   bool isNone() const { return tag_ == Tag::None; }
@@ -88,9 +113,39 @@ class EValue {
   }
 
  private:
+  void destroy() {
+    if (tag_ == Tag::Tensor) payload_.as_tensor.~Tensor();
+    tag_ = Tag::None;
+    payload_.as_int = 0;
+  }
+  // Both expect this EValue to hold nothing (tag None).
+  void copy_from(const EValue& other) {
+    if (other.tag_ == Tag::Tensor) {
+      new (&payload_.as_tensor) Tensor(other.payload_.as_tensor);
+    } else {
+      copy_trivial(other);
+    }
+    tag_ = other.tag_;
+  }
+  void move_from(EValue&& other) {
+    tag_ = other.tag_;
+    if (tag_ == Tag::Tensor) {
+      new (&payload_.as_tensor) Tensor(std::move(other.payload_.as_tensor));
+      other.destroy();  // leaves `other` None
+    } else {
+      copy_trivial(other);
+    }
+  }
+  // Every alternative but the tensor is trivially copyable, so its bytes are its value.
+  void copy_trivial(const EValue& other) {
+    std::memcpy(static_cast<void*>(&payload_), static_cast<const void*>(&other.payload_),
+                sizeof(payload_));
+  }
+
   Tag tag_;
   union Payload {
     Payload() : as_int(0) {}
+    ~Payload() {}
     Tensor as_tensor;
     int64_t as_int;
     double as_double;
@@ -103,10 +158,5 @@ class EValue {
     ArrayRef<std::optional<Tensor>> as_optional_tensor_list;
   } payload_;
 };
-#endif
 
 }  // namespace kiln
-
-#if KILN_ATEN_MODE
-#include "runtime/core/aten/evalue.h"
-#endif
