@@ -14,20 +14,7 @@ Tensor& clone_out(KernelRuntimeContext& ctx, const Tensor& self,
   if (!check_default_dim_order(ctx, self, "self") || !check_default_dim_order(ctx, out, "out")) {
     return out;
   }
-  const MemoryFormat format = memory_format.value_or(MemoryFormat::Preserve);
-  // The values are the same in any layout; a channels-last request only constrains the rank.
-  KILN_KERNEL_CHECK_MSG(ctx, format != MemoryFormat::ChannelsLast || self.dim() == 4,
-                        InvalidArgument, out,
-                        "required rank 4 tensor to use channels_last format (self has rank %lld)",
-                        static_cast<long long>(self.dim()));
-  KILN_KERNEL_CHECK_MSG(ctx, format != MemoryFormat::ChannelsLast3d || self.dim() == 5,
-                        InvalidArgument, out,
-                        "required rank 5 tensor to use channels_last_3d format (self has rank "
-                        "%lld)",
-                        static_cast<long long>(self.dim()));
-  KILN_KERNEL_CHECK_MSG(ctx, static_cast<int>(format) >= 0 && static_cast<int>(format) <= 3,
-                        InvalidArgument, out, "unknown memory_format code %d",
-                        static_cast<int>(format));
+  if (!check_memory_format(ctx, memory_format, self)) return out;
   if (!check_out_dtype_is(ctx, out, self.scalar_type())) return out;
   if (!resize_or_fail(ctx, out, self.sizes())) return out;
   if (self.nbytes() > 0 && out.const_data_ptr() != self.const_data_ptr()) {

@@ -79,16 +79,7 @@ Tensor& full_out(KernelRuntimeContext& ctx, IntArrayRef size, const Scalar& fill
 
 Tensor& full_like_out(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& fill_value,
                       std::optional<MemoryFormat> memory_format, Tensor& out) {
-  const MemoryFormat format = memory_format.value_or(MemoryFormat::Preserve);
-  KILN_KERNEL_CHECK_MSG(ctx, format != MemoryFormat::ChannelsLast || self.dim() == 4,
-                        InvalidArgument, out,
-                        "required rank 4 tensor to use channels_last format (self has rank %lld)",
-                        static_cast<long long>(self.dim()));
-  KILN_KERNEL_CHECK_MSG(ctx, format != MemoryFormat::ChannelsLast3d || self.dim() == 5,
-                        InvalidArgument, out,
-                        "required rank 5 tensor to use channels_last_3d format (self has rank "
-                        "%lld)",
-                        static_cast<long long>(self.dim()));
+  if (!check_memory_format(ctx, memory_format, self)) return out;
   return fill_out(ctx, self.sizes(), fill_value, out);
 }
 

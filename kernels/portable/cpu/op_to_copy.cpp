@@ -13,16 +13,7 @@ Tensor& _to_copy_out(KernelRuntimeContext& ctx, const Tensor& self, bool non_blo
                      std::optional<MemoryFormat> memory_format, Tensor& out) {
   (void)non_blocking;  // a host-to-host copy is always synchronous
   if (!check_tensor(ctx, self, "self") || !check_tensor(ctx, out, "out")) return out;
-  const MemoryFormat format = memory_format.value_or(MemoryFormat::Preserve);
-  KILN_KERNEL_CHECK_MSG(ctx, format != MemoryFormat::ChannelsLast || self.dim() == 4,
-                        InvalidArgument, out,
-                        "required rank 4 tensor to use channels_last format (self has rank %lld)",
-                        static_cast<long long>(self.dim()));
-  KILN_KERNEL_CHECK_MSG(ctx, format != MemoryFormat::ChannelsLast3d || self.dim() == 5,
-                        InvalidArgument, out,
-                        "required rank 5 tensor to use channels_last_3d format (self has rank "
-                        "%lld)",
-                        static_cast<long long>(self.dim()));
+  if (!check_memory_format(ctx, memory_format, self)) return out;
   if (!resize_or_fail(ctx, out, self.sizes())) return out;
   if (out.const_data_ptr() == self.const_data_ptr() && out.scalar_type() == self.scalar_type()) {
     return out;

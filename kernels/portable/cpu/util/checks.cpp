@@ -63,6 +63,24 @@ bool check_tensor(KernelRuntimeContext& ctx, const Tensor& tensor, const char* n
          check_default_dim_order(ctx, tensor, name);
 }
 
+bool check_memory_format(KernelRuntimeContext& ctx, std::optional<MemoryFormat> memory_format,
+                         const Tensor& self) {
+  const MemoryFormat format = memory_format.value_or(MemoryFormat::Preserve);
+  KILN_KERNEL_CHECK_MSG(ctx, static_cast<int>(format) >= 0 && static_cast<int>(format) <= 3,
+                        InvalidArgument, false, "unknown memory_format code %d",
+                        static_cast<int>(format));
+  KILN_KERNEL_CHECK_MSG(ctx, format != MemoryFormat::ChannelsLast || self.dim() == 4,
+                        InvalidArgument, false,
+                        "required rank 4 tensor to use channels_last format (self has rank %lld)",
+                        static_cast<long long>(self.dim()));
+  KILN_KERNEL_CHECK_MSG(ctx, format != MemoryFormat::ChannelsLast3d || self.dim() == 5,
+                        InvalidArgument, false,
+                        "required rank 5 tensor to use channels_last_3d format (self has rank "
+                        "%lld)",
+                        static_cast<long long>(self.dim()));
+  return true;
+}
+
 bool check_out_dtype_is(KernelRuntimeContext& ctx, const Tensor& out, ScalarType expected) {
   if (out.scalar_type() == expected) return true;
   ctx.fail(Error::InvalidArgument,

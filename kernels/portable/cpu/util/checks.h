@@ -5,9 +5,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "runtime/core/scalar.h"
 #include "runtime/core/tensor.h"
+#include "runtime/core/tensor_options.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable {
@@ -32,6 +34,11 @@ bool check_supported_dtype(KernelRuntimeContext& ctx, ScalarType dtype, const ch
 
 // Both of the above for a tensor argument.
 bool check_tensor(KernelRuntimeContext& ctx, const Tensor& tensor, const char* name);
+
+// A requested memory format fits `self`: channels_last needs rank 4, channels_last_3d rank 5.
+// The values are the same in any layout, so that is all a copy must check.
+bool check_memory_format(KernelRuntimeContext& ctx, std::optional<MemoryFormat> memory_format,
+                         const Tensor& self);
 
 // The out tensor has exactly the dtype the op produces (ops whose out variant copies a result).
 bool check_out_dtype_is(KernelRuntimeContext& ctx, const Tensor& out, ScalarType expected);
