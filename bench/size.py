@@ -1,8 +1,9 @@
 """Stripped sizes and build times of Kiln binaries, against the previous run.
 
 Rows: the core runtime with no kernels, the add-only library, the 5 ops of a small CNN
-(add, relu, _softmax, mm, convolution: ExecuTorch's 5-op build is 569 KB) and every op in
-functions.yaml (ExecuTorch: 7.25 MB). Each build starts clean, so its time includes the runtime
+(add, relu, _softmax, mm, convolution: ExecuTorch's 5-op build is 569 KB), the same 5 ops with
+dtype selection (float32 only, DTYPE_SELECTIVE_BUILD) and every op in functions.yaml
+(ExecuTorch: 7.25 MB). Each build starts clean, so its time includes the runtime
 and the kernels it compiles, on this machine's cores.
 """
 
@@ -20,7 +21,7 @@ from history import compare
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = ROOT / "build" / "size"
-TARGETS = ("core_runtime", "add_only", "five_ops", "all_ops")
+TARGETS = ("core_runtime", "add_only", "five_ops", "five_ops_float", "all_ops")
 
 
 def _stripped_size(binary: Path) -> int:

@@ -1,12 +1,16 @@
-# Kiln's CMake API: gen_selected_ops, generate_bindings_for_kernels, gen_operators_lib.
+# Kiln's CMake API: gen_selected_ops, generate_bindings_for_kernels, gen_operators_lib, and
+# kiln_add_operator_library, which makes the three calls for the common case.
 #
 #   gen_selected_ops(LIB_NAME n [ROOT_OPS op...] [OPS_YAML file...] [MODEL program.pt2...]
-#                    [INCLUDE_ALL_OPS])
+#                    [INCLUDE_ALL_OPS] [DTYPE_SELECTIVE_BUILD])
+#     (OPS_YAML: functions/custom-ops YAML, or a selected_operators.yaml; DTYPE_SELECTIVE_BUILD:
+#     the library compiles the portable kernels itself for the selected dtypes only)
 #   generate_bindings_for_kernels(LIB_NAME n [FUNCTIONS_YAML f] [CUSTOM_OPS_YAML f]
 #                                 [BACKENDS portable ascend] [STATIC_REGISTRATION]
 #                                 [EMBED_MANIFEST])
 #     (with KILN_ATEN_MODE the codegen runs with --aten-mode: ATen ops get libtorch's kernels)
 #   gen_operators_lib(LIB_NAME n KERNEL_LIBS lib... [DEPS lib...])
+#   kiln_add_operator_library(NAME n ROOT_OPS|OPS_YAML|MODEL ... [BACKENDS ...] ...)
 #
 # The three calls share state through the LIB_NAME; the result is a target `n` that an
 # executable links with target_link_libraries() and nothing else: its registration code is an
@@ -81,7 +85,8 @@ endfunction()
 
 # Writes ${CMAKE_CURRENT_BINARY_DIR}/<lib>/selected_operators.yaml from the union of the sources.
 function(gen_selected_ops)
-  cmake_parse_arguments(ARG "INCLUDE_ALL_OPS" "LIB_NAME" "ROOT_OPS;OPS_YAML;MODEL" ${ARGN})
+  cmake_parse_arguments(ARG "INCLUDE_ALL_OPS;DTYPE_SELECTIVE_BUILD" "LIB_NAME"
+                        "ROOT_OPS;OPS_YAML;MODEL" ${ARGN})
   _kiln_check_common(gen_selected_ops ARG)
   if(NOT ARG_ROOT_OPS AND NOT ARG_OPS_YAML AND NOT ARG_MODEL AND NOT ARG_INCLUDE_ALL_OPS)
     _kiln_fail(gen_selected_ops "give at least one of ROOT_OPS, OPS_YAML, MODEL or INCLUDE_ALL_OPS")
@@ -111,6 +116,37 @@ function(gen_selected_ops)
     COMMENT "Kiln: selecting operators for ${ARG_LIB_NAME}"
     VERBATIM)
   set_property(GLOBAL PROPERTY KILN_SELECTED_OPS_${ARG_LIB_NAME} "${output}")
+  if(ARG_DTYPE_SELECTIVE_BUILD)
+    if(KILN_ATEN_MODE)
+      _kiln_fail(gen_selected_ops "DTYPE_SELECTIVE_BUILD selects dtypes of Kiln's portable \
+kernels; ATen mode runs libtorch's, so drop it in ATen mode")
+    endif()
+    get_property(sources GLOBAL PROPERTY KILN_PORTABLE_KERNEL_SOURCES)
+    if(NOT sources)
+      _kiln_fail(gen_selected_ops "DTYPE_SELECTIVE_BUILD compiles Kiln's portable kernel \
+sources, which an installed Kiln does not carry; use Kiln from its source tree (add_subdirectory) \
+for dtype-selective libraries")
+    endif()
+    set_property(GLOBAL PROPERTY KILN_DTYPE_SELECTIVE_${ARG_LIB_NAME} TRUE)
+  endif()
+endfunction()
+
+# The generated copy of each portable kernel source a dtype-selective library compiles
+# (codegen's kernel_sources.CompiledSource.stem: cpu/op_add.cpp -> op_add, cpu/util/gemm.cpp ->
+# util_gemm).
+function(_kiln_dtype_selected_sources gen_dir out_var)
+  get_property(sources GLOBAL PROPERTY KILN_PORTABLE_KERNEL_SOURCES)
+  set(generated "")
+  foreach(source IN LISTS sources)
+    get_filename_component(name "${source}" NAME_WE)
+    get_filename_component(parent "${source}" DIRECTORY)
+    get_filename_component(parent "${parent}" NAME)
+    if(NOT parent STREQUAL "cpu")
+      set(name "${parent}_${name}")
+    endif()
+    list(APPEND generated "${gen_dir}/dtype_selected/${name}.cpp")
+  endforeach()
+  set(${out_var} "${generated}" PARENT_SCOPE)
 endfunction()
 
 # Runs `python -m codegen` for the library; the generated files land in
@@ -164,13 +200,23 @@ function(generate_bindings_for_kernels)
   if(KILN_ATEN_MODE)
     list(APPEND command --aten-mode)
   endif()
+  set(kernel_outputs "")
+  get_property(dtype_selective GLOBAL PROPERTY KILN_DTYPE_SELECTIVE_${ARG_LIB_NAME})
+  if(dtype_selective)
+    get_property(kernel_sources GLOBAL PROPERTY KILN_PORTABLE_KERNEL_SOURCES)
+    string(REPLACE ";" "\n" source_lines "${kernel_sources}")
+    file(CONFIGURE OUTPUT "${gen_dir}/kernel_sources.txt" CONTENT "${source_lines}\n")
+    list(APPEND command --dtype-selective-build "${gen_dir}/kernel_sources.txt")
+    list(APPEND depends "${gen_dir}/kernel_sources.txt" ${kernel_sources})
+    _kiln_dtype_selected_sources("${gen_dir}" kernel_outputs)
+  endif()
   file(GLOB_RECURSE codegen_sources CONFIGURE_DEPENDS "${KILN_CODEGEN_PYTHONPATH}/codegen/*.py"
        "${KILN_CODEGEN_PYTHONPATH}/codegen/templates/*.in")
 
   set(outputs
       "${gen_dir}/NativeFunctions.h" "${gen_dir}/Functions.h" "${gen_dir}/RegisterKernels.h"
       "${gen_dir}/RegisterKernels.cpp" "${gen_dir}/selected_op_variants.h"
-      "${gen_dir}/${ARG_LIB_NAME}.manifest.json")
+      "${gen_dir}/${ARG_LIB_NAME}.manifest.json" ${kernel_outputs})
   # The stamp changes every run; the real outputs only when their content does (Ninja restat).
   add_custom_command(
     OUTPUT "${gen_dir}/codegen.stamp"
@@ -206,6 +252,12 @@ function(gen_operators_lib)
   _kiln_gen_dir(${ARG_LIB_NAME} gen_dir)
   add_library(${ARG_LIB_NAME} OBJECT "${gen_dir}/RegisterKernels.cpp" "${gen_dir}/codegen.stamp")
   target_include_directories(${ARG_LIB_NAME} PUBLIC "${gen_dir}")
+  get_property(dtype_selective GLOBAL PROPERTY KILN_DTYPE_SELECTIVE_${ARG_LIB_NAME})
+  if(dtype_selective)
+    _kiln_compile_dtype_selected_kernels(${ARG_LIB_NAME} "${gen_dir}")
+    # The library compiles the portable kernels it needs; the archive of all dtypes stays out.
+    list(REMOVE_ITEM ARG_KERNEL_LIBS kiln_portable_kernels Kiln::portable_kernels)
+  endif()
   if(TARGET kiln_runtime)
     set(runtime kiln_runtime)
   else()
@@ -222,4 +274,76 @@ function(gen_operators_lib)
   if(COMMAND kiln_lean_target)
     kiln_lean_target(${ARG_LIB_NAME})
   endif()
+endfunction()
+
+# Adds the dtype-selected copies of the portable kernel sources to `target`, with the compile
+# options and definitions the originals get in kiln_portable_kernels.
+function(_kiln_compile_dtype_selected_kernels target gen_dir)
+  get_property(sources GLOBAL PROPERTY KILN_PORTABLE_KERNEL_SOURCES)
+  _kiln_dtype_selected_sources("${gen_dir}" generated)
+  get_target_property(kernel_dir kiln_portable_kernels SOURCE_DIR)
+  foreach(source copy IN ZIP_LISTS sources generated)
+    get_source_file_property(options "${source}" DIRECTORY "${kernel_dir}" COMPILE_OPTIONS)
+    if(options)
+      set_source_files_properties("${copy}" PROPERTIES COMPILE_OPTIONS "${options}")
+    endif()
+  endforeach()
+  target_sources(${target} PRIVATE ${generated})
+  get_target_property(definitions kiln_portable_kernels COMPILE_DEFINITIONS)
+  if(definitions)
+    target_compile_definitions(${target} PRIVATE ${definitions})
+  endif()
+endfunction()
+
+# The common case in one call: selects operators, generates the bindings and creates target
+# <NAME> to link into an executable.
+#   kiln_add_operator_library(NAME <lib> [ROOT_OPS ...] [OPS_YAML ...] [MODEL ...]
+#                             [INCLUDE_ALL_OPS] [DTYPE_SELECTIVE_BUILD] [BACKENDS ...]
+#                             [FUNCTIONS_YAML <f>] [CUSTOM_OPS_YAML <f>] [KERNEL_LIBS ...])
+# FUNCTIONS_YAML defaults to Kiln's functions.yaml and KERNEL_LIBS to Kiln's kernel libraries.
+function(kiln_add_operator_library)
+  cmake_parse_arguments(ARG "INCLUDE_ALL_OPS;DTYPE_SELECTIVE_BUILD" "NAME;FUNCTIONS_YAML;CUSTOM_OPS_YAML"
+                        "ROOT_OPS;OPS_YAML;MODEL;BACKENDS;KERNEL_LIBS" ${ARGN})
+  if(ARG_UNPARSED_ARGUMENTS)
+    _kiln_fail(kiln_add_operator_library "unknown arguments: ${ARG_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT ARG_NAME)
+    _kiln_fail(kiln_add_operator_library "NAME is required, e.g. NAME my_model_ops")
+  endif()
+  set(select_args "")
+  foreach(list_arg ROOT_OPS OPS_YAML MODEL)
+    if(ARG_${list_arg})
+      list(APPEND select_args ${list_arg} ${ARG_${list_arg}})
+    endif()
+  endforeach()
+  foreach(flag INCLUDE_ALL_OPS DTYPE_SELECTIVE_BUILD)
+    if(ARG_${flag})
+      list(APPEND select_args ${flag})
+    endif()
+  endforeach()
+  gen_selected_ops(LIB_NAME ${ARG_NAME} ${select_args})
+
+  if(NOT ARG_FUNCTIONS_YAML AND NOT ARG_CUSTOM_OPS_YAML)
+    set(ARG_FUNCTIONS_YAML "${KILN_FUNCTIONS_YAML}")
+  endif()
+  set(binding_args "")
+  foreach(file_arg FUNCTIONS_YAML CUSTOM_OPS_YAML)
+    if(ARG_${file_arg})
+      list(APPEND binding_args ${file_arg} "${ARG_${file_arg}}")
+    endif()
+  endforeach()
+  if(ARG_BACKENDS)
+    list(APPEND binding_args BACKENDS ${ARG_BACKENDS})
+  endif()
+  generate_bindings_for_kernels(LIB_NAME ${ARG_NAME} ${binding_args})
+
+  if(NOT ARG_KERNEL_LIBS)
+    foreach(candidate kiln_portable_kernels Kiln::portable_kernels kiln_ascend_kernels
+                      Kiln::ascend_kernels)
+      if(TARGET ${candidate})
+        list(APPEND ARG_KERNEL_LIBS ${candidate})
+      endif()
+    endforeach()
+  endif()
+  gen_operators_lib(LIB_NAME ${ARG_NAME} KERNEL_LIBS ${ARG_KERNEL_LIBS})
 endfunction()

@@ -14,8 +14,16 @@ from collections.abc import Sequence
 import yaml
 
 from codegen.api.names import is_identifier
-from codegen.dest import functions, manifest, native_functions, register_kernels, selected_variants
+from codegen.dest import (
+    dtype_selected,
+    functions,
+    manifest,
+    native_functions,
+    register_kernels,
+    selected_variants,
+)
 from codegen.errors import CliParser, UserError
+from codegen.kernel_sources import plan_sources
 from codegen.library import Library, build_library
 from codegen.model import BACKENDS, YamlFile
 from codegen.output import write_if_changed
@@ -57,6 +65,13 @@ def _parser() -> argparse.ArgumentParser:
         "--embed-manifest",
         action="store_true",
         help="keep the manifest in the built binary, for python -m codegen.missing_ops --library",
+    )
+    parser.add_argument(
+        "--dtype-selective-build",
+        metavar="SOURCES",
+        help="compile only the selected dtypes: SOURCES lists the portable kernel sources (one "
+        "path per line); writes dtype_selected/<source>.cpp for the library to compile, and the "
+        "unboxing refuses unselected dtypes with NotSupported",
     )
     parser.add_argument(
         "--aten-mode",
@@ -107,6 +122,13 @@ def generate(options: argparse.Namespace) -> Library:
             "no operators given",
             "pass --root-ops or --selected-ops (or an operator YAML to take its operators)",
         )
+    if options.dtype_selective_build is not None and options.aten_mode:
+        raise UserError(
+            "--dtype-selective-build",
+            None,
+            "dtype selection compiles Kiln's portable kernels; ATen mode runs libtorch's",
+            "drop --dtype-selective-build (or DTYPE_SELECTIVE_BUILD) in ATen mode",
+        )
     backends = _backends(options.backends)
     schemas = AtenSchemas()
     paths = [p for p in (options.functions_yaml, options.custom_ops_yaml) if p is not None]
@@ -124,30 +146,44 @@ def generate(options: argparse.Namespace) -> Library:
 
 
 def render_outputs(
-    library: Library, static_registration: bool, embed_manifest: bool = False
+    library: Library,
+    static_registration: bool,
+    embed_manifest: bool = False,
+    kernel_sources: str | None = None,
 ) -> dict[str, str]:
+    """Generated files by name; ``kernel_sources`` (a source list file) makes the build
+    dtype-selective."""
     manifest_json = manifest.emit(library)
-    return {
+    outputs = {
         "NativeFunctions.h": native_functions.emit(library),
         "Functions.h": functions.emit(library),
         "RegisterKernels.h": register_kernels.emit_header(library),
         "RegisterKernels.cpp": register_kernels.emit_source(
-            library, static_registration, manifest_json if embed_manifest else None
+            library,
+            static_registration,
+            manifest_json if embed_manifest else None,
+            dtype_selective=kernel_sources is not None,
         ),
         "selected_op_variants.h": selected_variants.emit(library),
         f"{library.name}.manifest.json": manifest_json,
     }
+    if kernel_sources is not None:
+        for source in plan_sources(library, kernel_sources):
+            outputs[f"dtype_selected/{source.stem}.cpp"] = dtype_selected.emit(library.name, source)
+    return outputs
 
 
 def run(argv: Sequence[str] | None = None) -> list[str]:
     """Generates and writes; returns the files written (unchanged ones are left alone)."""
     options = _parser().parse_args(argv)
     library = generate(options)
-    outputs = render_outputs(library, options.static_registration, options.embed_manifest)
-    os.makedirs(options.output_dir, exist_ok=True)
+    outputs = render_outputs(
+        library, options.static_registration, options.embed_manifest, options.dtype_selective_build
+    )
     written = []
     for name, text in outputs.items():
         path = os.path.join(options.output_dir, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
         if write_if_changed(path, text):
             written.append(path)
     return written

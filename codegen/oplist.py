@@ -1,7 +1,8 @@
 """python -m codegen.oplist: writes a selected_operators.yaml from the union of its sources.
 
-Sources: --root-ops (comma list), --ops-yaml (functions/custom-ops YAML, repeatable), --model (a
-program saved with torch.export.save, repeatable) and --include-all-ops. The output is the format
+Sources: --root-ops (comma list), --ops-yaml (functions/custom-ops YAML, or a
+selected_operators.yaml such as an earlier run wrote; repeatable), --model (a program saved with
+torch.export.save, repeatable) and --include-all-ops. The output is the format
 torchgen.selective_build.SelectiveBuilder reads; a model's dtypes go to et_kernel_metadata as
 kernel keys (an op also selected by a source without dtypes keeps every dtype).
 """
@@ -12,6 +13,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 import yaml
 
@@ -30,7 +32,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--output", metavar="F", required=True, help="selected_operators.yaml")
     parser.add_argument("--root-ops", metavar="A,B", help="e.g. aten::add.out,mul.out")
     parser.add_argument(
-        "--ops-yaml", metavar="F", action="append", default=[], help="select every op in F"
+        "--ops-yaml",
+        metavar="F",
+        action="append",
+        default=[],
+        help="select every op in F (functions/custom-ops YAML), or F's selection "
+        "(a selected_operators.yaml, dtypes included)",
     )
     parser.add_argument(
         "--model", metavar="P", action="append", default=[], help="a torch.export.save program"
@@ -70,6 +77,33 @@ def _model_operators(
     return {name: sorted(k) for name, k in sorted(keys.items()) if name not in any_dtype}
 
 
+def _read_selection_file(path: str) -> dict[str, Any] | None:
+    """A selected_operators.yaml's content, checked by SelectiveBuilder; None for an op YAML."""
+    with open(path, encoding="utf-8") as stream:
+        try:
+            data = yaml.safe_load(stream)
+        except yaml.YAMLError as error:
+            mark = getattr(error, "problem_mark", None)
+            raise UserError(
+                path, mark.line + 1 if mark else None, f"YAML error: {error}", "fix the syntax"
+            ) from None
+    if not isinstance(data, dict) or not {"operators", "include_all_operators"} & set(data):
+        return None
+    from torchgen.selective_build.selector import SelectiveBuilder
+
+    try:
+        SelectiveBuilder.from_yaml_dict(data)
+    except Exception as error:  # torchgen raises assertion and value errors for bad content
+        raise UserError(
+            path,
+            None,
+            f"not a valid selected_operators.yaml: {error or type(error).__name__}",
+            "write the format torchgen.selective_build.SelectiveBuilder reads (operators:, "
+            "include_all_operators:, et_kernel_metadata:)",
+        ) from None
+    return data
+
+
 def selection(
     root_ops: str | None,
     ops_yamls: Sequence[str],
@@ -88,18 +122,37 @@ def selection(
     for name in parse_root_ops(root_ops or ""):
         operators.setdefault(name, _operator_entry("--root-ops"))
     schemas = AtenSchemas()
+    selected_keys: dict[str, set[str]] = {}  # from selection files, with dtypes
+    keyed_sources: dict[str, str] = {}
     for path in ops_yamls:
-        for op in YamlFile.from_yaml(path, schemas).ops:
-            operators.setdefault(op.name, _operator_entry(f"{path}:{op.source.line}"))
+        chosen = _read_selection_file(path)
+        if chosen is None:
+            for op in YamlFile.from_yaml(path, schemas).ops:
+                operators.setdefault(op.name, _operator_entry(f"{path}:{op.source.line}"))
+            continue
+        include_all = include_all or bool(chosen.get("include_all_operators"))
+        metadata: dict[str, list[str]] = chosen.get("et_kernel_metadata") or {}
+        names: dict[str, object] = chosen.get("operators") or {}
+        for name in names:
+            if name in metadata:
+                selected_keys.setdefault(name, set()).update(metadata[name])
+                keyed_sources.setdefault(name, path)
+            else:
+                operators.setdefault(name, _operator_entry(path))
     # Ops named by a source without dtypes keep every dtype, even when a model also uses them.
-    et_kernel_metadata = _model_operators(models, operators, any_dtype=set(operators))
+    any_dtype = set(operators)
+    et_kernel_metadata = _model_operators(models, operators, any_dtype)
+    for name, keys in selected_keys.items():
+        operators.setdefault(name, _operator_entry(keyed_sources[name]))
+        if name not in any_dtype:
+            et_kernel_metadata[name] = sorted(set(et_kernel_metadata.get(name, [])) | keys)
     return {
         "build_features": [],
         "custom_classes": [],
         "include_all_non_op_selectives": False,
         "include_all_operators": include_all,
         "kernel_metadata": {},
-        "et_kernel_metadata": et_kernel_metadata,
+        "et_kernel_metadata": dict(sorted(et_kernel_metadata.items())),
         "operators": dict(sorted(operators.items())),
     }
 

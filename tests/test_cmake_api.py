@@ -95,6 +95,18 @@ def _configure_user_project(tmp_path: Path, prefix: Path, body: str) -> str:
             "gen_operators_lib(LIB_NAME l KERNEL_LIBS no_such_lib)",
             "'no_such_lib' is not a CMake target",
         ),
+        (
+            "gen_selected_ops(LIB_NAME l ROOT_OPS aten::add.out DTYPE_SELECTIVE_BUILD)",
+            "an installed Kiln does not carry; use Kiln from its source tree",
+        ),
+        (
+            "kiln_add_operator_library(ROOT_OPS aten::add.out)",
+            "kiln_add_operator_library: NAME is required",
+        ),
+        (
+            "kiln_add_operator_library(NAME l ROOT_OPS aten::add.out BACKENDS tpu)",
+            "unknown backend 'tpu'",
+        ),
     ],
 )
 def test_bad_cmake_arguments_fail_clearly(

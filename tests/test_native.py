@@ -33,3 +33,21 @@ def test_custom_op_through_cmake_api(native_build: Path) -> None:
         "bad: InvalidProgram: kiln_custom::scaled_add.out: argument 1 (b) expected Tensor, got Int"
         in lines
     )
+
+
+def test_dtype_selective_library_runs_its_dtypes_and_refuses_others(native_build: Path) -> None:
+    result = run([str(native_build / "tests/native/dtype_selective/dtype_selective_demo")])
+    lines = result.stdout.splitlines()
+    assert "float add: Ok 11 22 33" in lines
+    assert (
+        "double add: NotSupported: aten::add.out: argument 0 (self) has dtype Double, which this "
+        "library's dtype selection leaves out (selected: Float); add the dtype to the selection "
+        "(et_kernel_metadata, or a model that uses it) or build the library without "
+        "DTYPE_SELECTIVE_BUILD" in lines
+    )
+    assert any(
+        line.startswith("typed double mm: NotSupported: mm: this library's dtype selection")
+        for line in lines
+    )
+    # Half's dedicated loops compiled away; the general converting path still computes it.
+    assert "typed half add: Ok 3 4 -6" in lines

@@ -50,6 +50,42 @@ def test_unchanged_output_is_not_rewritten(tmp_path: Path) -> None:
     assert yaml.safe_load(output.read_text())["operators"]["aten::add.out"]["is_root_operator"]
 
 
+def test_selection_files_union_with_their_dtypes(tmp_path: Path) -> None:
+    first = tmp_path / "first.yaml"
+    first.write_text(
+        "operators:\n  aten::add.out: {}\n  aten::mm.out: {}\n"
+        "et_kernel_metadata:\n  aten::add.out: ['v1/6;0,1|6;0,1|6;0,1']\n"
+    )
+    second = tmp_path / "second.yaml"
+    second.write_text(
+        "operators:\n  aten::add.out: {}\n"
+        "et_kernel_metadata:\n  aten::add.out: ['v1/7;0,1|7;0,1|7;0,1']\n"
+    )
+    output = tmp_path / "sel.yaml"
+    argv = ["--output", str(output), "--ops-yaml", str(first), "--ops-yaml", str(second)]
+    assert oplist.main([*argv, "--root-ops", "relu.out"]) == 0
+    builder = SelectiveBuilder.from_yaml_path(str(output))
+    assert builder.et_kernel_metadata["aten::add.out"] == [
+        "v1/6;0,1|6;0,1|6;0,1",
+        "v1/7;0,1|7;0,1|7;0,1",
+    ]
+    # mm.out had no dtypes in its selection and relu.out came from --root-ops: every dtype.
+    assert "aten::mm.out" not in builder.et_kernel_metadata
+    assert builder.is_operator_selected("aten::mm.out")
+    assert builder.is_operator_selected("aten::relu.out")
+
+
+def test_bad_selection_file_is_one_clear_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("operators:\n  aten::add.out: {}\net_kernel_metadata: [1, 2]\n")
+    status = oplist.main(["--output", str(tmp_path / "o.yaml"), "--ops-yaml", str(bad)])
+    err = capsys.readouterr().err
+    assert status == 1
+    assert f"{bad}: not a valid selected_operators.yaml" in err and "Traceback" not in err
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

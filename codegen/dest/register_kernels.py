@@ -66,19 +66,32 @@ def _arg_specs(op: LibraryOp) -> str:
     return wrap_braces(f"constexpr kiln::ArgSpec kArgs_{op.symbol}[] = ", specs, ";")
 
 
-def _wrapper(op: LibraryOp, kernel: KernelEntry, name: str) -> str:
+def _return_if_error(call: str) -> str:
+    line = f"  KILN_RETURN_IF_ERROR({call});"
+    return line if len(line) <= WIDTH else f"  KILN_RETURN_IF_ERROR(\n      {call});"
+
+
+def _wrapper(op: LibraryOp, kernel: KernelEntry, name: str, check_dtypes: bool) -> str:
     head = wrap_call(
         f"kiln::Error {name}",
         ["kiln::KernelRuntimeContext& ctx", "kiln::Span<kiln::EValue*> stack"],
         " {",
     )
-    check_call = f"kiln::check_arguments(ctx, {c_string(op.name)}, stack, kArgs_{op.symbol})"
-    check = f"  KILN_RETURN_IF_ERROR({check_call});"
-    if len(check) > WIDTH:
-        check = f"  KILN_RETURN_IF_ERROR(\n      {check_call});"
+    checks = [
+        _return_if_error(
+            f"kiln::check_arguments(ctx, {c_string(op.name)}, stack, kArgs_{op.symbol})"
+        )
+    ]
+    if check_dtypes:
+        checks.append(
+            _return_if_error(
+                f"kiln::check_selected_dtypes(ctx, stack, kArgs_{op.symbol}, "
+                f"kiln::selected::{op.symbol})"
+            )
+        )
     values = [p.arg_type.unbox_expr(f"stack[{i}]") for i, p in enumerate(op.signature.params)]
     call = wrap_call(kernel.cpp_function, ["ctx", *values], ";", indent="  ")
-    return f"{head}\n{check}\n{call}\n  return ctx.failure_state();\n}}"
+    return f"{head}\n" + "\n".join(checks) + f"\n{call}\n  return ctx.failure_state();\n}}"
 
 
 MANIFEST_MARKER = "KILN_MANIFEST_V1\n"
@@ -95,9 +108,14 @@ def _embedded_manifest(manifest_json: str) -> str:
 
 
 def emit_source(
-    library: Library, static_registration: bool, manifest_json: str | None = None
+    library: Library,
+    static_registration: bool,
+    manifest_json: str | None = None,
+    dtype_selective: bool = False,
 ) -> str:
-    """RegisterKernels.cpp; with ``manifest_json`` the manifest is embedded in the binary."""
+    """RegisterKernels.cpp; with ``manifest_json`` the manifest is embedded in the binary. In a
+    ``dtype_selective`` library the portable kernels of dtype-restricted operators refuse
+    unselected dtypes before they run."""
     sections: list[str] = []
     rows: list[_Row] = []
     for op in library.ops:
@@ -107,7 +125,10 @@ def emit_source(
             name = names[(kernel.backend, kernel.cpp_function)]
             rows.append(_Row(op, kernel, name))
             if name not in wrappers:
-                wrappers[name] = _wrapper(op, kernel, name)
+                check_dtypes = (
+                    dtype_selective and kernel.backend == "portable" and op.dtype_mask is not None
+                )
+                wrappers[name] = _wrapper(op, kernel, name, check_dtypes)
         specs = f"// {op.entry.schema_text}\n{_arg_specs(op)}"
         sections.append("\n\n".join([specs, *wrappers.values()]))
     rows.sort(key=_Row.sort_key)

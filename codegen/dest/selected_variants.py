@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from codegen.api.kernel_keys import DTYPE_NAMES
-from codegen.api.names import c_string
 from codegen.dest.cpp import render, source_names
 from codegen.library import Library
 
@@ -17,27 +16,9 @@ def _mask_line(symbol: str, mask: int | None) -> str:
 
 def emit(library: Library) -> str:
     lines = [_mask_line(op.symbol, op.dtype_mask) for op in library.ops]
-    if library.ops:
-        entries = "\n".join(f"    {{{c_string(op.name)}, {op.symbol}}}," for op in library.ops)
-        lookup = (
-            "struct OpDtypeMask {\n  std::string_view name;\n  uint64_t mask;\n};\n\n"
-            f"constexpr OpDtypeMask kOpDtypeMasks[] = {{\n{entries}\n}};\n\n"
-            "constexpr uint64_t dtype_mask(std::string_view op_name) {\n"
-            "  for (const OpDtypeMask& entry : kOpDtypeMasks) {\n"
-            "    if (entry.name == op_name) return entry.mask;\n"
-            "  }\n"
-            "  return kAllDtypes;\n"
-            "}"
-        )
-    else:
-        lookup = (
-            "// No operators are selected.\n"
-            "constexpr uint64_t dtype_mask(std::string_view /*op_name*/) { return kAllDtypes; }"
-        )
-    masks = "\n".join(lines) + ("\n\n" if lines else "") + lookup
     return render(
         "selected_op_variants.h.in",
         sources=source_names(library) or "no YAML",
         library=library.name,
-        masks=masks,
+        masks="\n".join(lines) if lines else "// No operators are selected.",
     )

@@ -1,6 +1,8 @@
 // The single tag checker behind every generated unboxing wrapper.
 #include "runtime/kernel/unbox.h"
 
+#include <cstdio>
+
 namespace kiln {
 namespace {
 
@@ -160,6 +162,61 @@ Error check_arguments(KernelRuntimeContext& ctx, const char* op_name, Span<EValu
                value->isInt() && is_int_coded(specs[i].kind) ? " out of range" : "");
       return Error::InvalidProgram;
     }
+  }
+  return Error::Ok;
+}
+
+namespace {
+
+bool dtype_in(uint64_t mask, ScalarType type) {
+  const int code = static_cast<int>(type);
+  return code >= 0 && code < 64 && ((mask >> code) & 1u) != 0;
+}
+
+// "Float, Long": the dtypes of `mask`, for messages.
+void format_dtypes(uint64_t mask, char* buffer, size_t capacity) {
+  size_t used = 0;
+  buffer[0] = '\0';
+  for (int code = 0; code < 64 && used < capacity; ++code) {
+    if (((mask >> code) & 1u) == 0) continue;
+    const int written = std::snprintf(buffer + used, capacity - used, "%s%s", used ? ", " : "",
+                                      to_string(static_cast<ScalarType>(code)));
+    if (written < 0) break;
+    used += static_cast<size_t>(written);
+  }
+}
+
+}  // namespace
+
+Error check_selected_dtypes(KernelRuntimeContext& ctx, Span<EValue*> stack, ArrayRef<ArgSpec> specs,
+                            uint64_t dtype_mask) {
+  for (size_t i = 0; i < specs.size() && i < stack.size(); ++i) {
+    const EValue& value = *stack[i];
+    ScalarType unselected = ScalarType::Undefined;
+    if (value.isTensor()) {
+      if (!dtype_in(dtype_mask, value.toTensor().scalar_type())) {
+        unselected = value.toTensor().scalar_type();
+      }
+    } else if (value.tag() == Tag::ListTensor) {
+      for (const Tensor& tensor : value.toTensorList()) {
+        if (!dtype_in(dtype_mask, tensor.scalar_type())) unselected = tensor.scalar_type();
+      }
+    } else if (value.tag() == Tag::ListOptionalTensor) {
+      for (const std::optional<Tensor>& tensor : value.toListOptionalTensor()) {
+        if (tensor && !dtype_in(dtype_mask, tensor->scalar_type())) {
+          unselected = tensor->scalar_type();
+        }
+      }
+    }
+    if (unselected == ScalarType::Undefined) continue;
+    char selected[160];
+    format_dtypes(dtype_mask, selected, sizeof(selected));
+    ctx.fail(Error::NotSupported,
+             "argument %zu (%s) has dtype %s, which this library's dtype selection leaves out "
+             "(selected: %s); add the dtype to the selection (et_kernel_metadata, or a model "
+             "that uses it) or build the library without DTYPE_SELECTIVE_BUILD",
+             i, specs[i].name, to_string(unselected), selected[0] ? selected : "none");
+    return Error::NotSupported;
   }
   return Error::Ok;
 }

@@ -52,6 +52,13 @@ struct ArgSpec {
 Error check_arguments(KernelRuntimeContext& ctx, const char* op_name, Span<EValue*> stack,
                       ArrayRef<ArgSpec> specs);
 
+// Dtype-selective libraries: after check_arguments, checks that every tensor argument (tensor
+// lists included) has a dtype in `dtype_mask` (bit 1 << ScalarType code), the dtypes the library
+// was built for. Otherwise records NotSupported in `ctx` naming the argument, its dtype and the
+// selected dtypes, and returns it.
+Error check_selected_dtypes(KernelRuntimeContext& ctx, Span<EValue*> stack, ArrayRef<ArgSpec> specs,
+                            uint64_t dtype_mask);
+
 // Converters for values check_arguments has accepted.
 namespace unbox {
 

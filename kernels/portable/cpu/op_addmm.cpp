@@ -33,6 +33,7 @@ Tensor& addmm_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& m
                         to_string(self.scalar_type()), to_string(mat2.scalar_type()));
   if (!check_not_bool(ctx, mat1.scalar_type(), "addmm_impl_cpu_")) return out;
   if (!check_out_dtype_is(ctx, out, mat1.scalar_type())) return out;
+  if (!check_gemm_dtype(ctx, mat1.scalar_type(), "addmm")) return out;
   if (!resize_or_fail(ctx, out, {sizes, 2})) return out;
   const ScalarType dtype = mat1.scalar_type();
   const int64_t k = mat1.size(1);

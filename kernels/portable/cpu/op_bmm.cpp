@@ -33,6 +33,7 @@ bool check_batches(KernelRuntimeContext& ctx, const Tensor& batch1, const Tensor
                         to_string(batch2.scalar_type()));
   if (!check_not_bool(ctx, batch1.scalar_type(), op)) return false;
   if (!check_out_dtype_is(ctx, out, batch1.scalar_type())) return false;
+  if (!check_gemm_dtype(ctx, batch1.scalar_type(), op)) return false;
   const SizesType sizes[3] = {batch1.size(0), batch1.size(1), batch2.size(2)};
   return resize_or_fail(ctx, out, {sizes, 3});
 }

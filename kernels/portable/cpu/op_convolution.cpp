@@ -143,6 +143,7 @@ Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Te
     out_w = (width + 2 * p[1] - span_w) / s[1] + 1;
   }
   if (!check_out_dtype_is(ctx, out, dtype)) return out;
+  if (!check_gemm_dtype(ctx, dtype, "convolution")) return out;
   SizesType sizes[4] = {batches, out_channels, out_h, out_w};
   if (spatial == 1) sizes[2] = out_w;
   if (!resize_or_fail(ctx, out, {sizes, static_cast<size_t>(spatial + 2)})) return out;

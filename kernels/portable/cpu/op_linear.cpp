@@ -70,6 +70,7 @@ Tensor& linear_out(KernelRuntimeContext& ctx, const Tensor& input, const Tensor&
                         bias.has_value() ? to_string(bias->scalar_type()) : "", to_string(dtype));
   if (!check_not_bool(ctx, dtype, "addmm_impl_cpu_")) return out;
   if (!check_out_dtype_is(ctx, out, dtype)) return out;
+  if (!check_gemm_dtype(ctx, dtype, "linear")) return out;
   SizesType sizes[kTensorDimensionLimit];
   int64_t rank = input.dim() - 1;
   for (int64_t d = 0; d < rank; ++d) sizes[d] = input.size(d);

@@ -27,6 +27,7 @@ Tensor& mm_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& mat2
   KILN_KERNEL_CHECK_MSG(ctx, self.scalar_type() != ScalarType::Bool, InvalidType, out,
                         "mm is not implemented for Bool; convert the matrices to a numeric dtype");
   if (!check_out_dtype_is(ctx, out, self.scalar_type())) return out;
+  if (!check_gemm_dtype(ctx, self.scalar_type(), "mm")) return out;
   const SizesType out_sizes[2] = {self.size(0), mat2.size(1)};
   if (!resize_or_fail(ctx, out, {out_sizes, 2})) return out;
   const int64_t k = self.size(1);

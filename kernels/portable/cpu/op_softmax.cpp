@@ -163,20 +163,26 @@ Tensor& softmax_common(KernelRuntimeContext& ctx, const Tensor& self, int64_t di
                         "%s is not implemented for dtype %s; pass a floating point tensor "
                         "(Half, BFloat16, Float or Double)",
                         log ? "log_softmax" : "softmax", to_string(self.scalar_type()));
+  if (!check_compute_type_compiled(ctx, self.scalar_type(), log ? "log_softmax" : "softmax")) {
+    return out;
+  }
   const int64_t size = self.dim() == 0 ? 1 : self.size(axis);
   int64_t inner = 1;
   for (int64_t d = axis + 1; d < self.dim(); ++d) inner *= self.size(d);
   const int64_t outer = self.numel() / (size * inner);
   dispatch_compute_type<kFloatingTypes>(self.scalar_type(), [&](auto tag) {
-    SoftmaxRunner<typename decltype(tag)::type> runner(self, out, log);
-    for (int64_t o = 0; o < outer; ++o) {
-      const int64_t base = o * size * inner;
-      if (inner == 1) {
-        runner.row(base, size);
-        continue;
-      }
-      for (int64_t i = 0; i < inner; i += kChunk) {
-        runner.columns(base + i, size, inner, inner - i < kChunk ? inner - i : kChunk);
+    using C = typename decltype(tag)::type;
+    if constexpr (compute_type_selected<C>()) {
+      SoftmaxRunner<C> runner(self, out, log);
+      for (int64_t o = 0; o < outer; ++o) {
+        const int64_t base = o * size * inner;
+        if (inner == 1) {
+          runner.row(base, size);
+          continue;
+        }
+        for (int64_t i = 0; i < inner; i += kChunk) {
+          runner.columns(base + i, size, inner, inner - i < kChunk ? inner - i : kChunk);
+        }
       }
     }
   });

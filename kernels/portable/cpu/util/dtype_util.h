@@ -5,8 +5,28 @@
 #include <type_traits>
 
 #include "runtime/core/scalar_type.h"
+#include "runtime/kernel/kernel_runtime_context.h"
+
+// Dtype selection (selective build down to dtypes): a kernel source compiled for an operator
+// library built with DTYPE_SELECTIVE_BUILD sees the library's mask for its operators, bit
+// (1 << ScalarType code) per selected dtype; everything else sees every dtype. The mask only prunes
+// paths that have a general fallback (a dtype's dedicated same-dtype loop, the 16-bit float
+// loops), so a kernel computes every dtype correctly whatever the mask; the generated unboxing
+// refuses unselected dtypes with NotSupported before a kernel runs. The mask enters the dispatch
+// templates as a template argument, so kernels compiled with different masks never share an
+// instantiation.
+#ifndef KILN_SELECTED_DTYPES
+#define KILN_SELECTED_DTYPES (~uint64_t{0})
+#endif
 
 namespace kiln::portable {
+
+// True when dtype t is in the dtype mask kDtypes.
+template <uint64_t kDtypes = KILN_SELECTED_DTYPES>
+constexpr bool dtype_selected(ScalarType t) {
+  const int code = static_cast<int>(t);
+  return code >= 0 && code < 64 && ((kDtypes >> code) & 1u) != 0;
+}
 
 // Names a C++ type as a value, so a generic lambda can receive it.
 template <typename T>
@@ -62,21 +82,62 @@ inline void dispatch_compute_type(ScalarType t, F&& f) {
   }
 }
 
+// True when some dtype of the selection kDtypes computes in C (see compute_type_t), i.e. code
+// computing in C is needed.
+template <typename C, uint64_t kDtypes = KILN_SELECTED_DTYPES>
+constexpr bool compute_type_selected() {
+  constexpr uint64_t kFloatCodes = (1ull << static_cast<int>(ScalarType::Half)) |
+                                   (1ull << static_cast<int>(ScalarType::Float)) |
+                                   (1ull << static_cast<int>(ScalarType::BFloat16));
+  constexpr uint64_t kDoubleCodes = 1ull << static_cast<int>(ScalarType::Double);
+  if constexpr (std::is_same_v<C, double>) return (kDtypes & kDoubleCodes) != 0;
+  if constexpr (std::is_same_v<C, float>) return (kDtypes & kFloatCodes) != 0;
+  return (kDtypes & ~(kFloatCodes | kDoubleCodes)) != 0;
+}
+
+// For kernels whose code per compute type follows the selection (`if constexpr
+// (compute_type_selected<C>())`): fails `ctx` with NotSupported, naming `op`, when dtype's compute
+// type was compiled out, and returns false. Unboxing already refuses unselected dtypes; this
+// keeps a direct call from computing nothing.
+template <uint64_t kDtypes = KILN_SELECTED_DTYPES>
+bool check_compute_type_compiled(KernelRuntimeContext& ctx, ScalarType dtype, const char* op) {
+  bool compiled = false;
+  if (dtype == ScalarType::Double) {
+    compiled = compute_type_selected<double, kDtypes>();
+  } else if (is_floating_type(dtype)) {
+    compiled = compute_type_selected<float, kDtypes>();
+  } else {
+    compiled = compute_type_selected<int64_t, kDtypes>();
+  }
+  KILN_KERNEL_CHECK_MSG(ctx, compiled, NotSupported, false,
+                        "%s: this library's dtype selection compiled the kernel without dtype %s; "
+                        "add it to the selection or build without DTYPE_SELECTIVE_BUILD",
+                        op, to_string(dtype));
+  return true;
+}
+
 // Calls f(TypeTag<T>{}) when dtype t has a dedicated same-dtype loop (the dtypes whose math
 // needs no conversion: Float, Double and the integers) and returns true; returns false for Half,
-// BFloat16 and Bool, which take the converting path.
-template <unsigned kCategories = kAllTypes, typename F>
+// BFloat16 and Bool, and for dtypes outside the selection kDtypes, which take the converting path.
+template <unsigned kCategories = kAllTypes, uint64_t kDtypes = KILN_SELECTED_DTYPES, typename F>
 inline bool dispatch_fast_type(ScalarType t, F&& f) {
+  // One dedicated loop, compiled only when its dtype is selected.
+  const auto fast = [&](ScalarType type, auto tag) {
+    if constexpr (dtype_selected<kDtypes>(CppToScalarType<typename decltype(tag)::type>::value)) {
+      if (t == type) return f(tag), true;
+    }
+    return false;
+  };
   if constexpr ((kCategories & kFloatingTypes) != 0) {
-    if (t == ScalarType::Float) return f(TypeTag<float>{}), true;
-    if (t == ScalarType::Double) return f(TypeTag<double>{}), true;
+    if (fast(ScalarType::Float, TypeTag<float>{})) return true;
+    if (fast(ScalarType::Double, TypeTag<double>{})) return true;
   }
   if constexpr ((kCategories & kIntegralTypes) != 0) {
-    if (t == ScalarType::Long) return f(TypeTag<int64_t>{}), true;
-    if (t == ScalarType::Int) return f(TypeTag<int32_t>{}), true;
-    if (t == ScalarType::Short) return f(TypeTag<int16_t>{}), true;
-    if (t == ScalarType::Char) return f(TypeTag<int8_t>{}), true;
-    if (t == ScalarType::Byte) return f(TypeTag<uint8_t>{}), true;
+    if (fast(ScalarType::Long, TypeTag<int64_t>{})) return true;
+    if (fast(ScalarType::Int, TypeTag<int32_t>{})) return true;
+    if (fast(ScalarType::Short, TypeTag<int16_t>{})) return true;
+    if (fast(ScalarType::Char, TypeTag<int8_t>{})) return true;
+    if (fast(ScalarType::Byte, TypeTag<uint8_t>{})) return true;
   }
   return false;
 }

@@ -273,12 +273,13 @@ void apply_binary(ElementwiseInput a, ElementwiseInput b, ScalarType common, Ten
             binary_rows<T, R>(plan, a.data, b.data, out_data, row);
           }
         };
-        if (common == ScalarType::Half) {
-          run(TypeTag<Half>{});
-        } else {
-          run(TypeTag<BFloat16>{});
+        // Unselected 16-bit floats take the converting path below.
+        if constexpr (dtype_selected(ScalarType::Half)) {
+          if (common == ScalarType::Half) return run(TypeTag<Half>{});
         }
-        return;
+        if constexpr (dtype_selected(ScalarType::BFloat16)) {
+          if (common == ScalarType::BFloat16) return run(TypeTag<BFloat16>{});
+        }
       }
     }
   }

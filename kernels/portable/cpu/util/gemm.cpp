@@ -393,8 +393,13 @@ void gemm(int64_t m, int64_t n, int64_t k, const GemmInput& a, const GemmInput& 
   if (m == 0 || n == 0) return;
   dispatch_compute_type(out.dtype, [&](auto tag) {
     using C = typename decltype(tag)::type;
-    gemm_typed<C>(m, n, k, a, b, out, epilogue);
+    if constexpr (compute_type_selected<C>()) gemm_typed<C>(m, n, k, a, b, out, epilogue);
   });
+}
+
+// Here, so that it answers for the dtypes this file's gemm was compiled with.
+bool check_gemm_dtype(KernelRuntimeContext& ctx, ScalarType dtype, const char* op) {
+  return check_compute_type_compiled(ctx, dtype, op);
 }
 
 }  // namespace kiln::portable

@@ -5,6 +5,7 @@
 
 #include "runtime/core/scalar.h"
 #include "runtime/core/scalar_type.h"
+#include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable {
 
@@ -48,5 +49,10 @@ struct GemmEpilogue {
 // must not overlap the inputs.
 void gemm(int64_t m, int64_t n, int64_t k, const GemmInput& a, const GemmInput& b,
           const GemmOutput& out, const GemmEpilogue& epilogue = {});
+
+// A dtype-selective build compiles gemm only for the compute types its dtypes need. Kernels
+// call this before gemm: it fails `ctx` with NotSupported, naming `op`, when out dtype `dtype`
+// was left out, and returns false.
+bool check_gemm_dtype(KernelRuntimeContext& ctx, ScalarType dtype, const char* op);
 
 }  // namespace kiln::portable

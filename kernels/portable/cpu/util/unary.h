@@ -66,18 +66,22 @@ bool reduced_unary(const Tensor& self, ScalarType common, Tensor& out, MakeOp& m
   const ScalarType out_type = out.scalar_type();
   if (in_type != common || (out_type != in_type && out_type != ScalarType::Float)) return false;
   const int64_t n = self.numel();
-  const bool to_float = out_type == ScalarType::Float;
-  if (in_type == ScalarType::Half) {
-    const Half* in = self.const_data_ptr<Half>();
-    if (to_float)
-      return reduced_unary_loop(in, out.mutable_data_ptr<float>(), n, make_op(0.0f)), true;
-    return reduced_unary_loop(in, out.mutable_data_ptr<Half>(), n, make_op(0.0f)), true;
+  const auto run = [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* in = self.const_data_ptr<T>();
+    if (out_type == ScalarType::Float) {
+      reduced_unary_loop(in, out.mutable_data_ptr<float>(), n, make_op(0.0f));
+    } else {
+      reduced_unary_loop(in, out.mutable_data_ptr<T>(), n, make_op(0.0f));
+    }
+    return true;
+  };
+  // Unselected 16-bit floats take the converting path.
+  if constexpr (dtype_selected(ScalarType::Half)) {
+    if (in_type == ScalarType::Half) return run(TypeTag<Half>{});
   }
-  if (in_type == ScalarType::BFloat16) {
-    const BFloat16* in = self.const_data_ptr<BFloat16>();
-    if (to_float)
-      return reduced_unary_loop(in, out.mutable_data_ptr<float>(), n, make_op(0.0f)), true;
-    return reduced_unary_loop(in, out.mutable_data_ptr<BFloat16>(), n, make_op(0.0f)), true;
+  if constexpr (dtype_selected(ScalarType::BFloat16)) {
+    if (in_type == ScalarType::BFloat16) return run(TypeTag<BFloat16>{});
   }
   return false;
 }
