@@ -8,6 +8,7 @@
 #   generate_bindings_for_kernels(LIB_NAME n [FUNCTIONS_YAML f] [CUSTOM_OPS_YAML f]
 #                                 [BACKENDS portable ascend] [STATIC_REGISTRATION]
 #                                 [EMBED_MANIFEST])
+#     (BACKENDS defaults to portable; with ascend, link kiln_ascend_kernels in gen_operators_lib)
 #     (with KILN_ATEN_MODE the codegen runs with --aten-mode: ATen ops get libtorch's kernels)
 #   gen_operators_lib(LIB_NAME n KERNEL_LIBS lib... [DEPS lib...])
 #   kiln_add_operator_library(NAME n ROOT_OPS|OPS_YAML|MODEL ... [BACKENDS ...] ...)
@@ -187,10 +188,12 @@ function(generate_bindings_for_kernels)
     list(APPEND command --selected-ops "${selected}")
     list(APPEND depends "${selected}")
   endif()
-  if(ARG_BACKENDS)
-    string(REPLACE ";" "," backends "${ARG_BACKENDS}")
-    list(APPEND command --backends "${backends}")
+  # Portable unless asked: a backend's kernels must be linked (KERNEL_LIBS) to register.
+  if(NOT ARG_BACKENDS)
+    set(ARG_BACKENDS portable)
   endif()
+  string(REPLACE ";" "," backends "${ARG_BACKENDS}")
+  list(APPEND command --backends "${backends}")
   if(ARG_STATIC_REGISTRATION)
     list(APPEND command --static-registration)
   endif()

@@ -144,3 +144,17 @@ def test_missing_operators_report_from_the_runtime() -> None:
             "cause": "not registered",
         }
     ]
+
+
+def test_an_op_without_an_ascend_kernel_falls_back_visibly() -> None:
+    # sort has no Ascend kernel: the portable one serves, and the fallback is recorded.
+    kiln.reset_fallback_stats()
+    x = torch.tensor([3.0, 1.0, 2.0])
+    values, indices = torch.empty(3), torch.empty(3, dtype=torch.long)
+    kiln.call_op("aten::sort.values", x, out=(values, indices), backend="ascend")
+    torch.testing.assert_close(values, torch.tensor([1.0, 2.0, 3.0]))
+    assert ("aten::sort.values", "ascend", "portable", 1, "no kernel") in kiln.fallback_records()
+    with pytest.raises(kiln.KilnError, match="has no kernel on ascend .fallback to another "):
+        kiln.call_op(
+            "aten::sort.values", x, out=(values, indices), backend="ascend", allow_fallback=False
+        )

@@ -98,22 +98,31 @@ def bind_call(name: str, args: tuple[Any, ...], out: Any, kwargs: dict[str, Any]
 
 
 def call_op(
-    name: str, *args: Any, out: Any = None, backend: str | None = None, **kwargs: Any
+    name: str,
+    *args: Any,
+    out: Any = None,
+    backend: str | None = None,
+    allow_fallback: bool = True,
+    **kwargs: Any,
 ) -> Any:
     """Runs operator `name` (e.g. "aten::add.out") on torch tensors and returns its out(s).
 
     Arguments follow the operator's schema, positionally or by name; `out=` takes the out
     tensor (a tuple for several outs), which the kernel writes in place, resizing it when its
     shape differs. `backend` ("portable" or "ascend") is tried first; other backends serve as
-    fallbacks. `backend="aten"` runs libtorch's kernel through the same generated code, built in
-    ATen mode (see kiln._aten). A kernel's refusal raises KilnError with the kernel's message.
+    fallbacks when it has no kernel or its kernel declines the inputs (counted, see
+    kiln.fallback_records); `allow_fallback=False` makes that a KilnError instead.
+    `backend="aten"` runs libtorch's kernel through the same generated code, built in ATen mode
+    (see kiln._aten). A kernel's refusal raises KilnError with the kernel's message.
     """
     call = bind_call(name, args, out, kwargs)
     if backend == ATEN_BACKEND:
         # In ATen mode libtorch's kernels are registered in the portable slot.
         outcome = _aten.extension().call_boxed(call.op.name, ["portable"], call.tagged)
     else:
-        outcome = _C.call_boxed(call.op.name, backends_for(backend), call.tagged)
+        outcome = _C.call_boxed(
+            call.op.name, backends_for(backend), call.tagged, allow_fallback=allow_fallback
+        )
     if outcome.error != "Ok":
         raise KilnError(outcome.message, outcome.error)
     return call.outs[0] if len(call.outs) == 1 else call.outs

@@ -10,8 +10,11 @@ def registered_operators() -> list[dict[str, str]]:
     return list(_C.registered_kernels())
 
 
-def fallback_records() -> list[tuple[str, str, str, int]]:
-    """(operator, requested backend, backend that ran it, count) for each fallback seen."""
+def fallback_records() -> list[tuple[str, str, str, int, str]]:
+    """(operator, requested backend, backend that ran it, count, reason) for each fallback seen.
+
+    The reason is the first declining kernel's message (e.g. a dtype the Ascend kernel cannot
+    take), or "no kernel" when the requested backend has no kernel for the operator."""
     return list(_C.fallback_records())
 
 

@@ -108,9 +108,9 @@ class TorchTensorViews {
 }  // namespace
 
 CallOutcome call_boxed(const std::string& name, const std::vector<std::string>& backends,
-                       const py::list& args, int repeat) {
+                       const py::list& args, int repeat, bool allow_fallback) {
   TorchTensorViews tensors;
-  return run_boxed_call(name, backends, args, repeat, tensors);
+  return run_boxed_call(name, backends, args, repeat, allow_fallback, tensors);
 }
 
 }  // namespace kiln::python

@@ -20,6 +20,6 @@ struct CallOutcome {
 // boxed_call.cpp for the kinds. `backends` is the preference list by name. The kernel runs
 // `repeat` times on the same stack (benchmarks use repeat > 1).
 CallOutcome call_boxed(const std::string& name, const std::vector<std::string>& backends,
-                       const pybind11::list& args, int repeat);
+                       const pybind11::list& args, int repeat, bool allow_fallback);
 
 }  // namespace kiln::python

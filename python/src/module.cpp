@@ -5,6 +5,9 @@
 
 #include "RegisterKernels.h"
 #include "boxed_call.h"
+#if KILN_PYTHON_ASCEND_EMU
+#include "ascend_bindings.h"
+#endif
 #include "runtime/kernel/operator_registry.h"
 
 namespace py = pybind11;
@@ -27,7 +30,7 @@ PYBIND11_MODULE(KILN_PYTHON_MODULE, m) {
       .def_readonly("backend", &kiln::python::CallOutcome::backend)
       .def_readonly("ns_per_call", &kiln::python::CallOutcome::ns_per_call);
   m.def("call_boxed", &kiln::python::call_boxed, py::arg("name"), py::arg("backends"),
-        py::arg("args"), py::arg("repeat") = 1);
+        py::arg("args"), py::arg("repeat") = 1, py::arg("allow_fallback") = true);
   m.def("promote_types", [](int a, int b) {
     return static_cast<int>(
         kiln::promote_types(static_cast<kiln::ScalarType>(a), static_cast<kiln::ScalarType>(b)));
@@ -53,7 +56,8 @@ PYBIND11_MODULE(KILN_PYTHON_MODULE, m) {
     py::list result;
     for (size_t i = 0; i < count && i < 64; ++i) {
       result.append(py::make_tuple(records[i].name, kiln::to_string(records[i].requested),
-                                   kiln::to_string(records[i].served_by), records[i].count));
+                                   kiln::to_string(records[i].served_by), records[i].count,
+                                   records[i].reason));
     }
     return result;
   });
@@ -90,4 +94,8 @@ PYBIND11_MODULE(KILN_PYTHON_MODULE, m) {
     }
     return report;
   });
+
+#if KILN_PYTHON_ASCEND_EMU
+  kiln::python::bind_ascend(m);
+#endif
 }

@@ -80,12 +80,15 @@ class StackBuilder {
   std::deque<std::vector<std::optional<Tensor>>> optional_tensor_lists_;
 };
 
-// Builds the stack, finds the kernel by backend preference and runs it `repeat` times with the
-// GIL released. TensorFactory also provides `std::string failure_detail()` (appended to a
-// kernel's message) and `MemoryAllocator* temp_allocator()`.
+// Builds the stack, runs the operator by backend preference (call_operator: a kernel that
+// declines the inputs falls back to the next backend unless `allow_fallback` is false) and then
+// `repeat - 1` more times on the kernel that served, with the GIL released. TensorFactory also
+// provides `std::string failure_detail()` (appended to a kernel's message) and `MemoryAllocator*
+// temp_allocator()`.
 template <typename TensorFactory>
 CallOutcome run_boxed_call(const std::string& name, const std::vector<std::string>& backend_names,
-                           const pybind11::list& args, int repeat, TensorFactory& tensors) {
+                           const pybind11::list& args, int repeat, bool allow_fallback,
+                           TensorFactory& tensors) {
   namespace py = pybind11;
   if (repeat < 1) throw py::value_error("repeat must be at least 1");
   std::vector<Backend> backends;
@@ -108,27 +111,21 @@ CallOutcome run_boxed_call(const std::string& name, const std::vector<std::strin
   for (auto& value : values) stack.push_back(&value);
   Span<EValue*> stack_span(stack.data(), stack.size());
 
-  Result<const Kernel*> kernel =
-      find_kernel_for_stack(name, stack_span, ArrayRef<Backend>(backends.data(), backends.size()));
-  if (!kernel.ok()) {
-    std::string searched;
-    for (const auto& backend_name : backend_names) {
-      searched += (searched.empty() ? "" : ", ") + backend_name;
-    }
-    return {to_string(Error::OperatorMissing),
-            name + " has no registered kernel for backends [" + searched + "]", "", 0.0};
-  }
-
+  // The first call resolves the backend (and any fallback); repeats run the kernel that served.
   KernelRuntimeContext ctx(tensors.temp_allocator());
+  const Kernel* served = nullptr;
   Error error = Error::Ok;
   uint64_t elapsed = 0;
   {
     py::gil_scoped_release release;
     const uint64_t start = monotonic_ns();
-    for (int i = 0; i < repeat && error == Error::Ok; ++i) error = (*kernel)->call(ctx, stack_span);
+    error =
+        call_operator(ctx, name, stack_span, ArrayRef<Backend>(backends.data(), backends.size()),
+                      allow_fallback, &served);
+    for (int i = 1; i < repeat && error == Error::Ok; ++i) error = served->call(ctx, stack_span);
     elapsed = monotonic_ns() - start;
   }
-  const std::string backend = to_string((*kernel)->backend);
+  const std::string backend = served != nullptr ? to_string(served->backend) : "";
   if (error == Error::Ok) {
     return {to_string(Error::Ok), "", backend, static_cast<double>(elapsed) / repeat};
   }

@@ -11,6 +11,8 @@ const char* to_string(Error error) {
       return "Internal";
     case Error::InvalidState:
       return "InvalidState";
+    case Error::KernelDeclined:
+      return "KernelDeclined";
     case Error::NotSupported:
       return "NotSupported";
     case Error::NotImplemented:

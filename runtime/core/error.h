@@ -19,6 +19,9 @@ enum class [[nodiscard]] Error : uint32_t {
   OperatorMissing = 0x14,
   RegistrationExceedingMaxKernels = 0x15,
   RegistrationAlreadyRegistered = 0x16,
+  // A backend's kernel cannot take these inputs (a dtype, layout or broadcast pattern); another
+  // backend's kernel may, so call_operator falls back (see operator_registry.h).
+  KernelDeclined = 0x17,
 
   NotFound = 0x20,
   MemoryAllocationFailed = 0x21,

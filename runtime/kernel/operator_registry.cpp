@@ -78,7 +78,7 @@ const Kernel* find_in_backend(std::string_view name, uint64_t hash, std::string_
   return exact != nullptr ? exact : fallback_default;
 }
 
-void record_fallback(const Kernel& kernel, Backend requested) {
+void record_fallback(const Kernel& kernel, Backend requested, const char* reason) {
   RegistryState& registry = state();
   ++registry.fallback_total;
   for (size_t i = 0; i < registry.fallback_record_count; ++i) {
@@ -89,8 +89,9 @@ void record_fallback(const Kernel& kernel, Backend requested) {
     }
   }
   if (registry.fallback_record_count < kMaxFallbackRecords) {
-    registry.fallbacks[registry.fallback_record_count++] = {kernel.name, requested, kernel.backend,
-                                                            1};
+    FallbackRecord& record = registry.fallbacks[registry.fallback_record_count++];
+    record = {kernel.name, requested, kernel.backend, 1, {}};
+    std::snprintf(record.reason, sizeof(record.reason), "%s", reason);
   }
 }
 
@@ -182,7 +183,7 @@ Result<const Kernel*> find_kernel(std::string_view name, std::string_view key,
   for (size_t i = 0; i < backends.size(); ++i) {
     const Kernel* kernel = find_in_backend(name, hash, key, backends[i]);
     if (kernel != nullptr) {
-      if (i > 0) record_fallback(*kernel, backends[0]);
+      if (i > 0) record_fallback(*kernel, backends[0], "no kernel");
       return kernel;
     }
   }
@@ -200,6 +201,57 @@ Result<const Kernel*> find_kernel_for_stack(std::string_view name, Span<EValue*>
   if (build_kernel_key(stack, key, sizeof(key)) != Error::Ok)
     return find_kernel(name, "", backends);
   return find_kernel(name, key, backends);
+}
+
+namespace {
+
+// Replaces ctx's failure with `error` and `message` (already prefixed with the op name).
+void refail(KernelRuntimeContext& ctx, Error error, const char* message, const char* suffix) {
+  char text[sizeof(FallbackRecord::reason) + 96];
+  std::snprintf(text, sizeof(text), "%s%s", message, suffix);
+  const char* op_name = ctx.op_name();
+  ctx.reset_failure();
+  ctx.set_op_name(nullptr);
+  ctx.fail(error, "%s", text);
+  ctx.set_op_name(op_name);
+}
+
+}  // namespace
+
+Error call_operator(KernelRuntimeContext& ctx, std::string_view name, Span<EValue*> stack,
+                    ArrayRef<Backend> backends, bool allow_fallback, const Kernel** served) {
+  const size_t searched = allow_fallback || backends.size() == 0 ? backends.size() : 1;
+  char declined[sizeof(FallbackRecord::reason)] = "";
+  for (size_t i = 0; i < searched; ++i) {
+    Result<const Kernel*> kernel =
+        find_kernel_for_stack(name, stack, ArrayRef<Backend>(&backends[i], 1));
+    if (!kernel.ok()) continue;
+    if (i > 0) record_fallback(**kernel, backends[0], declined[0] ? declined : "no kernel");
+    const Error error = (*kernel)->call(ctx, stack);
+    if (error != Error::KernelDeclined) {
+      if (served != nullptr) *served = *kernel;
+      return error;
+    }
+    std::snprintf(declined, sizeof(declined), "%s", ctx.failure_message());
+    ctx.reset_failure();
+  }
+  if (declined[0] != '\0') {
+    refail(ctx, Error::NotSupported, declined,
+           allow_fallback ? " (and no other backend has a kernel)"
+                          : " (fallback to another backend is disabled)");
+    return Error::NotSupported;
+  }
+  char searched_names[64] = "";
+  for (size_t i = 0, used = 0; i < searched && used < sizeof(searched_names); ++i) {
+    const int written = std::snprintf(searched_names + used, sizeof(searched_names) - used, "%s%s",
+                                      i ? ", " : "", to_string(backends[i]));
+    if (written < 0) break;
+    used += static_cast<size_t>(written);
+  }
+  ctx.fail(Error::OperatorMissing, "%.*s has no kernel on %s%s", static_cast<int>(name.size()),
+           name.data(), searched_names,
+           allow_fallback ? "" : " (fallback to another backend is disabled)");
+  return Error::OperatorMissing;
 }
 
 bool has_operator(std::string_view name, ArrayRef<Backend> backends) {

@@ -82,12 +82,23 @@ Result<const Kernel*> find_kernel_for_stack(std::string_view name, Span<EValue*>
 // True when some backend in `backends` has a kernel for `name` (any key).
 bool has_operator(std::string_view name, ArrayRef<Backend> backends);
 
-// The fallback record: how many lookups fell back, and per operator which backend served it.
+// Runs operator `name` on `stack` on the first backend of `backends` with a kernel for it (see
+// find_kernel_for_stack). When that kernel declines the inputs (Error::KernelDeclined: a dtype,
+// layout or broadcast pattern its backend cannot take), the next backend with a kernel runs it
+// and the fallback is recorded with the decline's message. With `allow_fallback` false only the
+// first backend is searched, and a missing kernel (OperatorMissing) or a decline (NotSupported)
+// is the result. `served`, when given, receives the kernel that ran.
+Error call_operator(KernelRuntimeContext& ctx, std::string_view name, Span<EValue*> stack,
+                    ArrayRef<Backend> backends, bool allow_fallback = true,
+                    const Kernel** served = nullptr);
+
+// The fallback record: how many calls fell back, and per operator which backend served it.
 struct FallbackRecord {
   const char* name;   // operator
   Backend requested;  // first preference
   Backend served_by;  // backend that ran it
   uint64_t count;
+  char reason[256];  // the first decline's message, or "no kernel" when the backend has none
 };
 uint64_t fallback_count();
 // Copies up to records.size() distinct fallback records; returns how many exist.

@@ -150,6 +150,12 @@ kiln::Error boxed_other(kiln::KernelRuntimeContext&, kiln::Span<kiln::EValue*>) 
   return kiln::Error::NotSupported;
 }
 
+// An Ascend-style kernel that cannot take its inputs: the dispatcher falls back.
+kiln::Error boxed_declines(kiln::KernelRuntimeContext& ctx, kiln::Span<kiln::EValue*>) {
+  ctx.fail(kiln::Error::KernelDeclined, "the ascend kernel takes no Double");
+  return kiln::Error::KernelDeclined;
+}
+
 constexpr uint64_t h(const char* name) { return kiln::hash_operator_name(name); }
 
 // Builds sorted tables in the test because their order depends on the hash values.
@@ -264,6 +270,51 @@ void test_registry() {
   kiln::reset_registry_for_testing();
 }
 
+void test_call_operator_falls_back_when_a_kernel_declines() {
+  kiln::reset_registry_for_testing();
+  using kiln::Backend;
+  static TestTable lib(
+      "lib_fallback",
+      {{"aten::exp.out", h("aten::exp.out"), "", Backend::Ascend, boxed_declines, "f.yaml:1"},
+       {"aten::exp.out", h("aten::exp.out"), "", Backend::Portable, boxed_ok, "f.yaml:2"},
+       {"aten::abs.out", h("aten::abs.out"), "", Backend::Ascend, boxed_declines, "f.yaml:3"},
+       {"aten::neg.out", h("aten::neg.out"), "", Backend::Portable, boxed_ok, "f.yaml:4"}});
+  CHECK(kiln::register_kernels(lib.table) == kiln::Error::Ok);
+  const Backend ascend_first[] = {Backend::Ascend, Backend::Portable};
+  kiln::Span<kiln::EValue*> no_args;
+
+  kiln::reset_fallback_stats();
+  kiln::KernelRuntimeContext ctx;
+  const kiln::Kernel* served = nullptr;
+  CHECK(kiln::call_operator(ctx, "aten::exp.out", no_args, ascend_first, true, &served) ==
+        kiln::Error::Ok);
+  CHECK(served != nullptr && served->backend == Backend::Portable);
+  CHECK(ctx.failure_state() == kiln::Error::Ok);  // the decline is not the caller's failure
+  kiln::FallbackRecord records[4];
+  CHECK(kiln::fallback_records(records) == 1);
+  CHECK(std::strstr(records[0].reason, "takes no Double") != nullptr);
+  CHECK(records[0].requested == Backend::Ascend && records[0].served_by == Backend::Portable);
+
+  // No fallback allowed: the decline becomes NotSupported with the kernel's reason.
+  kiln::KernelRuntimeContext strict;
+  CHECK(kiln::call_operator(strict, "aten::exp.out", no_args, ascend_first, false) ==
+        kiln::Error::NotSupported);
+  CHECK(std::strstr(strict.failure_message(), "fallback to another backend is disabled"));
+  kiln::KernelRuntimeContext missing;
+  CHECK(kiln::call_operator(missing, "aten::neg.out", no_args, ascend_first, false) ==
+        kiln::Error::OperatorMissing);
+
+  // Without a portable kernel a decline has nowhere to go.
+  kiln::KernelRuntimeContext nowhere;
+  CHECK(kiln::call_operator(nowhere, "aten::abs.out", no_args, ascend_first) ==
+        kiln::Error::NotSupported);
+  CHECK(std::strstr(nowhere.failure_message(), "no other backend has a kernel"));
+  // A backend without a kernel is a counted fallback too.
+  kiln::KernelRuntimeContext plain;
+  CHECK(kiln::call_operator(plain, "aten::neg.out", no_args, ascend_first) == kiln::Error::Ok);
+  CHECK(kiln::fallback_count() == 2);
+}
+
 }  // namespace
 
 int main() {
@@ -274,6 +325,7 @@ int main() {
   test_context();
   test_unboxing();
   test_registry();
+  test_call_operator_falls_back_when_a_kernel_declines();
   kiln::set_log_sink(nullptr);
   std::printf("%d passed, %d failed\n", passed, failed);
   return failed == 0 ? 0 : 1;

@@ -19,8 +19,11 @@ import pytest
 import kiln
 
 # Backends whose kernels the op tests run against; CI runs all. KILN_OP_TEST_BACKENDS=portable
-# narrows a local run (the first aten run builds build/pytest-aten, a few minutes).
-BACKENDS = os.environ.get("KILN_OP_TEST_BACKENDS", "portable,aten").split(",")
+# narrows a local run (the first aten run builds build/pytest-aten, a few minutes). On `ascend`
+# the Ascend kernels (emulated) run where they take the input and the portable ones elsewhere,
+# so every op test checks that choosing the backend never changes a result; the test_ascend_*
+# modules check each Ascend kernel itself, with fallback disabled.
+BACKENDS = os.environ.get("KILN_OP_TEST_BACKENDS", "portable,ascend,aten").split(",")
 
 # Tests that hold only for the portable kernels (a part of their name), with the reason.
 PORTABLE_ONLY = {

@@ -1,0 +1,64 @@
+# KILN_ASCEND=cann: Kiln's Ascend C kernels built by Huawei's CANN toolchain for one SoC.
+#
+# Needs ASCEND_CANN_PACKAGE_PATH (the CANN install, e.g. /usr/local/Ascend/ascend-toolkit/latest)
+# and SOC_VERSION (e.g. Ascend910B3, Ascend310P3). Anything missing stops the configure with the
+# fix; nothing is skipped silently. Not verified here: Kiln's CI has no CANN and no NPU.
+include_guard(GLOBAL)
+
+set(ASCEND_CANN_PACKAGE_PATH "$ENV{ASCEND_CANN_PACKAGE_PATH}" CACHE PATH
+    "CANN install for KILN_ASCEND=cann (e.g. /usr/local/Ascend/ascend-toolkit/latest)")
+set(SOC_VERSION "" CACHE STRING "Ascend SoC for KILN_ASCEND=cann (e.g. Ascend910B3, Ascend310P3)")
+
+if(NOT ASCEND_CANN_PACKAGE_PATH)
+  message(FATAL_ERROR "KILN_ASCEND=cann needs CANN: pass -DASCEND_CANN_PACKAGE_PATH=<CANN install> "
+                      "(e.g. /usr/local/Ascend/ascend-toolkit/latest), or configure with "
+                      "-DKILN_ASCEND=emu to build the kernels against Kiln's emulator")
+endif()
+if(NOT EXISTS "${ASCEND_CANN_PACKAGE_PATH}")
+  message(FATAL_ERROR "KILN_ASCEND=cann: ASCEND_CANN_PACKAGE_PATH '${ASCEND_CANN_PACKAGE_PATH}' "
+                      "does not exist; point it at the CANN install")
+endif()
+if(NOT SOC_VERSION)
+  message(FATAL_ERROR "KILN_ASCEND=cann needs -DSOC_VERSION=<SoC>, e.g. Ascend910B3 or Ascend310P3 "
+                      "(npu-smi info shows the chip)")
+endif()
+
+# CANN 8.x keeps ascendc.cmake under compiler/tikcpp (older releases: tools/tikcpp).
+set(kiln_ascendc_cmake "")
+foreach(candidate compiler/tikcpp/ascendc_kernel_cmake/ascendc.cmake
+                  tools/tikcpp/ascendc_kernel_cmake/ascendc.cmake)
+  if(EXISTS "${ASCEND_CANN_PACKAGE_PATH}/${candidate}")
+    set(kiln_ascendc_cmake "${ASCEND_CANN_PACKAGE_PATH}/${candidate}")
+    break()
+  endif()
+endforeach()
+if(NOT kiln_ascendc_cmake)
+  message(FATAL_ERROR "KILN_ASCEND=cann: no ascendc.cmake under '${ASCEND_CANN_PACKAGE_PATH}' "
+                      "(looked in compiler/tikcpp and tools/tikcpp); install the CANN toolkit "
+                      "with its Ascend C kernel tools")
+endif()
+if(NOT DEFINED RUN_MODE)
+  set(RUN_MODE npu)
+endif()
+include("${kiln_ascendc_cmake}")  # rejects an unknown SOC_VERSION itself
+
+# The device library: ascendc_library compiles the Ascend C sources with bisheng and generates
+# aclrtlaunch_<kernel>.h launch headers for each kernel.
+function(kiln_cann_device_library name)
+  ascendc_library(${name} STATIC ${ARGN})
+  get_filename_component(repo_root "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/.." ABSOLUTE)
+  ascendc_include_directories(${name} PRIVATE "${repo_root}")
+endfunction()
+
+# Host wrappers: the ACL runtime, the launch headers, and which kernels exist for this SoC.
+function(kiln_cann_host_target target)
+  target_compile_definitions(${target} PUBLIC KILN_ASCEND_CANN=1)
+  if(SOC_VERSION MATCHES "^Ascend910B" OR SOC_VERSION MATCHES "^Ascend910_93")
+    target_compile_definitions(${target} PUBLIC KILN_ASCEND_SOC_HAS_BF16=1)
+  endif()
+  target_include_directories(${target} PRIVATE
+    "${ASCEND_CANN_PACKAGE_PATH}/include"
+    "${CMAKE_BINARY_DIR}/include/kiln_ascend_device")
+  target_link_directories(${target} PUBLIC "${ASCEND_CANN_PACKAGE_PATH}/lib64")
+  target_link_libraries(${target} PUBLIC ascendcl)
+endfunction()

@@ -1,0 +1,56 @@
+// The Ascend wrappers' input checks: a decline names what the kernel cannot take.
+#include "kernels/ascend/common/accept.h"
+
+#include <cstdarg>
+#include <cstdio>
+
+#include "runtime/core/dim_order.h"
+
+namespace kiln::ascend {
+
+bool decline(KernelRuntimeContext& ctx, const char* format, ...) {
+  char reason[200];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(reason, sizeof(reason), format, args);
+  va_end(args);
+  ctx.fail(Error::KernelDeclined, "the Ascend kernel (%s) does not take %s", platform().soc_name,
+           reason);
+  return false;
+}
+
+bool accept_dtype(KernelRuntimeContext& ctx, ScalarType dtype, bool int32_ok,
+                  DeviceDtype* device_dtype) {
+  switch (dtype) {
+    case ScalarType::Float:
+      *device_dtype = DeviceDtype::Float;
+      return true;
+    case ScalarType::Half:
+      *device_dtype = DeviceDtype::Half;
+      return true;
+    case ScalarType::BFloat16:
+      if (!platform().has_bfloat16) return decline(ctx, "BFloat16 (the SoC has no bfloat16)");
+      *device_dtype = DeviceDtype::BFloat16;
+      return true;
+    case ScalarType::Int:
+      if (!int32_ok) return decline(ctx, "dtype Int");
+      *device_dtype = DeviceDtype::Int32;
+      return true;
+    default:
+      return decline(ctx, "dtype %s", to_string(dtype));
+  }
+}
+
+bool accept_tensor(KernelRuntimeContext& ctx, const Tensor& tensor, const char* name,
+                   ScalarType dtype) {
+  if (tensor.scalar_type() != dtype) {
+    return decline(ctx, "%s of dtype %s with %s", name, to_string(tensor.scalar_type()),
+                   to_string(dtype));
+  }
+  if (!is_default_dim_order(tensor.dim_order())) {
+    return decline(ctx, "%s in a non-default dim order", name);
+  }
+  return true;
+}
+
+}  // namespace kiln::ascend

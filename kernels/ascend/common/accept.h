@@ -1,0 +1,25 @@
+// What an Ascend host wrapper takes. Anything else it declines (Error::KernelDeclined, with the
+// reason), and call_operator falls back to the portable kernel, which also owns every error
+// message for invalid input: the Ascend wrappers take only inputs they run exactly.
+#pragma once
+
+#include "kernels/ascend/common/host.h"
+#include "kernels/ascend/common/tiling.h"
+#include "runtime/core/tensor.h"
+
+namespace kiln::ascend {
+
+// Records KernelDeclined in ctx with the reason ("ascend: ..." after the op name); returns false.
+bool decline(KernelRuntimeContext& ctx, const char* format, ...)
+    __attribute__((format(printf, 2, 3)));
+
+// `dtype` as a device dtype when the kernel and the current device take it: Float and Half
+// always, BFloat16 on SoCs that have it, Int32 when `int32_ok`.
+bool accept_dtype(KernelRuntimeContext& ctx, ScalarType dtype, bool int32_ok,
+                  DeviceDtype* device_dtype);
+
+// `tensor` is in the default (contiguous) dim order and has `dtype`.
+bool accept_tensor(KernelRuntimeContext& ctx, const Tensor& tensor, const char* name,
+                   ScalarType dtype);
+
+}  // namespace kiln::ascend

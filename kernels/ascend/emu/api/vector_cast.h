@@ -1,0 +1,194 @@
+// Cast between vector dtypes with the documented round modes; unsupported pairs do not compile.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "kernels/ascend/emu/api/detail.h"
+#include "kernels/ascend/emu/api/local_tensor.h"
+#include "kernels/ascend/emu/api/vector_ops.h"
+
+namespace AscendC {
+
+enum class RoundMode {
+  CAST_NONE = 0,  // exact when nothing is lost, else CAST_RINT
+  CAST_RINT,      // to nearest, ties to even
+  CAST_FLOOR,
+  CAST_CEIL,
+  CAST_ROUND,  // to nearest, ties away from zero
+  CAST_TRUNC,
+  CAST_ODD,  // to the neighbour with an odd last bit (von Neumann), float -> half only
+};
+
+}  // namespace AscendC
+
+namespace kiln::ascend::emu::detail {
+
+// The pairs the vector unit converts (Atlas A2 table), and whether a pair loses information.
+template <class Dst, class Src>
+inline constexpr bool kCastSupported =
+    (std::is_same_v<Src, half> && kOneOf<Dst, float, int32_t>) ||
+    (std::is_same_v<Src, float> && kOneOf<Dst, half, bfloat16_t, int32_t, float>) ||
+    (std::is_same_v<Src, bfloat16_t> && std::is_same_v<Dst, float>) ||
+    (std::is_same_v<Src, int32_t> && std::is_same_v<Dst, float>);
+
+// A widening conversion is exact, so it takes CAST_NONE only.
+template <class Dst, class Src>
+inline constexpr bool kCastExact = (std::is_same_v<Src, half> && std::is_same_v<Dst, float>) ||
+                                   (std::is_same_v<Src, bfloat16_t> && std::is_same_v<Dst, float>);
+
+void check_round_mode(const char* pair, bool exact, bool odd_allowed, AscendC::RoundMode mode);
+
+// Rounds x to an integer-valued float in `mode` (CAST_NONE behaves as CAST_RINT).
+inline float round_integral(float x, AscendC::RoundMode mode) {
+  switch (mode) {
+    case AscendC::RoundMode::CAST_FLOOR:
+      return std::floor(x);
+    case AscendC::RoundMode::CAST_CEIL:
+      return std::ceil(x);
+    case AscendC::RoundMode::CAST_ROUND:
+      return std::round(x);
+    case AscendC::RoundMode::CAST_TRUNC:
+      return std::trunc(x);
+    default:
+      return std::nearbyint(x);  // the default FP environment rounds to nearest even
+  }
+}
+
+// The next representable 16-bit float (half or bfloat16) from `bits` towards +inf or -inf.
+inline uint16_t next_16bit_float(uint16_t bits, bool up) {
+  const bool negative = (bits & 0x8000u) != 0;
+  if ((bits & 0x7fffu) == 0) return up ? 0x0001 : 0x8001;
+  return static_cast<uint16_t>(negative == up ? bits - 1 : bits + 1);
+}
+
+// float -> half/bfloat16 in any round mode: the nearest-even result tells which two neighbours
+// bracket x, and the mode picks one.
+template <class Narrow>
+Narrow narrow_float(float x, AscendC::RoundMode mode) {
+  const Narrow nearest(x);
+  const float nearest_value = static_cast<float>(nearest);
+  if (std::isnan(x) || nearest_value == x) return nearest;
+  if (mode == AscendC::RoundMode::CAST_NONE || mode == AscendC::RoundMode::CAST_RINT) {
+    return nearest;
+  }
+  Narrow low = nearest;
+  Narrow high = nearest;
+  if (nearest_value < x) {
+    high = Narrow::from_bits(next_16bit_float(nearest.x, true));
+  } else {
+    low = Narrow::from_bits(next_16bit_float(nearest.x, false));
+  }
+  const bool negative = x < 0;
+  switch (mode) {
+    case AscendC::RoundMode::CAST_FLOOR:
+      return low;
+    case AscendC::RoundMode::CAST_CEIL:
+      return high;
+    case AscendC::RoundMode::CAST_TRUNC:
+      return negative ? high : low;
+    case AscendC::RoundMode::CAST_ROUND: {
+      const float to_low = x - static_cast<float>(low);
+      const float to_high = static_cast<float>(high) - x;
+      if (to_low != to_high) return to_low < to_high ? low : high;
+      return negative ? low : high;  // a tie goes away from zero
+    }
+    case AscendC::RoundMode::CAST_ODD:
+      return (low.x & 1u) != 0 ? low : high;
+    default:
+      return nearest;
+  }
+}
+
+inline int32_t saturate_int32(float x) {
+  if (std::isnan(x)) return 0;
+  if (x >= 2147483648.0f) return std::numeric_limits<int32_t>::max();
+  if (x < -2147483648.0f) return std::numeric_limits<int32_t>::min();
+  return static_cast<int32_t>(x);
+}
+
+template <class Dst, class Src>
+Dst convert(const Src& value, AscendC::RoundMode mode) {
+  if constexpr (std::is_same_v<Dst, int32_t>) {
+    return saturate_int32(round_integral(static_cast<float>(value), mode));
+  } else if constexpr (std::is_same_v<Src, float> && std::is_same_v<Dst, float>) {
+    return mode == AscendC::RoundMode::CAST_NONE ? value : round_integral(value, mode);
+  } else if constexpr (std::is_same_v<Src, float>) {
+    return narrow_float<Dst>(value, mode);
+  } else if constexpr (std::is_same_v<Src, int32_t>) {
+    // int32 -> float loses bits above 2^24: round the exact double in the requested mode.
+    const double exact = static_cast<double>(value);
+    const float nearest = static_cast<float>(exact);
+    if (static_cast<double>(nearest) == exact || mode == AscendC::RoundMode::CAST_NONE ||
+        mode == AscendC::RoundMode::CAST_RINT) {
+      return nearest;
+    }
+    const float low =
+        static_cast<double>(nearest) < exact ? nearest : std::nextafter(nearest, -1e38f);
+    const float high =
+        static_cast<double>(nearest) > exact ? nearest : std::nextafter(nearest, 1e38f);
+    switch (mode) {
+      case AscendC::RoundMode::CAST_FLOOR:
+        return low;
+      case AscendC::RoundMode::CAST_CEIL:
+        return high;
+      case AscendC::RoundMode::CAST_TRUNC:
+        return exact < 0 ? high : low;
+      default: {
+        const double to_low = exact - low;
+        const double to_high = high - exact;
+        if (to_low != to_high) return to_low < to_high ? low : high;
+        return exact < 0 ? low : high;
+      }
+    }
+  } else {
+    return static_cast<Dst>(static_cast<float>(value));  // exact widening
+  }
+}
+
+template <class Dst, class Src>
+constexpr const char* cast_pair_name() {
+  if constexpr (std::is_same_v<Src, half>) {
+    return std::is_same_v<Dst, float> ? "half->float" : "half->int32_t";
+  } else if constexpr (std::is_same_v<Src, bfloat16_t>) {
+    return "bfloat16_t->float";
+  } else if constexpr (std::is_same_v<Src, int32_t>) {
+    return "int32_t->float";
+  } else if constexpr (std::is_same_v<Dst, half>) {
+    return "float->half";
+  } else if constexpr (std::is_same_v<Dst, bfloat16_t>) {
+    return "float->bfloat16_t";
+  } else if constexpr (std::is_same_v<Dst, int32_t>) {
+    return "float->int32_t";
+  } else {
+    return "float->float";
+  }
+}
+
+}  // namespace kiln::ascend::emu::detail
+
+namespace AscendC {
+
+template <class T, class U>
+void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& roundMode,
+          const uint32_t count) {
+  static_assert(kiln::ascend::emu::detail::kCastSupported<T, U>,
+                "Cast: the vector unit does not convert this source/destination type pair "
+                "(supported: half->float/int32_t, float->half/bfloat16_t/int32_t/float, "
+                "bfloat16_t->float, int32_t->float)");
+  namespace detail = kiln::ascend::emu::detail;
+  detail::require_dtype<T>("Cast");
+  detail::require_dtype<U>("Cast");
+  constexpr bool kToHalf = std::is_same_v<U, float> && std::is_same_v<T, half>;
+  detail::check_round_mode(detail::cast_pair_name<T, U>(), detail::kCastExact<T, U>, kToHalf,
+                           roundMode);
+  detail::VectorCall call("Cast", static_cast<int32_t>(count));
+  T* out = call.dst(dst);
+  const U* in = call.src(src, "src");
+  for (uint32_t i = 0; i < call.count(); ++i) out[i] = detail::convert<T, U>(in[i], roundMode);
+}
+
+}  // namespace AscendC

@@ -1,0 +1,30 @@
+// What one Ascend kernel launch did and how it ended: shared by the emulator and the CANN path.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace kiln::ascend::emu {
+
+// Counters of one launch. Emulated launches fill every field; a CANN launch only names the
+// kernel and its block count (the device does not count for us).
+struct KernelReport {
+  std::string kernel;
+  uint32_t blocks = 0;
+  size_t ub_high_water_bytes = 0;  // max over blocks of the bytes TPipe::InitBuffer handed out
+  uint64_t gm_to_ub_bytes = 0;
+  uint64_t ub_to_gm_bytes = 0;
+  uint64_t vector_instructions = 0;  // one per vector API call
+  uint64_t cube_instructions = 0;    // one per baseM x baseN x baseK Mmad step
+};
+
+// ok=false carries one message naming the kernel, the block, the tensor and the offset. Bytes a
+// failed launch wrote to device memory stay there: the caller copies results back only on ok.
+struct LaunchOutcome {
+  bool ok = true;
+  std::string message;
+  KernelReport report;
+};
+
+}  // namespace kiln::ascend::emu

@@ -1,0 +1,129 @@
+// Matmul API checks: the tiling against the SoC's L1/L0 buffers, and every operand's GM extent.
+#include <string>
+
+#include "kernels/ascend/emu/lib/matmul_intf.h"
+#include "kernels/ascend/emu/src/state.h"
+
+namespace kiln::ascend::emu::detail {
+namespace {
+
+const char* const kApi = "Matmul::IterateAll";
+
+std::string field(const char* name, int64_t value) {
+  return std::string("TCubeTiling.") + name + " " + std::to_string(value);
+}
+
+void require_positive(const char* name, int64_t value) {
+  if (value <= 0) raise(std::string(kApi) + ": " + field(name, value) + " must be positive");
+}
+
+void require_within(const char* name, int64_t value, const char* limit_name, int64_t limit) {
+  require_positive(name, value);
+  if (value > limit) {
+    raise(std::string(kApi) + ": " + field(name, value) + " exceeds " + limit_name + " " +
+          std::to_string(limit));
+  }
+}
+
+void require_multiple(const char* name, int64_t value, int64_t unit, const char* why) {
+  require_positive(name, value);
+  if (value % unit != 0) {
+    raise(std::string(kApi) + ": " + field(name, value) + " is not a multiple of " +
+          std::to_string(unit) + " (" + why + ")");
+  }
+}
+
+void require_fits(const char* buffer, uint64_t bytes, uint64_t capacity, const std::string& what,
+                  const char* soc) {
+  if (bytes > capacity) {
+    raise(std::string(kApi) + ": " + what + " needs " + format_bytes(bytes) + " of " + buffer +
+          ", which holds " + format_bytes(capacity) + " on " + soc);
+  }
+}
+
+// Bytes from a matrix's first element to one past its last: rows x cols with a row stride.
+uint64_t matrix_extent(int64_t rows, int64_t cols, int64_t stride, uint32_t elem_size) {
+  return (static_cast<uint64_t>(rows - 1) * stride + cols) * elem_size;
+}
+
+uint64_t ceil_div(int64_t a, int64_t b) { return static_cast<uint64_t>((a + b - 1) / b); }
+
+}  // namespace
+
+void check_matmul(const MatmulCall& call) {
+  const SocProfile& soc = launch_context().soc;
+  if (call.tiling == nullptr) {
+    raise(std::string(kApi) +
+          ": the Matmul object has no tiling (REGIST_MATMUL_OBJ or Init "
+          "with a non-null TCubeTiling first)");
+  }
+  if (!call.a_set || !call.b_set) {
+    raise(std::string(kApi) + ": SetTensorA and SetTensorB must come first");
+  }
+  if (call.float_inputs && soc.soc == Soc::Ascend310P) {
+    raise(std::string(kApi) + ": float inputs need Ascend910B; the " + soc.name +
+          " cube multiplies half");
+  }
+  const TCubeTiling& t = *call.tiling;
+  require_positive("M", call.org_m);
+  require_positive("N", call.org_n);
+  require_positive("Ka", call.org_ka);
+  if (call.org_ka != call.org_kb) {
+    raise(std::string(kApi) + ": " + field("Ka", call.org_ka) + " differs from " +
+          field("Kb", call.org_kb) + " (A's columns must match B's rows)");
+  }
+  require_within("singleCoreM", t.singleCoreM, "M", call.org_m);
+  require_within("singleCoreN", t.singleCoreN, "N", call.org_n);
+  require_within("singleCoreK", t.singleCoreK, "Ka", call.org_ka);
+  const int64_t c0 = 32 / call.a_size;  // elements of one 32 B fractal row
+  require_multiple("baseM", t.baseM, 16, "the cube's fractal is 16 rows");
+  require_multiple("baseN", t.baseN, 16, "the cube's fractal is 16 columns");
+  require_multiple("baseK", t.baseK, c0, "a fractal row is 32 B of the input type");
+  require_positive("depthA1", t.depthA1);
+  require_positive("depthB1", t.depthB1);
+  require_positive("stepM", t.stepM);
+  require_positive("stepN", t.stepN);
+  require_positive("stepKa", t.stepKa);
+  require_positive("stepKb", t.stepKb);
+  const uint64_t a_tile = uint64_t(t.baseM) * t.baseK * call.a_size;
+  const uint64_t b_tile = uint64_t(t.baseK) * t.baseN * call.a_size;
+  require_fits("L0A", a_tile, soc.l0a_bytes, "a baseM x baseK tile of A", soc.name);
+  require_fits("L0B", b_tile, soc.l0b_bytes, "a baseK x baseN tile of B", soc.name);
+  require_fits("L0C", uint64_t(t.baseM) * t.baseN * 4, soc.l0c_bytes,
+               "a baseM x baseN float accumulator", soc.name);
+  const uint64_t bias_bytes = t.isBias != 0 ? uint64_t(t.baseN) * call.bias_size : 0;
+  require_fits("L1", t.depthA1 * a_tile + t.depthB1 * b_tile + bias_bytes, soc.l1_bytes,
+               "depthA1 tiles of A, depthB1 tiles of B and the bias", soc.name);
+  if ((t.isBias != 0) != call.bias_set) {
+    raise(std::string(kApi) + ": " + field("isBias", t.isBias) +
+          (call.bias_set ? " but SetBias was called (the device would ignore the bias)"
+                         : " but SetBias was not called (the device would read a stale bias)"));
+  }
+  if (call.m < 0 || call.m > t.singleCoreM || call.n < 0 || call.n > t.singleCoreN || call.k < 0 ||
+      call.k > t.singleCoreK) {
+    raise(std::string(kApi) + ": the shape " + std::to_string(call.m) + " x " +
+          std::to_string(call.n) + " x " + std::to_string(call.k) +
+          " (SetTail/SetSingleShape) exceeds singleCoreM x singleCoreN x singleCoreK " +
+          std::to_string(t.singleCoreM) + " x " + std::to_string(t.singleCoreN) + " x " +
+          std::to_string(t.singleCoreK));
+  }
+  if (call.m == 0 || call.n == 0) return;
+  if (call.k > 0) {
+    const uint64_t a_bytes = call.trans_a ? matrix_extent(call.k, call.m, call.org_m, call.a_size)
+                                          : matrix_extent(call.m, call.k, call.org_ka, call.a_size);
+    const uint64_t b_bytes = call.trans_b ? matrix_extent(call.n, call.k, call.org_kb, call.a_size)
+                                          : matrix_extent(call.k, call.n, call.org_n, call.a_size);
+    check_gm("Matmul::IterateAll (A)", call.a, 0, a_bytes, false, true);
+    check_gm("Matmul::IterateAll (B)", call.b, 0, b_bytes, false, true);
+  }
+  if (call.bias_set) {
+    check_gm("Matmul::IterateAll (bias)", call.bias, 0, uint64_t(call.n) * call.bias_size, false,
+             true);
+  }
+  check_gm("Matmul::IterateAll (C)", call.c, 0,
+           matrix_extent(call.m, call.n, call.org_n, call.c_size), true, true);
+  note_cube_instructions(ceil_div(call.m, t.baseM) * ceil_div(call.n, t.baseN) *
+                         ceil_div(call.k, t.baseK));
+}
+
+}  // namespace kiln::ascend::emu::detail

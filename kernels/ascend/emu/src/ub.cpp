@@ -1,0 +1,175 @@
+// Unified Buffer checks: tensor state, bounds, alignment, overlap; vector and reduce operands.
+#include <string>
+
+#include "kernels/ascend/emu/api/vector_cast.h"
+#include "kernels/ascend/emu/api/vector_ops.h"
+#include "kernels/ascend/emu/api/vector_reduce.h"
+#include "kernels/ascend/emu/api/vector_select.h"
+#include "kernels/ascend/emu/src/state.h"
+
+namespace kiln::ascend::emu::detail {
+namespace {
+
+std::string element_range(uint64_t first, uint64_t count) {
+  return "elements [" + std::to_string(first) + ", " + std::to_string(first + count) + ")";
+}
+
+uint64_t ub_start(const LocalRef& ref) { return uint64_t{ref.record->ub_offset} + ref.byte_offset; }
+
+}  // namespace
+
+std::string describe_buffer(const BufferRecord& record) {
+  std::string name = record.is_queue_slot ? "TQue<" : "TBuf<";
+  name += AscendC::position_name(record.position);
+  name += ">#" + std::to_string(record.owner_id);
+  if (record.is_queue_slot) name += " buffer " + std::to_string(record.slot);
+  return name;
+}
+
+std::string describe_local(const LocalRef& ref, uint32_t elem_size) {
+  std::string text = describe_buffer(*ref.record);
+  if (ref.byte_offset != 0) {
+    text += " + " + format_bytes(ref.byte_offset) + " (element " +
+            std::to_string(ref.byte_offset / elem_size) + ")";
+  }
+  return text;
+}
+
+void fail_local(const LocalRef& ref, const char* api, const char* role, uint64_t first_elem,
+                uint64_t count, uint32_t elem_size, uint32_t alignment) {
+  const std::string what = std::string(api) + " " + role;
+  const BufferRecord* record = ref.record;
+  if (record == nullptr) {
+    raise(what +
+          ": the LocalTensor was never allocated (get one from AllocTensor, DeQue or "
+          "TBuf::Get)");
+  }
+  const std::string name = describe_local(ref, elem_size);
+  if (record->state == BufferState::Released) {
+    raise(what + ": uses " + name + " after TPipe::Reset released it");
+  }
+  if (record->generation != ref.generation) {
+    raise(what + ": uses " + name +
+          (record->state == BufferState::Free
+               ? " after FreeTensor returned it to its queue (use after free)"
+               : ", which was freed and allocated again since this tensor was taken (use after "
+                 "free of a stale tensor)"));
+  }
+  if (record->state == BufferState::Queued) {
+    raise(what + ": uses " + name +
+          " while it sits in the queue (EnQue'd and not yet DeQue'd); DeQue it before touching "
+          "it");
+  }
+  if (record->state == BufferState::Free) {
+    raise(what + ": uses " + name + " after FreeTensor (use after free)");
+  }
+  const uint64_t start = ref.byte_offset + first_elem * elem_size;
+  const uint64_t end = start + count * elem_size;
+  if (end > record->bytes) {
+    raise(what + ": " + element_range(first_elem, count) + " of " + name + " are bytes [" +
+          std::to_string(start) + ", " + std::to_string(end) + ") of " + describe_buffer(*record) +
+          ", which has " + format_bytes(record->bytes) +
+          ": UB access out of bounds (it would touch the neighbouring buffer)");
+  }
+  raise(what + ": " + name + " starts at UB address " + std::to_string(record->ub_offset + start) +
+        ", which is not " + std::to_string(alignment) +
+        "-byte aligned; UB operands of DataCopy and vector instructions must start on a 32 B "
+        "boundary (slice at multiples of " +
+        std::to_string(32 / elem_size) + " elements)");
+}
+
+void check_overlap(const char* api, const char* dst_role, const LocalRef& dst, uint64_t dst_bytes,
+                   const char* src_role, const LocalRef& src, uint64_t src_bytes) {
+  if (dst.record == nullptr || src.record == nullptr) return;
+  const uint64_t a = ub_start(dst);
+  const uint64_t b = ub_start(src);
+  const bool disjoint = a + dst_bytes <= b || b + src_bytes <= a;
+  const bool identical = a == b && dst_bytes == src_bytes;
+  if (disjoint || identical || dst_bytes == 0 || src_bytes == 0) return;
+  raise(std::string(api) + ": " + dst_role + " (UB bytes [" + std::to_string(a) + ", " +
+        std::to_string(a + dst_bytes) + ") in " + describe_buffer(*dst.record) +
+        ") partially overlaps " + src_role + " (UB bytes [" + std::to_string(b) + ", " +
+        std::to_string(b + src_bytes) + ") in " + describe_buffer(*src.record) +
+        "); operands must coincide exactly (in place) or not overlap at all");
+}
+
+VectorCall::VectorCall(const char* api, int32_t count) : api_(api), count_(0) {
+  if (count < 0) raise(std::string(api) + ": count " + std::to_string(count) + " is negative");
+  count_ = static_cast<uint32_t>(count);
+  note_vector_instruction();
+}
+
+uint32_t reduce_work_elements(uint32_t count, uint32_t elem_size, bool pairs) {
+  const uint32_t per_repeat = AscendC::ONE_REPEAT_BYTE_SIZE / elem_size;
+  const uint32_t per_block = AscendC::ONE_BLK_SIZE / elem_size;
+  const uint32_t repeats = (count + per_repeat - 1) / per_repeat;
+  const uint32_t outputs = pairs ? 2 * repeats : repeats;
+  return (outputs + per_block - 1) / per_block * per_block;
+}
+
+void check_reduce(const char* api, const LocalRef& dst, const LocalRef& src, const LocalRef& work,
+                  int32_t count, uint32_t elem_size, bool with_index) {
+  note_vector_instruction();
+  if (count <= 0)
+    raise(std::string(api) + ": count " + std::to_string(count) + " must be positive");
+  const bool pairs = std::string(api) != "ReduceSum";
+  const uint64_t dst_elems = pairs && with_index ? 2 : 1;
+  const uint32_t need = reduce_work_elements(static_cast<uint32_t>(count), elem_size, pairs);
+  check_local(src, api, "src", 0, static_cast<uint64_t>(count), elem_size, 32);
+  check_local(dst, api, "dst", 0, dst_elems, elem_size, 2 * elem_size);
+  check_local(work, api, "work", 0, 0, elem_size, 32);
+  const uint64_t available =
+      work.byte_offset < work.record->bytes ? work.record->bytes - work.byte_offset : 0;
+  if (available < uint64_t{need} * elem_size) {
+    raise(std::string(api) + " work: " + std::to_string(count) + " inputs need a work tensor of " +
+          std::to_string(need) + " elements (one " + (pairs ? "value/index pair" : "partial sum") +
+          " per 256 B repeat, rounded up to 32 B) but " + describe_local(work, elem_size) +
+          " has " + std::to_string(available / elem_size) + ": UB access out of bounds");
+  }
+  // The device reads each repeat before it writes that repeat's result, so the operands may
+  // share their first element (the result lands on consumed inputs), but no other overlap.
+  struct Span {
+    const char* role;
+    uint64_t begin;
+    uint64_t bytes;
+  };
+  const Span spans[] = {{"dst", ub_start(dst), dst_elems * elem_size},
+                        {"src", ub_start(src), uint64_t(count) * elem_size},
+                        {"work", ub_start(work), uint64_t{need} * elem_size}};
+  for (const Span& a : spans) {
+    for (const Span& b : spans) {
+      if (&a >= &b || a.begin == b.begin) continue;
+      if (a.begin < b.begin + b.bytes && b.begin < a.begin + a.bytes) {
+        raise(std::string(api) + ": " + a.role + " (UB bytes [" + std::to_string(a.begin) + ", " +
+              std::to_string(a.begin + a.bytes) + ")) partially overlaps " + b.role +
+              " (UB bytes [" + std::to_string(b.begin) + ", " + std::to_string(b.begin + b.bytes) +
+              ")); reduction operands may share their start or not overlap at all");
+      }
+    }
+  }
+}
+
+void check_round_mode(const char* pair, bool exact, bool odd_allowed, AscendC::RoundMode mode) {
+  if (exact && mode != AscendC::RoundMode::CAST_NONE) {
+    raise(std::string("Cast ") + pair +
+          ": takes RoundMode::CAST_NONE only (the conversion is exact, there is nothing to "
+          "round)");
+  }
+  if (mode == AscendC::RoundMode::CAST_ODD && !odd_allowed) {
+    raise(std::string("Cast ") + pair + ": RoundMode::CAST_ODD exists for float->half only");
+  }
+  if (static_cast<int>(mode) < 0 || mode > AscendC::RoundMode::CAST_ODD) {
+    raise(std::string("Cast ") + pair + ": unknown RoundMode " +
+          std::to_string(static_cast<int>(mode)));
+  }
+}
+
+void require_select_mode(AscendC::SELMODE mode, AscendC::SELMODE expected) {
+  if (mode == expected) return;
+  raise(std::string("Select: this form takes SELMODE::") +
+        (expected == AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE ? "VSEL_TENSOR_TENSOR_MODE"
+                                                               : "VSEL_TENSOR_SCALAR_MODE") +
+        " (VSEL_CMPMASK_SPR needs the compare register, which the emulator does not model)");
+}
+
+}  // namespace kiln::ascend::emu::detail

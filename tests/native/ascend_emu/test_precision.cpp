@@ -1,0 +1,221 @@
+// Rule 8: half/bfloat16 round to nearest even after every operation; ReduceSum's order; Cast modes.
+#include <climits>
+#include <cstdint>
+#include <vector>
+
+#include "kernel_operator.h"
+#include "tests/native/ascend_emu/harness.h"
+
+using namespace AscendC;
+
+// z = ((x + y) * 3) + 1 in half: three roundings.
+extern "C" __global__ __aicore__ void emu_half_chain(GM_ADDR x, GM_ADDR y, GM_ADDR z, uint32_t n) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> a, b;
+  pipe.InitBuffer(a, n * sizeof(half));
+  pipe.InitBuffer(b, n * sizeof(half));
+  GlobalTensor<half> x_gm, y_gm, z_gm;
+  x_gm.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(x), n);
+  y_gm.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(y), n);
+  z_gm.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(z), n);
+  LocalTensor<half> ta = a.Get<half>();
+  LocalTensor<half> tb = b.Get<half>();
+  DataCopy(ta, x_gm, n);
+  DataCopy(tb, y_gm, n);
+  Add(ta, ta, tb, n);
+  Muls(ta, ta, half(3.0f), n);
+  Adds(ta, ta, half(1.0f), n);
+  DataCopy(z_gm, ta, n);
+}
+
+extern "C" __global__ __aicore__ void emu_reduce_half(GM_ADDR x, GM_ADDR out, uint32_t n) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> in, work, result;
+  pipe.InitBuffer(in, n * sizeof(half));
+  pipe.InitBuffer(work, 64);
+  pipe.InitBuffer(result, 32);
+  GlobalTensor<half> x_gm, out_gm;
+  x_gm.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(x), n);
+  out_gm.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(out), 16);
+  LocalTensor<half> t = in.Get<half>();
+  LocalTensor<half> r = result.Get<half>();
+  DataCopy(t, x_gm, n);
+  Duplicate(r, half(0.0f), 16);
+  ReduceSum(r, t, work.Get<half>(), n);
+  DataCopy(out_gm, r, 16);
+}
+
+// y = Cast<half>(x, mode), r = Cast<int32_t>(x, mode).
+extern "C" __global__ __aicore__ void emu_cast_modes(GM_ADDR x, GM_ADDR y, GM_ADDR r, uint32_t n,
+                                                     uint32_t mode, uint32_t to_int) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> in, out_half, out_int;
+  pipe.InitBuffer(in, n * sizeof(float));
+  pipe.InitBuffer(out_half, n * sizeof(half));
+  pipe.InitBuffer(out_int, n * sizeof(int32_t));
+  GlobalTensor<float> x_gm;
+  GlobalTensor<half> y_gm;
+  GlobalTensor<int32_t> r_gm;
+  x_gm.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(x), n);
+  y_gm.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(y), n);
+  r_gm.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t*>(r), n);
+  LocalTensor<float> t = in.Get<float>();
+  DataCopy(t, x_gm, n);
+  if (to_int != 0) {
+    Cast(out_int.Get<int32_t>(), t, static_cast<RoundMode>(mode), n);
+    DataCopy(r_gm, out_int.Get<int32_t>(), n);
+  } else {
+    Cast(out_half.Get<half>(), t, static_cast<RoundMode>(mode), n);
+    DataCopy(y_gm, out_half.Get<half>(), n);
+  }
+}
+
+// half -> float with a round mode: the conversion is exact, so only CAST_NONE is accepted.
+extern "C" __global__ __aicore__ void emu_cast_widen_rint(GM_ADDR x) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> a, b;
+  pipe.InitBuffer(a, 64);
+  pipe.InitBuffer(b, 128);
+  (void)x;
+  Cast(b.Get<float>(), a.Get<half>(), RoundMode::CAST_RINT, 32);
+}
+
+namespace emu_test {
+namespace {
+
+void test_half_rounds_every_operation() {
+  const std::vector<float> xs = {2048, 2048, 0.1f, 1.0f / 3, 65504, -7.25f, 1e-5f, 3.0f,
+                                 2049, 1000, 0.3f, 0.7f,     -1,    5,      6,     7};
+  const std::vector<float> ys = {1, 3,    0.2f, 1.0f / 3, 32, 0.001f, 1e-5f, 1e-3f,
+                                 0, 0.5f, 0.3f, 0.6f,     1,  2,      3,     4};
+  const uint32_t n = static_cast<uint32_t>(xs.size());
+  std::vector<half> hx, hy;
+  for (uint32_t i = 0; i < n; ++i) {
+    hx.push_back(half(xs[i]));
+    hy.push_back(half(ys[i]));
+  }
+  DevicePool pool;
+  half* x = pool.upload(hx);
+  half* y = pool.upload(hy);
+  half* z = pool.alloc<half>(n);
+  CHECK_OK(KILN_ASCEND_LAUNCH(emu_half_chain, 1, nullptr, x, y, z, n));
+  const auto hz = DevicePool::download(z, n);
+  int mismatches = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const half sum(static_cast<float>(hx[i]) + static_cast<float>(hy[i]));
+    const half product(static_cast<float>(sum) * 3.0f);
+    const half expected(static_cast<float>(product) + 1.0f);
+    mismatches += hz[i].x != expected.x;
+  }
+  CHECK(mismatches == 0);
+  // 2048 + 1 ties to even (2048), then x3 + 1 = 6145 ties to 6144; 2048 + 3 = 2051 -> 2052.
+  CHECK(static_cast<float>(hz[0]) == 6144.0f);
+  CHECK(static_cast<float>(hz[1]) == 6156.0f);
+  CHECK(static_cast<float>(hz[4]) == INFINITY);  // 65536 * 3 overflows half
+}
+
+void test_reduce_sum_half_order() {
+  // 2048 then 255 ones. Tree within each 128-element repeat (2048 + 1 rounds back to 2048),
+  // then the repeats in order: 2174 + 128 = 2302. Exact: 2303 (2304 in half); one by one in
+  // half: 2048.
+  std::vector<half> hx(256, half(1.0f));
+  hx[0] = half(2048.0f);
+  DevicePool pool;
+  half* x = pool.upload(hx);
+  half* out = pool.alloc<half>(16);
+  const uint32_t n = 256;
+  CHECK_OK(KILN_ASCEND_LAUNCH(emu_reduce_half, 1, nullptr, x, out, n));
+  CHECK(static_cast<float>(DevicePool::download(out, 1)[0]) == 2302.0f);
+}
+
+std::vector<half> cast_to_half(const std::vector<float>& values, RoundMode mode) {
+  DevicePool pool;
+  float* x = pool.upload(values);
+  half* y = pool.alloc<half>(values.size());
+  int32_t* r = pool.alloc<int32_t>(values.size());
+  const uint32_t n = static_cast<uint32_t>(values.size());
+  const uint32_t mode_value = static_cast<uint32_t>(mode);
+  const uint32_t to_int = 0;
+  CHECK_OK(KILN_ASCEND_LAUNCH(emu_cast_modes, 1, nullptr, x, y, r, n, mode_value, to_int));
+  return DevicePool::download(y, values.size());
+}
+
+std::vector<int32_t> cast_to_int(const std::vector<float>& values, RoundMode mode) {
+  DevicePool pool;
+  float* x = pool.upload(values);
+  half* y = pool.alloc<half>(values.size());
+  int32_t* r = pool.alloc<int32_t>(values.size());
+  const uint32_t n = static_cast<uint32_t>(values.size());
+  const uint32_t mode_value = static_cast<uint32_t>(mode);
+  const uint32_t to_int = 1;
+  CHECK_OK(KILN_ASCEND_LAUNCH(emu_cast_modes, 1, nullptr, x, y, r, n, mode_value, to_int));
+  return DevicePool::download(r, values.size());
+}
+
+void test_cast_round_modes() {
+  const float ulp = 1.0f / 1024;  // half spacing in [1, 2)
+  // 16 values (32 B of half): 1 + 0.75 ulp, its negation, a tie 1 + 0.5 ulp, then padding.
+  std::vector<float> values(16, 0.0f);
+  values[0] = 1.0f + 0.75f * ulp;
+  values[1] = -(1.0f + 0.75f * ulp);
+  values[2] = 1.0f + 0.5f * ulp;
+  values[3] = 1.0f + 1.5f * ulp;
+  const auto expect = [&](RoundMode mode, float v0, float v1, float v2, float v3) {
+    const auto got = cast_to_half(values, mode);
+    CHECK(static_cast<float>(got[0]) == v0);
+    CHECK(static_cast<float>(got[1]) == v1);
+    CHECK(static_cast<float>(got[2]) == v2);
+    CHECK(static_cast<float>(got[3]) == v3);
+  };
+  const float up = 1.0f + ulp, up2 = 1.0f + 2 * ulp;
+  expect(RoundMode::CAST_RINT, up, -up, 1.0f, up2);
+  expect(RoundMode::CAST_NONE, up, -up, 1.0f, up2);
+  expect(RoundMode::CAST_FLOOR, 1.0f, -up, 1.0f, up);
+  expect(RoundMode::CAST_CEIL, up, -1.0f, up, up2);
+  expect(RoundMode::CAST_TRUNC, 1.0f, -1.0f, 1.0f, up);
+  expect(RoundMode::CAST_ROUND, up, -up, up, up2);
+  expect(RoundMode::CAST_ODD, up, -up, up, up);
+
+  std::vector<float> ints = {2.5f, -2.5f, 3.5f, -0.4f, 3e9f, -3e9f, NAN, 7.0f};
+  const auto check_ints = [&](RoundMode mode, std::vector<int32_t> expected) {
+    CHECK(cast_to_int(ints, mode) == expected);
+  };
+  check_ints(RoundMode::CAST_RINT, {2, -2, 4, 0, INT_MAX, INT_MIN, 0, 7});
+  check_ints(RoundMode::CAST_ROUND, {3, -3, 4, 0, INT_MAX, INT_MIN, 0, 7});
+  check_ints(RoundMode::CAST_FLOOR, {2, -3, 3, -1, INT_MAX, INT_MIN, 0, 7});
+  check_ints(RoundMode::CAST_CEIL, {3, -2, 4, 0, INT_MAX, INT_MIN, 0, 7});
+  check_ints(RoundMode::CAST_TRUNC, {2, -2, 3, 0, INT_MAX, INT_MIN, 0, 7});
+}
+
+void test_cast_mode_rules() {
+  DevicePool pool;
+  uint8_t* x = pool.alloc<uint8_t>(32);
+  CHECK_FAILS(KILN_ASCEND_LAUNCH(emu_cast_widen_rint, 1, nullptr, x), "emu_cast_widen_rint",
+              "Cast half->float: takes RoundMode::CAST_NONE only");
+  std::vector<float> values(8, 1.0f);
+  float* v = pool.upload(values);
+  half* y = pool.alloc<half>(8);
+  int32_t* r = pool.alloc<int32_t>(8);
+  const uint32_t n = 8;
+  const uint32_t odd = static_cast<uint32_t>(RoundMode::CAST_ODD);
+  const uint32_t to_int = 1;
+  CHECK_FAILS(KILN_ASCEND_LAUNCH(emu_cast_modes, 1, nullptr, v, y, r, n, odd, to_int),
+              "Cast float->int32_t: RoundMode::CAST_ODD exists for float->half only");
+}
+
+void test_bfloat16_rounding() {
+  CHECK(bfloat16_t(1.00390625f).x == 0x3f80);  // tie to even, as the Cast test relies on
+  CHECK(bfloat16_t(1.01171875f).x == 0x3f82);
+}
+
+}  // namespace
+
+void run_precision_tests() {
+  test_half_rounds_every_operation();
+  test_reduce_sum_half_order();
+  test_cast_round_modes();
+  test_cast_mode_rules();
+  test_bfloat16_rounding();
+}
+
+}  // namespace emu_test

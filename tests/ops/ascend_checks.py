@@ -1,0 +1,72 @@
+"""Checks of the Ascend kernels themselves (emulated): fallback disabled, on each SoC profile.
+
+The op tests on backend "ascend" (conftest) check results with fallback allowed; these check
+that an Ascend kernel really ran, on the shapes that matter to it (unaligned tails, several UB
+tiles per core), and that it declines what it cannot take.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+import torch
+from op_compare import assert_same, tolerances_for
+
+import kiln
+import kiln.ascend
+
+SOCS = ("Ascend910B", "Ascend310P")
+# Lengths with tails that are not whole 32-byte blocks, and one that needs several UB tiles on
+# every core (48 cores x ~11k float elements per tile).
+SIZES = (1, 7, 33, 4099, 100_003, (1 << 20) + 5)
+
+
+@contextmanager
+def on_soc(name: str) -> Iterator[None]:
+    previous = kiln.ascend.soc()
+    kiln.ascend.set_soc(name)
+    try:
+        yield
+    finally:
+        kiln.ascend.set_soc(previous)
+
+
+def float_dtypes(soc: str) -> list[torch.dtype]:
+    """The floating dtypes the SoC computes: bfloat16 only on Ascend910B."""
+    dtypes = [torch.float32, torch.float16]
+    return dtypes + [torch.bfloat16] if soc == "Ascend910B" else dtypes
+
+
+def call_ascend(name: str, *args: Any, out: Any, **kwargs: Any) -> list[dict[str, Any]]:
+    """Runs `name` on the Ascend kernel only; returns the launches it made."""
+    kiln.ascend.clear_launch_history()
+    kiln.call_op(name, *args, out=out, backend="ascend", allow_fallback=False, **kwargs)
+    return kiln.ascend.launch_history()
+
+
+def check_ascend(
+    name: str,
+    expected: torch.Tensor,
+    *args: Any,
+    out: torch.Tensor,
+    atol: float = 0.0,
+    **kwargs: Any,
+) -> None:
+    """The Ascend kernel's result equals torch's `expected` within the Ascend tolerances, and
+    at least one kernel launched (for a non-empty out)."""
+    launches = call_ascend(name, *args, out=out, **kwargs)
+    assert_same(out, expected, atol=atol, tolerances=tolerances_for("ascend"))
+    if expected.numel() > 0:
+        assert launches, f"{name} ran no Ascend kernel"
+
+
+def check_declines(name: str, *args: Any, out: Any, reason: str, **kwargs: Any) -> None:
+    """The Ascend kernel declines (naming `reason`); with fallback the portable kernel runs."""
+    with pytest.raises(kiln.KilnError, match=f"does not take {reason}"):
+        kiln.call_op(name, *args, out=out, backend="ascend", allow_fallback=False, **kwargs)
+    kiln.reset_fallback_stats()
+    kiln.call_op(name, *args, out=out, backend="ascend", **kwargs)
+    assert any(record[0] == name and record[2] == "portable" for record in kiln.fallback_records())

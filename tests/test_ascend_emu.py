@@ -1,0 +1,145 @@
+"""Kiln's Ascend C emulator: its native tests (correct kernels, one broken kernel per rule),
+its environment settings, and the dtype rules that must fail at compile time."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from buildtools import REPO_ROOT, run
+
+
+@pytest.fixture(scope="module")
+def emu_build(native_build: Path) -> Path:
+    """The native build, which has the emulator's test executable (KILN_ASCEND=emu)."""
+    return native_build
+
+
+def _run_tests(build: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(build / "tests/native/ascend_emu/ascend_emu_tests"), *env.pop("args", "").split()],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+    )
+
+
+@pytest.mark.parametrize("seed", ["", "1", "0xdecafbad"])
+def test_emulator_tests_pass_in_any_block_order(emu_build: Path, seed: str) -> None:
+    result = _run_tests(emu_build, KILN_ASCEND_EMU_SEED=seed)
+    summary = re.search(r"^(\d+) passed, (\d+) failed$", result.stdout, re.MULTILINE)
+    assert summary is not None, result.stdout + result.stderr
+    assert result.returncode == 0, result.stdout
+    assert int(summary.group(1)) > 100 and summary.group(2) == "0"
+
+
+def test_environment_selects_soc_and_seed(emu_build: Path) -> None:
+    result = _run_tests(
+        emu_build, args="--print-config", KILN_ASCEND_SOC="Ascend310P3", KILN_ASCEND_EMU_SEED="7"
+    )
+    assert result.stdout.strip() == "soc=Ascend310P seed=7"
+    default = _run_tests(
+        emu_build, args="--print-config", KILN_ASCEND_SOC="", KILN_ASCEND_EMU_SEED=""
+    )
+    assert default.stdout.startswith("soc=Ascend910B ")
+
+
+def test_unknown_soc_is_reported_not_ignored(emu_build: Path) -> None:
+    result = _run_tests(emu_build, args="--print-config", KILN_ASCEND_SOC="Ascend910A")
+    assert result.stdout.startswith("soc=Ascend910B ")
+    assert "KILN_ASCEND_SOC=Ascend910A is not a known SoC" in result.stderr
+
+
+def _compiler(build: Path) -> str:
+    cache = (build / "CMakeCache.txt").read_text()
+    found = re.search(r"^CMAKE_CXX_COMPILER:\w+=(.+)$", cache, re.MULTILINE)
+    assert found is not None
+    return found.group(1)
+
+
+KERNEL_PRELUDE = """
+#include "kernel_operator.h"
+#include "lib/matmul_intf.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x) {
+  (void)x;
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> buf;
+  pipe.InitBuffer(buf, 1024);
+  %s
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("statement", "message"),
+    [
+        (
+            "auto t = buf.Get<bfloat16_t>(); Add(t, t, t, 16);",
+            "Add takes half, float, int16_t or int32_t operands",
+        ),
+        ("auto t = buf.Get<int32_t>(); Exp(t, t, 8);", "Exp takes half or float operands"),
+        (
+            "auto t = buf.Get<half>(); Adds(t, t, 2.0f, 16);",
+            "Adds: the scalar must have the tensor's type",
+        ),
+        (
+            "Cast(buf.Get<bfloat16_t>(), buf.Get<half>(), RoundMode::CAST_RINT, 16);",
+            "Cast: the vector unit does not convert this source/destination type pair",
+        ),
+        (
+            "auto t = buf.Get<int32_t>(); ReduceSum(t, t, t, 8);",
+            "ReduceSum takes half or float operands",
+        ),
+        (
+            "using I = matmul::MatmulType<TPosition::GM, CubeFormat::ND, int32_t>;"
+            " matmul::Matmul<I, I, I> mm;",
+            "Matmul: inputs must be half, bfloat16_t or float",
+        ),
+    ],
+)
+def test_unsupported_dtype_is_a_compile_error(
+    emu_build: Path, tmp_path: Path, statement: str, message: str
+) -> None:
+    source = tmp_path / "kernel.cpp"
+    source.write_text(KERNEL_PRELUDE % statement)
+    command = [
+        _compiler(emu_build),
+        "-std=c++17",
+        "-fsyntax-only",
+        f"-I{REPO_ROOT}",
+        f"-I{REPO_ROOT / 'kernels/ascend/emu'}",
+        str(source),
+    ]
+    result = run(command, check=False)
+    assert result.returncode != 0
+    assert message in result.stderr, result.stderr[-3000:]
+
+
+def test_supported_dtypes_compile(emu_build: Path, tmp_path: Path) -> None:
+    source = tmp_path / "kernel.cpp"
+    source.write_text(
+        KERNEL_PRELUDE
+        % (
+            "auto h = buf.Get<half>(); auto f = buf.Get<float>()[128];"
+            " auto i = buf.Get<int32_t>()[192]; Add(h, h, h, 16); Exp(f, f, 8);"
+            " Cast(f, h, RoundMode::CAST_NONE, 16); Mins(i, i, 3, 8);"
+        )
+    )
+    run(
+        [
+            _compiler(emu_build),
+            "-std=c++17",
+            "-fsyntax-only",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            f"-I{REPO_ROOT}",
+            f"-I{REPO_ROOT / 'kernels/ascend/emu'}",
+            str(source),
+        ]
+    )
