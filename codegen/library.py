@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from codegen.api.contract import check_out_variant, check_types
+from codegen.api.kernel_keys import DTYPE_NAMES, KernelKey
 from codegen.api.names import mangle
 from codegen.api.signature import Signature, signature_of
 from codegen.errors import UserError
@@ -231,7 +232,13 @@ def build_library(
             missing.append((op.name, op.source.path, op.source.line, reason))
         elif unserved is not None:
             origin = selection.metadata_origins.get(op.name, op.source)
-            reason = f"its kernel key {unserved} has neither a matching nor a default kernel"
+            dtypes = ", ".join(
+                DTYPE_NAMES.get(arg.dtype, str(arg.dtype)) for arg in KernelKey.parse(unserved).args
+            )
+            reason = (
+                f"its kernel key {unserved} (dtypes {dtypes}) has neither a matching nor a "
+                "default kernel"
+            )
             missing.append((op.name, origin.path, origin.line, reason))
         resolved.append((op, kernels))
     for request in selection.requests:

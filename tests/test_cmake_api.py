@@ -3,7 +3,9 @@ errors for bad arguments."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -124,3 +126,32 @@ def test_cmake_build_flags_reject_unknown_values(tmp_path: Path) -> None:
     assert result.returncode != 0
     assert "KILN_ASCEND must be off, emu or cann (got 'gpu')" in result.stderr
     shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        ([], "KILN_ASCEND=cann needs CANN: pass -DASCEND_CANN_PACKAGE_PATH=<CANN install>"),
+        (
+            ["-DASCEND_CANN_PACKAGE_PATH=/nonexistent/cann"],
+            "ASCEND_CANN_PACKAGE_PATH '/nonexistent/cann' does not exist",
+        ),
+        (["-DASCEND_CANN_PACKAGE_PATH={empty}"], "KILN_ASCEND=cann needs -DSOC_VERSION=<SoC>"),
+        (
+            ["-DASCEND_CANN_PACKAGE_PATH={empty}", "-DSOC_VERSION=Ascend910B3"],
+            "no ascendc.cmake under",
+        ),
+    ],
+)
+def test_missing_cann_is_a_loud_configure_error(
+    tmp_path: Path, flags: list[str], message: str
+) -> None:
+    empty = tmp_path / "not-cann"
+    empty.mkdir()
+    build = tmp_path / "build"
+    command = ["cmake", "-S", str(REPO_ROOT), "-B", str(build), "-G", "Ninja", "-DKILN_ASCEND=cann"]
+    command += [flag.format(empty=empty) for flag in flags]
+    environment = {**os.environ, "ASCEND_CANN_PACKAGE_PATH": ""}
+    result = subprocess.run(command, capture_output=True, text=True, env=environment)
+    assert result.returncode != 0
+    assert message in " ".join(result.stderr.split())

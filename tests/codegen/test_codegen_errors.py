@@ -410,7 +410,8 @@ CASES = [
     Case(
         "selected-key-without-kernel",
         "sel.yaml:4",
-        "kernel key v1/7;0,1|7;0,1|7;0,1 has neither a matching nor a default kernel",
+        "kernel key v1/7;0,1|7;0,1|7;0,1 (dtypes Double, Double, Double) has neither a matching "
+        "nor a default kernel",
         KEYED,
         selection="operators:\n  aten::add.out: {}\net_kernel_metadata:\n"
         "  aten::add.out: ['v1/7;0,1|7;0,1|7;0,1']\n",

@@ -59,7 +59,7 @@ def test_kiln_functions_yaml_all_ops(tmp_path: Path) -> None:
     data = manifest(tmp_path)
     ops = operators(data)
     assert len(ops) == len(yaml.safe_load(Path(FUNCTIONS_YAML).read_text()))
-    assert data["backends"] == ["portable"]
+    assert data["backends"] == ["portable", "ascend"]
     assert data["selection"] == {"include_all_operators": True, "root_ops": []}
     assert data["sources"] == {
         "functions_yaml": FUNCTIONS_YAML,
