@@ -90,7 +90,14 @@ def test_kiln_functions_yaml_all_ops(tmp_path: Path) -> None:
             "kernel_name": "kiln::portable::add_out",
             "cpp_function": "kiln::portable::native::add_out",
             "source": f"{FUNCTIONS_YAML}:7",
-        }
+        },
+        {
+            "backend": "ascend",
+            "key": "default",
+            "kernel_name": "kiln::ascend::add_out",
+            "cpp_function": "kiln::ascend::native::add_out",
+            "source": f"{FUNCTIONS_YAML}:9",
+        },
     ]
     sum_args = {a["name"]: a for a in ops["aten::sum.IntList_out"]["arguments"]}
     assert sum_args["dim"]["type"] == "int[1]?" and sum_args["dim"]["kind"] == "OptionalIntList"

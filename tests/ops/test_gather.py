@@ -9,7 +9,7 @@ import pytest
 import torch
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from op_compare import check_op, magnitude
+from op_compare import check_op, is_portable, magnitude
 from strategies import dtypes, make_tensor, out_tensors, scalars_for, seeds, shapes, tensors
 
 import kiln
@@ -21,7 +21,7 @@ aten = torch.ops.aten
 
 def portable_only(call_op: Any, match: str) -> str | None:
     """Kiln's own messages are checked on the portable backend; ATen mode has libtorch's."""
-    return match if call_op.keywords.get("backend") == "portable" else None
+    return match if is_portable(call_op) else None
 
 
 @st.composite

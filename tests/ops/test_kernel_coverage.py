@@ -29,10 +29,12 @@ def qualified(op: str) -> str:
 
 def defines(source: str, namespace: str, function: str) -> bool:
     """True when `source` opens `namespace` (nested or in one line) and defines `function`."""
-    parts = namespace.split("::")
-    opens = f"namespace {namespace}" in source or all(
-        re.search(rf"namespace\s+{re.escape(p)}\b", source) for p in parts
-    )
+    opened = {
+        part
+        for name in re.findall(r"namespace\s+([\w:]+)\s*\{", source)
+        for part in name.split("::")
+    }
+    opens = all(part in opened for part in namespace.split("::"))
     definition = re.search(rf"[&*\s]{re.escape(function)}\s*\([^;]*\)\s*\{{", source, re.S)
     return opens and definition is not None
 

@@ -8,7 +8,7 @@ import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from op_compare import assert_same, eps
+from op_compare import assert_same, backend_of, eps, tolerances_for
 from strategies import FLOAT_DTYPES, dtypes, make_tensor, out_like, shapes
 
 import kiln
@@ -44,7 +44,12 @@ def check_three_outs(call_op: Any, args: tuple, outs: tuple, atol: float = 1e-5)
     )
     for index, (actual, expected) in enumerate(zip(kiln_outs, torch_outs, strict=True)):
         scale = largest(expected)
-        assert_same(actual, expected, atol=atol * (1 + scale) + (residue if index == 0 else 0))
+        assert_same(
+            actual,
+            expected,
+            atol=atol * (1 + scale) + (residue if index == 0 else 0),
+            tolerances=tolerances_for(backend_of(call_op)),
+        )
 
 
 def largest(t: torch.Tensor | None) -> float:

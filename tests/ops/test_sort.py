@@ -8,7 +8,7 @@ import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from op_compare import assert_same
+from op_compare import assert_same, is_portable
 from strategies import dtypes, make_tensor, seeds, shapes, tensors
 
 import kiln
@@ -20,7 +20,7 @@ aten = torch.ops.aten
 
 def portable_only(call_op: Any, match: str) -> str | None:
     """Kiln's own messages are checked on the portable backend; ATen mode has libtorch's."""
-    return match if call_op.keywords.get("backend") == "portable" else None
+    return match if is_portable(call_op) else None
 
 
 @st.composite

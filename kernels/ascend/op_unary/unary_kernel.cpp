@@ -1,9 +1,11 @@
 // Ascend C unary elementwise kernel: CopyIn -> op -> CopyOut over double-buffered UB tiles.
 //
-// Half, float and int32 compute natively on the vector unit; bfloat16 is a storage type there, so
-// its tiles are cast to float, computed and cast back (rounding once, to nearest even).
+// Half, float and int32 compute natively on the vector unit where the op is one instruction (or
+// exact); multi-step formulas on half, and every op on bfloat16 (a storage type there), cast the
+// tile to float, compute and cast back, so the result rounds once, to nearest even.
 #include "kernel_operator.h"
 #include "kernels/ascend/common/kernel_util.h"
+#include "kernels/ascend/op_unary/unary_math.h"
 #include "kernels/ascend/op_unary/unary_tiling.h"
 
 using namespace AscendC;
@@ -13,25 +15,86 @@ namespace {
 
 constexpr int32_t kBufferNum = 2;  // double buffering: tile i+1 copies in while tile i computes
 
-// The op on `n` elements of a compute type (half, float or int32); `mask` is scratch for
-// n bits.
+// clamp: min(max(x, lo), hi), so lo > hi gives hi as in torch; floats keep NaN from x.
 template <typename C>
-__aicore__ inline void apply(UnaryOp op, const LocalTensor<C>& dst, const LocalTensor<C>& src,
-                             const LocalTensor<uint8_t>& mask, uint32_t n) {
-  switch (op) {
-    case UnaryOp::Relu:
-      Relu(dst, src, n);
-      if constexpr (!std::is_same_v<C, int32_t>) keep_nan(dst, src, mask, n);
-      break;
+__aicore__ inline void clamp(const LocalTensor<C>& dst, const LocalTensor<C>& src,
+                             const UnaryLimits& limits, const LocalTensor<uint8_t>& mask,
+                             uint32_t n) {
+  if constexpr (std::is_same_v<C, int32_t>) {
+    if (limits.has_min != 0) Maxs(dst, src, limits.min_int, n);
+    if (limits.has_max != 0) Mins(dst, limits.has_min != 0 ? dst : src, limits.max_int, n);
+  } else {
+    // The limits are exact in C: the host rounded them to the storage dtype.
+    if (limits.has_min != 0) Maxs(dst, src, C(limits.min_value), n);
+    if (limits.has_max != 0) Mins(dst, limits.has_min != 0 ? dst : src, C(limits.max_value), n);
+    keep_nan(dst, src, mask, n);
   }
 }
 
-// T is the storage type; C the type the vector unit computes in (T, or float for bfloat16).
+// The op on `n` elements of a compute type (half, float or int32). Multi-step formulas exist
+// for float only: the host sets compute_float for them on 16-bit storage.
+template <typename C>
+__aicore__ inline void apply(UnaryOp op, const LocalTensor<C>& dst, const LocalTensor<C>& src,
+                             const UnaryWork& work, const UnaryLimits& limits, uint32_t n) {
+  switch (op) {
+    case UnaryOp::Relu:
+      Relu(dst, src, n);
+      if constexpr (!std::is_same_v<C, int32_t>) keep_nan(dst, src, work.m0, n);
+      return;
+    case UnaryOp::Abs:
+      Abs(dst, src, n);
+      return;
+    case UnaryOp::Neg:
+      Muls(dst, src, C(-1), n);  // int32: INT_MIN wraps to itself, as in torch
+      return;
+    case UnaryOp::Clamp:
+      clamp<C>(dst, src, limits, work.m0, n);
+      return;
+    default:
+      break;
+  }
+  if constexpr (!std::is_same_v<C, int32_t>) {
+    switch (op) {
+      case UnaryOp::Exp:
+        Exp(dst, src, n);
+        return;
+      case UnaryOp::Sqrt:
+        Sqrt(dst, src, n);
+        return;
+      case UnaryOp::Rsqrt:
+        Rsqrt(dst, src, n);
+        return;
+      default:
+        break;
+    }
+  }
+  if constexpr (std::is_same_v<C, float>) {
+    switch (op) {
+      case UnaryOp::GeluErf:
+        gelu_erf_float(dst, src, work, n);
+        return;
+      case UnaryOp::GeluTanh:
+        gelu_tanh_float(dst, src, work, n);
+        return;
+      case UnaryOp::Sigmoid:
+        sigmoid_float(dst, src, work, n);
+        return;
+      case UnaryOp::Tanh:
+        tanh_float(dst, src, work, n);
+        return;
+      default:
+        break;
+    }
+  }
+}
+
+// T is the storage type; C the type the vector unit computes in (T, or float).
 template <typename T, typename C>
 class UnaryKernel {
  public:
   __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, const UnaryTiling& tiling) {
     op_ = static_cast<UnaryOp>(tiling.op);
+    limits_ = tiling.limits;
     tile_ = tiling.tile_elems;
     const BlockRange range = block_range(tiling.total, tiling.block_elems);
     length_ = range.length;
@@ -40,8 +103,13 @@ class UnaryKernel {
     y_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y) + range.start, length_);
     pipe_.InitBuffer(in_, kBufferNum, tile_ * sizeof(T));
     pipe_.InitBuffer(out_, kBufferNum, tile_ * sizeof(T));
-    pipe_.InitBuffer(mask_, tile_ / 8);
-    if constexpr (!std::is_same_v<T, C>) pipe_.InitBuffer(scratch_, 2 * tile_ * sizeof(C));
+    const UnaryNeeds needs = unary_needs(op_);
+    if (needs.masks > 0) pipe_.InitBuffer(mask0_, tile_ / 8);
+    if (needs.masks > 1) pipe_.InitBuffer(mask1_, tile_ / 8);
+    // Scratch tiles of C: the op's own, then (16-bit storage in float) the widened input and
+    // result.
+    scratch_tiles_ = needs.scratch_tiles + (std::is_same_v<T, C> ? 0 : 2);
+    if (scratch_tiles_ > 0) pipe_.InitBuffer(scratch_, scratch_tiles_ * tile_ * sizeof(C));
   }
 
   __aicore__ inline void Process() {
@@ -63,15 +131,24 @@ class UnaryKernel {
   __aicore__ inline void Compute(uint32_t n) {
     LocalTensor<T> x = in_.DeQue<T>();
     LocalTensor<T> y = out_.AllocTensor<T>();
-    LocalTensor<uint8_t> mask = mask_.Get<uint8_t>();
+    const UnaryNeeds needs = unary_needs(op_);
+    LocalTensor<C> scratch;
+    if (scratch_tiles_ > 0) scratch = scratch_.Get<C>(scratch_tiles_ * tile_);
+    UnaryWork work;
+    if constexpr (std::is_same_v<C, float>) {
+      if (needs.scratch_tiles > 0) work.s0 = scratch;
+      if (needs.scratch_tiles > 1) work.s1 = scratch[tile_];
+      if (needs.scratch_tiles > 2) work.s2 = scratch[2 * tile_];
+    }
+    if (needs.masks > 0) work.m0 = mask0_.Get<uint8_t>();
+    if (needs.masks > 1) work.m1 = mask1_.Get<uint8_t>();
     if constexpr (std::is_same_v<T, C>) {
-      apply<C>(op_, y, x, mask, n);
+      apply<C>(op_, y, x, work, limits_, n);
     } else {
-      LocalTensor<C> wide = scratch_.Get<C>(2 * tile_);
-      LocalTensor<C> a = wide;
-      LocalTensor<C> b = wide[tile_];
+      LocalTensor<C> a = scratch[needs.scratch_tiles * tile_];
+      LocalTensor<C> b = scratch[(needs.scratch_tiles + 1) * tile_];
       Cast(a, x, RoundMode::CAST_NONE, n);
-      apply<C>(op_, b, a, mask, n);
+      apply<C>(op_, b, a, work, limits_, n);
       Cast(y, b, RoundMode::CAST_RINT, n);
     }
     out_.EnQue(y);
@@ -87,13 +164,16 @@ class UnaryKernel {
   TPipe pipe_;
   TQue<TPosition::VECIN, 1> in_;
   TQue<TPosition::VECOUT, 1> out_;
-  TBuf<TPosition::VECCALC> mask_;
+  TBuf<TPosition::VECCALC> mask0_;
+  TBuf<TPosition::VECCALC> mask1_;
   TBuf<TPosition::VECCALC> scratch_;
   GlobalTensor<T> x_;
   GlobalTensor<T> y_;
   UnaryOp op_ = UnaryOp::Relu;
+  UnaryLimits limits_;
   uint64_t length_ = 0;
   uint32_t tile_ = 0;
+  uint32_t scratch_tiles_ = 0;
 };
 
 template <typename T, typename C>
@@ -114,7 +194,11 @@ extern "C" __global__ __aicore__ void kiln_unary_float(GM_ADDR x, GM_ADDR y, GM_
 
 extern "C" __global__ __aicore__ void kiln_unary_half(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
   const auto t = kiln::ascend::load_tiling<kiln::ascend::UnaryTiling>(tiling);
-  kiln::ascend::run_unary<half, half>(x, y, t);
+  if (t.compute_float != 0) {
+    kiln::ascend::run_unary<half, float>(x, y, t);
+  } else {
+    kiln::ascend::run_unary<half, half>(x, y, t);
+  }
 }
 
 extern "C" __global__ __aicore__ void kiln_unary_int32(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {

@@ -1,0 +1,117 @@
+// run_matmul: device buffers padded to 32-byte rows, one launch of the cube kernel.
+#include "kernels/ascend/op_matmul/matmul_run.h"
+
+#include <cstring>
+
+#include "kernels/ascend/common/accept.h"
+#include "kernels/ascend/common/host.h"
+#include "kernels/ascend/op_matmul/matmul_kernels.h"
+#include "runtime/core/half.h"
+
+namespace kiln::ascend {
+namespace {
+
+LaunchOutcome launch_matmul(DeviceDtype dtype, const MatmulTiling& tiling, uint8_t* a, uint8_t* b,
+                            uint8_t* bias, uint8_t* c, uint8_t* t) {
+  switch (dtype) {
+    case DeviceDtype::Half:
+      return KILN_ASCEND_LAUNCH(kiln_matmul_half, tiling.block_dim, launch_stream(), a, b, bias, c,
+                                t);
+#if KILN_MATMUL_FLOAT
+    case DeviceDtype::Float:
+      return KILN_ASCEND_LAUNCH(kiln_matmul_float, tiling.block_dim, launch_stream(), a, b, bias, c,
+                                t);
+    case DeviceDtype::BFloat16:
+      return KILN_ASCEND_LAUNCH(kiln_matmul_bf16, tiling.block_dim, launch_stream(), a, b, bias, c,
+                                t);
+#endif
+    default:
+      break;
+  }
+  LaunchOutcome outcome;
+  outcome.ok = false;
+  outcome.message = "no matmul kernel for this dtype in this build";
+  return outcome;
+}
+
+// The bias as the cube's bias table takes it: n_pitch floats, a broadcast value repeated, the
+// padding zeroed. Widening half and bfloat16 to float is exact.
+template <typename T>
+void widen_bias(const T* src, bool broadcast, uint32_t n, uint32_t n_pitch, float* dst) {
+  for (uint32_t j = 0; j < n; ++j) dst[j] = static_cast<float>(src[broadcast ? 0 : j]);
+  for (uint32_t j = n; j < n_pitch; ++j) dst[j] = 0.0f;
+}
+
+bool stage_bias(KernelRuntimeContext& ctx, const Tensor& addend, const MatmulTiling& tiling,
+                DeviceBuffer& bias) {
+  const size_t bytes = size_t{tiling.n_pitch} * sizeof(float);
+  Result<void*> memory = ctx.allocate_temp(bytes, alignof(float));
+  if (!memory.ok()) {
+    // The portable kernel needs no temp memory: let it serve rather than fail the call.
+    ctx.reset_failure();
+    return decline(ctx,
+                   "a bias without temp memory to widen it to float (give the context a "
+                   "temp allocator)");
+  }
+  float* values = static_cast<float*>(memory.get());
+  const bool broadcast = addend.numel() == 1;
+  switch (addend.scalar_type()) {
+    case ScalarType::Half:
+      widen_bias(addend.const_data_ptr<Half>(), broadcast, tiling.n, tiling.n_pitch, values);
+      break;
+    case ScalarType::BFloat16:
+      widen_bias(addend.const_data_ptr<BFloat16>(), broadcast, tiling.n, tiling.n_pitch, values);
+      break;
+    default:
+      widen_bias(addend.const_data_ptr<float>(), broadcast, tiling.n, tiling.n_pitch, values);
+      break;
+  }
+  return bias.upload(ctx, values, bytes);
+}
+
+}  // namespace
+
+bool accept_matmul_dtype(KernelRuntimeContext& ctx, ScalarType dtype, DeviceDtype* device_dtype) {
+  if (dtype == ScalarType::Int) return decline(ctx, "dtype Int (the cube multiplies floats here)");
+  if (!accept_dtype(ctx, dtype, /*int32_ok=*/false, device_dtype)) return false;
+  const Platform device = platform();
+  if (*device_dtype == DeviceDtype::Float && !cube_profile(device.soc_name).float_inputs) {
+    return decline(ctx, "Float (the %s cube multiplies half only)", device.soc_name);
+  }
+  return true;
+}
+
+bool run_matmul(KernelRuntimeContext& ctx, const MatmulProblem& problem,
+                const MatmulOperands& operands) {
+  const Platform device = platform();
+  MatmulProblem staged = problem;
+  staged.bias = operands.addend_kind == MatmulAddend::RowBias;
+  staged.accumulate = operands.addend_kind == MatmulAddend::Full;
+  const MatmulTiling tiling =
+      matmul_tiling(staged, cube_profile(device.soc_name), device.cube_cores);
+  const size_t size = device_element_size(problem.dtype);
+  const size_t batches = tiling.batches;
+  const size_t k_row = size_t{tiling.k} * size;
+  const size_t k_pitch = size_t{tiling.k_pitch} * size;
+  const size_t n_row = size_t{tiling.n} * size;
+  const size_t n_pitch = size_t{tiling.n_pitch} * size;
+  DeviceBuffer a, b, bias, c, t;
+  if (!a.upload_rows(ctx, operands.a, batches * tiling.m, k_row, k_pitch)) return false;
+  const bool b_ok = problem.trans_b
+                        ? b.upload_rows(ctx, operands.b, batches * tiling.n, k_row, k_pitch)
+                        : b.upload_rows(ctx, operands.b, batches * tiling.k, n_row, n_pitch);
+  if (!b_ok) return false;
+  if (staged.bias && !stage_bias(ctx, *operands.addend, tiling, bias)) return false;
+  // C starts as the addend (the kernel adds the product to it) or as uninitialised memory.
+  const bool c_ok = staged.accumulate ? c.upload_rows(ctx, operands.addend->const_data_ptr(),
+                                                      batches * tiling.m, n_row, n_pitch)
+                                      : c.allocate(ctx, batches * tiling.m * n_pitch);
+  if (!c_ok || !t.upload(ctx, &tiling, sizeof(tiling))) return false;
+  if (!finish_launch(ctx, launch_matmul(problem.dtype, tiling, a.get(), b.get(), bias.get(),
+                                        c.get(), t.get()))) {
+    return false;
+  }
+  return c.download_rows(ctx, operands.c, batches * tiling.m, n_row, n_pitch);
+}
+
+}  // namespace kiln::ascend

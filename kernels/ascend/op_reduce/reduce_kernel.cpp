@@ -1,0 +1,270 @@
+// Ascend C last-dim reduction kernel (sum, mean, amax): each core reduces whole rows.
+//
+// Rows that fit in UB go several to a tile (CopyIn -> reduce each row -> CopyOut of one 32-byte
+// block per row); a longer row goes through UB in chunks whose partial results combine on the
+// scalar unit. Floating rows reduce in float (half/bfloat16 tiles are widened first) and sums
+// run as balanced trees; int32 amax folds its rows with Max.
+#include <type_traits>
+
+#include "kernel_operator.h"
+#include "kernels/ascend/common/kernel_util.h"
+#include "kernels/ascend/common/row_math.h"
+#include "kernels/ascend/op_reduce/reduce_tiling.h"
+
+using namespace AscendC;
+
+namespace kiln::ascend {
+namespace {
+
+constexpr int32_t kBufferNum = 2;  // double buffering: tile i+1 copies in while tile i reduces
+
+// One row's (or chunk's) result before it is finished: a sum or a maximum, and whether a NaN
+// was seen (the vector unit's ReduceMax does not promise to return it; torch's amax does).
+template <typename C>
+struct Partial {
+  C value;
+  bool nan;
+};
+
+template <typename T>
+class ReduceKernel {
+  using C = std::conditional_t<std::is_same_v<T, int32_t>, int32_t, float>;
+  static constexpr bool kWide = !std::is_same_v<T, C>;
+  static constexpr uint32_t kOutPitch = kReduceOutPitchBytes / sizeof(T);
+
+ public:
+  __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, const ReduceTiling& tiling) {
+    op_ = static_cast<ReduceOp>(tiling.op);
+    split_ = tiling.split;
+    const BlockRange range = block_range(split_.rows, split_.block_rows);
+    rows_ = range.length;
+    if (rows_ == 0) return;
+    chunked_ = split_.tile_rows == 0;
+    tile_rows_ = chunked_ ? 1 : split_.tile_rows;
+    const uint32_t tile_elems = chunked_ ? split_.chunk : tile_rows_ * split_.pitch;
+    const uint32_t row_elems = chunked_ ? split_.chunk : split_.pitch;
+    x_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x) + range.start * split_.pitch,
+                       rows_ * split_.pitch);
+    y_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y) + range.start * kOutPitch, rows_ * kOutPitch);
+    // A float row may be read up to one repeat past its end (whole-repeat Compare).
+    pipe_.InitBuffer(in_, kBufferNum, (tile_elems + kFloatRepeat) * sizeof(T));
+    pipe_.InitBuffer(out_, kBufferNum, tile_rows_ * kReduceOutPitchBytes);
+    if constexpr (kWide) {
+      pipe_.InitBuffer(wide_, (tile_elems + kFloatRepeat) * sizeof(float));
+      pipe_.InitBuffer(stage_, tile_rows_ * kOutPitch * sizeof(float));
+    }
+    pipe_.InitBuffer(work_, reduce_work_bytes(row_elems));
+    if constexpr (!std::is_same_v<C, int32_t>) {
+      if (op_ == ReduceOp::Amax) {
+        const uint32_t lanes = row_elems + kFloatRepeat;
+        pipe_.InitBuffer(mask_, (lanes / 8 + 31) / 32 * 32);
+        pipe_.InitBuffer(flags_, lanes * sizeof(float));
+        pipe_.InitBuffer(zeros_, lanes * sizeof(float));
+        Duplicate(zeros_.Get<float>(), 0.0f, static_cast<int32_t>(lanes));
+      }
+    }
+  }
+
+  __aicore__ inline void Process() {
+    if (rows_ == 0) return;
+    if (chunked_) {
+      for (uint64_t row = 0; row < rows_; ++row) LongRow(row);
+      return;
+    }
+    for (uint64_t first = 0; first < rows_; first += tile_rows_) {
+      const uint32_t n =
+          static_cast<uint32_t>(rows_ - first < tile_rows_ ? rows_ - first : tile_rows_);
+      CopyIn(first * split_.pitch, n * split_.pitch);
+      LocalTensor<T> x = in_.DeQue<T>();
+      const LocalTensor<C> data = Widened(x, n * split_.pitch);
+      LocalTensor<T> y = out_.AllocTensor<T>();
+      for (uint32_t r = 0; r < n; ++r) {
+        Store(y, r, Finish(Segment(data[r * split_.pitch], split_.row_len)));
+      }
+      in_.FreeTensor(x);
+      Emit(y, n);
+      CopyOut(first, n);
+    }
+  }
+
+ private:
+  // A row longer than UB: chunks of the padded row, their partial results combined in order.
+  __aicore__ inline void LongRow(uint64_t row) {
+    Partial<C> total = Start();
+    for (uint32_t offset = 0; offset < split_.pitch; offset += split_.chunk) {
+      const uint32_t copy =
+          split_.pitch - offset < split_.chunk ? split_.pitch - offset : split_.chunk;
+      const uint32_t valid =
+          split_.row_len - offset < split_.chunk ? split_.row_len - offset : split_.chunk;
+      CopyIn(row * split_.pitch + offset, copy);
+      LocalTensor<T> x = in_.DeQue<T>();
+      const Partial<C> part = Segment(Widened(x, copy), valid);
+      in_.FreeTensor(x);
+      Combine(total, part);
+    }
+    LocalTensor<T> y = out_.AllocTensor<T>();
+    Store(y, 0, Finish(total));
+    Emit(y, 1);
+    CopyOut(row, 1);
+  }
+
+  __aicore__ inline void CopyIn(uint64_t offset, uint32_t count) {
+    LocalTensor<T> x = in_.AllocTensor<T>();
+    DataCopy(x, x_[offset], count);
+    in_.EnQue(x);
+  }
+
+  __aicore__ inline void CopyOut(uint64_t first_row, uint32_t rows) {
+    LocalTensor<T> y = out_.DeQue<T>();
+    DataCopy(y_[first_row * kOutPitch], y, rows * kOutPitch);
+    out_.FreeTensor(y);
+  }
+
+  // The tile as the compute type: in place for float and int32, widened for half/bfloat16.
+  __aicore__ inline LocalTensor<C> Widened(const LocalTensor<T>& x, uint32_t count) {
+    if constexpr (kWide) {
+      LocalTensor<float> wide = wide_.Get<float>();
+      widen(wide, x, count);
+      return wide;
+    } else {
+      return x;
+    }
+  }
+
+  __aicore__ inline Partial<C> Start() const {
+    if constexpr (std::is_same_v<C, int32_t>) {
+      return {static_cast<int32_t>(-2147483647 - 1), false};
+    } else {
+      return {op_ == ReduceOp::Amax ? -__builtin_inff() : 0.0f, false};
+    }
+  }
+
+  __aicore__ inline void Combine(Partial<C>& total, const Partial<C>& part) const {
+    total.nan = total.nan || part.nan;
+    if (op_ == ReduceOp::Amax) {
+      if (part.value > total.value) total.value = part.value;
+    } else {
+      total.value += part.value;
+    }
+  }
+
+  __aicore__ inline C Finish(const Partial<C>& total) const {
+    if constexpr (std::is_same_v<C, int32_t>) {
+      return total.value;
+    } else {
+      if (total.nan) return __builtin_nanf("");
+      if (op_ == ReduceOp::Mean) return total.value / static_cast<float>(split_.row_len);
+      return total.value;
+    }
+  }
+
+  // The op over data[0, n), n >= 1. Sums destroy the data.
+  __aicore__ inline Partial<C> Segment(const LocalTensor<C>& data, uint32_t n) {
+    if constexpr (std::is_same_v<C, int32_t>) {
+      return {FoldMax(data, n), false};
+    } else {
+      LocalTensor<float> work = work_.Get<float>();
+      if (op_ != ReduceOp::Amax) return {tree_sum(data, work, n), false};
+      const float largest = row_max(data, work, n);
+      // flags[i] = 1 where data[i] is NaN: x == x fails only for NaN. Compare and Select run
+      // over whole repeats; lanes past n are never reduced.
+      const uint32_t lanes = (n + kFloatRepeat - 1) / kFloatRepeat * kFloatRepeat;
+      LocalTensor<uint8_t> mask = mask_.Get<uint8_t>();
+      LocalTensor<float> flags = flags_.Get<float>();
+      Compare(mask, data, data, CMPMODE::EQ, lanes);
+      PipeBarrier<PIPE_V>();
+      Select(flags, mask, zeros_.Get<float>(), 1.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, lanes);
+      PipeBarrier<PIPE_V>();
+      return {largest, row_max(flags, work, n) > 0.0f};
+    }
+  }
+
+  // int32 maximum: the upper half folded onto the lower half with Max down to one 32-byte
+  // block, then the last elements on the scalar unit. Destroys the data.
+  __aicore__ inline int32_t FoldMax(const LocalTensor<int32_t>& data, uint32_t n) {
+    while (n > 8) {
+      const uint32_t upper = ((n + 1) / 2 + 7) / 8 * 8;
+      Max(data, data, data[upper], static_cast<int32_t>(n - upper));
+      PipeBarrier<PIPE_V>();
+      n = upper;
+    }
+    wait_pipe<HardEvent::V_S>();
+    int32_t best = data.GetValue(0);
+    for (uint32_t i = 1; i < n; ++i) {
+      const int32_t value = data.GetValue(i);
+      if (value > best) best = value;
+    }
+    return best;
+  }
+
+  // Row r's result into its 32-byte block of the output tile (staged as float for 16-bit types).
+  __aicore__ inline void Store(const LocalTensor<T>& y, uint32_t r, C value) {
+    if constexpr (kWide) {
+      stage_.Get<float>().SetValue(r * kOutPitch, value);
+    } else {
+      y.SetValue(r * kOutPitch, value);
+    }
+  }
+
+  __aicore__ inline void Emit(LocalTensor<T>& y, uint32_t rows) {
+    if constexpr (kWide) {
+      wait_pipe<HardEvent::S_V>();
+      narrow(y, stage_.Get<float>(), rows * kOutPitch);
+    } else {
+      wait_pipe<HardEvent::S_MTE3>();
+    }
+    out_.EnQue(y);
+  }
+
+  TPipe pipe_;
+  TQue<TPosition::VECIN, 1> in_;
+  TQue<TPosition::VECOUT, 1> out_;
+  TBuf<TPosition::VECCALC> wide_;
+  TBuf<TPosition::VECCALC> stage_;
+  TBuf<TPosition::VECCALC> work_;
+  TBuf<TPosition::VECCALC> mask_;
+  TBuf<TPosition::VECCALC> flags_;
+  TBuf<TPosition::VECCALC> zeros_;
+  GlobalTensor<T> x_;
+  GlobalTensor<T> y_;
+  ReduceOp op_ = ReduceOp::Sum;
+  RowSplit split_{};
+  uint64_t rows_ = 0;
+  uint32_t tile_rows_ = 1;
+  bool chunked_ = false;
+};
+
+template <typename T>
+__aicore__ inline void run_reduce(GM_ADDR x, GM_ADDR y, const ReduceTiling& tiling) {
+  ReduceKernel<T> kernel;
+  kernel.Init(x, y, tiling);
+  kernel.Process();
+}
+
+}  // namespace
+}  // namespace kiln::ascend
+
+// One entry per storage dtype; the op (sum, mean, amax) comes with the tiling.
+extern "C" __global__ __aicore__ void kiln_reduce_float(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
+  const auto t = kiln::ascend::load_tiling<kiln::ascend::ReduceTiling>(tiling);
+  kiln::ascend::run_reduce<float>(x, y, t);
+}
+
+extern "C" __global__ __aicore__ void kiln_reduce_half(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
+  const auto t = kiln::ascend::load_tiling<kiln::ascend::ReduceTiling>(tiling);
+  kiln::ascend::run_reduce<half>(x, y, t);
+}
+
+// amax only: torch sums int32 into int64, which the vector unit does not have.
+extern "C" __global__ __aicore__ void kiln_reduce_int32(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
+  const auto t = kiln::ascend::load_tiling<kiln::ascend::ReduceTiling>(tiling);
+  kiln::ascend::run_reduce<int32_t>(x, y, t);
+}
+
+#if !defined(__NPU_ARCH__) || __NPU_ARCH__ == 2201
+// bfloat16 exists on Ascend910B (arch 2201) only.
+extern "C" __global__ __aicore__ void kiln_reduce_bf16(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
+  const auto t = kiln::ascend::load_tiling<kiln::ascend::ReduceTiling>(tiling);
+  kiln::ascend::run_reduce<bfloat16_t>(x, y, t);
+}
+#endif

@@ -1,0 +1,169 @@
+// Ascend C dtype-converting copy kernel: CopyIn -> Cast -> CopyOut over double-buffered UB tiles.
+//
+// Conversions follow torch's CPU casts: to float exactly (int32 rounds to nearest even); to
+// half/bfloat16 through float, rounding to nearest even (int32 rounds twice, as torch's int ->
+// float -> half does); to int32 truncating toward zero. A same-dtype copy moves the bytes.
+#include <type_traits>
+
+#include "kernel_operator.h"
+#include "kernels/ascend/common/kernel_util.h"
+#include "kernels/ascend/op_to_copy/to_copy_tiling.h"
+
+using namespace AscendC;
+
+namespace kiln::ascend {
+namespace {
+
+constexpr int32_t kBufferNum = 2;  // double buffering: tile i+1 copies in while tile i converts
+
+// S is the source storage type, D the destination's.
+template <typename S, typename D>
+class ToCopyKernel {
+  static constexpr bool kViaFloat =
+      !std::is_same_v<S, D> && !std::is_same_v<D, float> && !std::is_same_v<S, float>;
+
+ public:
+  __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, const ToCopyTiling& tiling) {
+    tile_ = tiling.tile_elems;
+    int_min_ = tiling.invalid_to_int_min != 0;
+    const BlockRange range = block_range(tiling.total, tiling.block_elems);
+    length_ = range.length;
+    if (length_ == 0) return;
+    x_.SetGlobalBuffer(reinterpret_cast<__gm__ S*>(x) + range.start, length_);
+    y_.SetGlobalBuffer(reinterpret_cast<__gm__ D*>(y) + range.start, length_);
+    pipe_.InitBuffer(in_, kBufferNum, tile_ * sizeof(S));
+    pipe_.InitBuffer(out_, kBufferNum, tile_ * sizeof(D));
+    if constexpr (kViaFloat) pipe_.InitBuffer(wide_, tile_ * sizeof(float));
+    if constexpr (std::is_same_v<D, int32_t> && !std::is_same_v<S, int32_t>) {
+      pipe_.InitBuffer(mask_, tile_ / 8);
+    }
+  }
+
+  __aicore__ inline void Process() {
+    for (uint64_t offset = 0; offset < length_; offset += tile_) {
+      const uint32_t n = static_cast<uint32_t>(length_ - offset < tile_ ? length_ - offset : tile_);
+      CopyIn(offset, n);
+      Compute(n);
+      CopyOut(offset, n);
+    }
+  }
+
+ private:
+  __aicore__ inline void CopyIn(uint64_t offset, uint32_t n) {
+    LocalTensor<S> x = in_.AllocTensor<S>();
+    DataCopy(x, x_[offset], n);
+    in_.EnQue(x);
+  }
+
+  __aicore__ inline void Compute(uint32_t n) {
+    LocalTensor<S> x = in_.DeQue<S>();
+    LocalTensor<D> y = out_.AllocTensor<D>();
+    if constexpr (std::is_same_v<S, D>) {
+      DataCopy(y, x, n);
+    } else if constexpr (std::is_same_v<D, float>) {
+      Cast(y, x, RoundMode::CAST_NONE, n);
+    } else if constexpr (std::is_same_v<D, int32_t>) {
+      LocalTensor<float> f;
+      if constexpr (std::is_same_v<S, float>) {
+        f = x;
+      } else {
+        f = wide_.Get<float>();
+        Cast(f, x, RoundMode::CAST_NONE, n);
+        PipeBarrier<PIPE_V>();
+      }
+      if (int_min_) ToIntMin(f, n);
+      Cast(y, f, RoundMode::CAST_TRUNC, n);
+    } else if constexpr (std::is_same_v<S, float>) {
+      Cast(y, x, RoundMode::CAST_RINT, n);
+    } else {
+      LocalTensor<float> f = wide_.Get<float>();
+      Cast(f, x, RoundMode::CAST_NONE, n);
+      PipeBarrier<PIPE_V>();
+      Cast(y, f, RoundMode::CAST_RINT, n);
+    }
+    out_.EnQue(y);
+    in_.FreeTensor(x);
+  }
+
+  // NaN, +inf and values >= 2^31 become -2^31, which Cast truncates to INT32_MIN; -inf and
+  // values below -2^31 already saturate there. (x < 2^31 is false exactly for those.)
+  __aicore__ inline void ToIntMin(const LocalTensor<float>& f, uint32_t n) {
+    LocalTensor<uint8_t> mask = mask_.Get<uint8_t>();
+    CompareScalar(mask, f, 2147483648.0f, CMPMODE::LT, n);
+    PipeBarrier<PIPE_V>();
+    Select(f, mask, f, -2147483648.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, n);
+    PipeBarrier<PIPE_V>();
+  }
+
+  __aicore__ inline void CopyOut(uint64_t offset, uint32_t n) {
+    LocalTensor<D> y = out_.DeQue<D>();
+    DataCopy(y_[offset], y, n);
+    out_.FreeTensor(y);
+  }
+
+  TPipe pipe_;
+  TQue<TPosition::VECIN, 1> in_;
+  TQue<TPosition::VECOUT, 1> out_;
+  TBuf<TPosition::VECCALC> wide_;
+  TBuf<TPosition::VECCALC> mask_;
+  GlobalTensor<S> x_;
+  GlobalTensor<D> y_;
+  uint64_t length_ = 0;
+  uint32_t tile_ = 0;
+  bool int_min_ = false;
+};
+
+template <typename S, typename D>
+__aicore__ inline void run_copy(GM_ADDR x, GM_ADDR y, const ToCopyTiling& tiling) {
+  ToCopyKernel<S, D> kernel;
+  kernel.Init(x, y, tiling);
+  kernel.Process();
+}
+
+// The destination dtype comes with the tiling; bfloat16 destinations exist on Ascend910B only.
+template <typename S>
+__aicore__ inline void run_to(GM_ADDR x, GM_ADDR y, const ToCopyTiling& tiling) {
+  switch (static_cast<DeviceDtype>(tiling.dst_dtype)) {
+    case DeviceDtype::Float:
+      run_copy<S, float>(x, y, tiling);
+      break;
+    case DeviceDtype::Half:
+      run_copy<S, half>(x, y, tiling);
+      break;
+    case DeviceDtype::Int32:
+      run_copy<S, int32_t>(x, y, tiling);
+      break;
+    case DeviceDtype::BFloat16:
+#if !defined(__NPU_ARCH__) || __NPU_ARCH__ == 2201
+      run_copy<S, bfloat16_t>(x, y, tiling);
+#endif
+      break;
+  }
+}
+
+}  // namespace
+}  // namespace kiln::ascend
+
+// One entry per source dtype.
+extern "C" __global__ __aicore__ void kiln_to_copy_float(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
+  const auto t = kiln::ascend::load_tiling<kiln::ascend::ToCopyTiling>(tiling);
+  kiln::ascend::run_to<float>(x, y, t);
+}
+
+extern "C" __global__ __aicore__ void kiln_to_copy_half(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
+  const auto t = kiln::ascend::load_tiling<kiln::ascend::ToCopyTiling>(tiling);
+  kiln::ascend::run_to<half>(x, y, t);
+}
+
+extern "C" __global__ __aicore__ void kiln_to_copy_int32(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
+  const auto t = kiln::ascend::load_tiling<kiln::ascend::ToCopyTiling>(tiling);
+  kiln::ascend::run_to<int32_t>(x, y, t);
+}
+
+#if !defined(__NPU_ARCH__) || __NPU_ARCH__ == 2201
+// bfloat16 exists on Ascend910B (arch 2201) only.
+extern "C" __global__ __aicore__ void kiln_to_copy_bf16(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
+  const auto t = kiln::ascend::load_tiling<kiln::ascend::ToCopyTiling>(tiling);
+  kiln::ascend::run_to<bfloat16_t>(x, y, t);
+}
+#endif
