@@ -6,6 +6,7 @@
 // does, so out = x + alpha * y rounds once to the storage dtype.
 #include "kernel_operator.h"
 #include "kernels/ascend/common/kernel_util.h"
+#include "kernels/ascend/common/row_io.h"
 #include "kernels/ascend/op_binary/binary_tiling.h"
 
 using namespace AscendC;
@@ -89,9 +90,10 @@ class BinaryKernel {
   __aicore__ inline void Process() {
     for (uint64_t unit = first_; unit < end_;) {
       const Tile tile = Locate(unit);
-      CopyIn(tile);
+      copy_in(in_, x_[tile.offset], tile.n);
+      if (source_ == YSource::Stream) copy_in(y_in_, y_[tile.column], tile.n);
       Compute(tile);
-      CopyOut(tile);
+      copy_out(z_[tile.offset], out_, tile.n);
       unit += tile.units;
     }
   }
@@ -180,17 +182,6 @@ class BinaryKernel {
     if (t_.scale_y != 0) Muls(y, y, Alpha(), tile.n);
   }
 
-  __aicore__ inline void CopyIn(const Tile& tile) {
-    LocalTensor<T> x = in_.AllocTensor<T>();
-    DataCopy(x, x_[tile.offset], tile.n);
-    in_.EnQue(x);
-    if (source_ == YSource::Stream) {
-      LocalTensor<T> y = y_in_.AllocTensor<T>();
-      DataCopy(y, y_[tile.column], tile.n);
-      y_in_.EnQue(y);
-    }
-  }
-
   __aicore__ inline void Compute(const Tile& tile) {
     const uint32_t n = tile.n;
     LocalTensor<T> x = in_.DeQue<T>();
@@ -223,12 +214,6 @@ class BinaryKernel {
     if (source_ == YSource::Stream) y_in_.FreeTensor(streamed);
   }
 
-  __aicore__ inline void CopyOut(const Tile& tile) {
-    LocalTensor<T> z = out_.DeQue<T>();
-    DataCopy(z_[tile.offset], z, tile.n);
-    out_.FreeTensor(z);
-  }
-
   TPipe pipe_;
   TQue<TPosition::VECIN, 1> in_;
   TQue<TPosition::VECIN, 1> y_in_;
@@ -247,13 +232,6 @@ class BinaryKernel {
   uint64_t end_ = 0;
 };
 
-template <typename T, typename C>
-__aicore__ inline void run_binary(GM_ADDR x, GM_ADDR y, GM_ADDR z, const BinaryTiling& tiling) {
-  BinaryKernel<T, C> kernel;
-  kernel.Init(x, y, z, tiling);
-  kernel.Process();
-}
-
 }  // namespace
 }  // namespace kiln::ascend
 
@@ -261,23 +239,23 @@ __aicore__ inline void run_binary(GM_ADDR x, GM_ADDR y, GM_ADDR z, const BinaryT
 extern "C" __global__ __aicore__ void kiln_binary_float(GM_ADDR x, GM_ADDR y, GM_ADDR z,
                                                         GM_ADDR tiling) {
   const auto t = kiln::ascend::load_tiling<kiln::ascend::BinaryTiling>(tiling);
-  kiln::ascend::run_binary<float, float>(x, y, z, t);
+  kiln::ascend::run_kernel<kiln::ascend::BinaryKernel<float, float>>(t, x, y, z);
 }
 
 extern "C" __global__ __aicore__ void kiln_binary_half(GM_ADDR x, GM_ADDR y, GM_ADDR z,
                                                        GM_ADDR tiling) {
   const auto t = kiln::ascend::load_tiling<kiln::ascend::BinaryTiling>(tiling);
   if (t.compute_float != 0) {
-    kiln::ascend::run_binary<half, float>(x, y, z, t);
+    kiln::ascend::run_kernel<kiln::ascend::BinaryKernel<half, float>>(t, x, y, z);
   } else {
-    kiln::ascend::run_binary<half, half>(x, y, z, t);
+    kiln::ascend::run_kernel<kiln::ascend::BinaryKernel<half, half>>(t, x, y, z);
   }
 }
 
 extern "C" __global__ __aicore__ void kiln_binary_int32(GM_ADDR x, GM_ADDR y, GM_ADDR z,
                                                         GM_ADDR tiling) {
   const auto t = kiln::ascend::load_tiling<kiln::ascend::BinaryTiling>(tiling);
-  kiln::ascend::run_binary<int32_t, int32_t>(x, y, z, t);
+  kiln::ascend::run_kernel<kiln::ascend::BinaryKernel<int32_t, int32_t>>(t, x, y, z);
 }
 
 #if !defined(__NPU_ARCH__) || __NPU_ARCH__ == 2201
@@ -285,6 +263,6 @@ extern "C" __global__ __aicore__ void kiln_binary_int32(GM_ADDR x, GM_ADDR y, GM
 extern "C" __global__ __aicore__ void kiln_binary_bf16(GM_ADDR x, GM_ADDR y, GM_ADDR z,
                                                        GM_ADDR tiling) {
   const auto t = kiln::ascend::load_tiling<kiln::ascend::BinaryTiling>(tiling);
-  kiln::ascend::run_binary<bfloat16_t, float>(x, y, z, t);
+  kiln::ascend::run_kernel<kiln::ascend::BinaryKernel<bfloat16_t, float>>(t, x, y, z);
 }
 #endif

@@ -8,6 +8,7 @@
 
 #include "kernel_operator.h"
 #include "kernels/ascend/common/kernel_util.h"
+#include "kernels/ascend/common/row_io.h"
 #include "kernels/ascend/common/row_math.h"
 #include "kernels/ascend/op_layer_norm/layer_norm_tiling.h"
 
@@ -28,7 +29,6 @@ struct Moments {
 // T: input/output storage type; P: weight, bias, mean and rstd (T, or float for a 16-bit T).
 template <typename T, typename P>
 class LayerNormKernel {
-  static constexpr bool kWide = !std::is_same_v<T, float>;
   static constexpr bool kWideParams = !std::is_same_v<P, float>;
   static constexpr uint32_t kStatPitch = kLayerNormStatPitchBytes / sizeof(P);
 
@@ -39,61 +39,51 @@ class LayerNormKernel {
     eps_ = tiling.eps;
     has_weight_ = tiling.has_weight != 0;
     has_bias_ = tiling.has_bias != 0;
-    const BlockRange range = block_range(split_.rows, split_.block_rows);
-    rows_ = range.length;
-    if (rows_ == 0) return;
-    chunked_ = split_.tile_rows == 0;
-    tile_rows_ = chunked_ ? 1 : split_.tile_rows;
-    const uint32_t tile_elems = chunked_ ? split_.chunk : tile_rows_ * split_.pitch;
-    const uint32_t row_elems = chunked_ ? split_.chunk : split_.pitch;
-    const uint64_t first = range.start;
-    x_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x) + first * split_.pitch, rows_ * split_.pitch);
-    y_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y) + first * split_.pitch, rows_ * split_.pitch);
+    block_ = row_block(split_);
+    if (block_.rows == 0) return;
+    const uint64_t first = block_.first;
+    x_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x) + first * split_.pitch,
+                       block_.rows * split_.pitch);
+    y_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y) + first * split_.pitch,
+                       block_.rows * split_.pitch);
     mean_.SetGlobalBuffer(reinterpret_cast<__gm__ P*>(mean) + first * kStatPitch,
-                          rows_ * kStatPitch);
+                          block_.rows * kStatPitch);
     rstd_.SetGlobalBuffer(reinterpret_cast<__gm__ P*>(rstd) + first * kStatPitch,
-                          rows_ * kStatPitch);
+                          block_.rows * kStatPitch);
     if (has_weight_) weight_.SetGlobalBuffer(reinterpret_cast<__gm__ P*>(weight), split_.pitch);
     if (has_bias_) bias_.SetGlobalBuffer(reinterpret_cast<__gm__ P*>(bias), split_.pitch);
 
-    pipe_.InitBuffer(in_, kBufferNum, tile_elems * sizeof(T));
-    pipe_.InitBuffer(out_, kBufferNum, tile_elems * sizeof(T));
-    if constexpr (kWide) {
-      pipe_.InitBuffer(wide_in_, tile_elems * sizeof(float));
-      pipe_.InitBuffer(wide_out_, tile_elems * sizeof(float));
-    }
-    pipe_.InitBuffer(stat_, kBufferNum, 2 * tile_rows_ * kLayerNormStatPitchBytes);
-    if constexpr (kWideParams) {
-      pipe_.InitBuffer(stage_, 2 * tile_rows_ * kStatPitch * sizeof(float));
-    }
+    pipe_.InitBuffer(in_, kBufferNum, block_.tile_elems * sizeof(T));
+    pipe_.InitBuffer(out_, kBufferNum, block_.tile_elems * sizeof(T));
+    xf_.Init(pipe_, block_.tile_elems);
+    yf_.Init(pipe_, block_.tile_elems);
+    pipe_.InitBuffer(stat_, kBufferNum, 2 * block_.tile_rows * kLayerNormStatPitchBytes);
+    stats_f_.Init(pipe_, 2 * block_.tile_rows * kStatPitch);
     if (has_weight_ || has_bias_) {
-      pipe_.InitBuffer(param_, kBufferNum, row_elems * sizeof(P));
-      if constexpr (kWideParams) {
-        if (has_weight_) pipe_.InitBuffer(weight_f_, row_elems * sizeof(float));
-        if (has_bias_) pipe_.InitBuffer(bias_f_, row_elems * sizeof(float));
-      }
+      pipe_.InitBuffer(param_, kBufferNum, block_.row_elems * sizeof(P));
+      if (has_weight_) weight_f_.Init(pipe_, block_.row_elems);
+      if (has_bias_) bias_f_.Init(pipe_, block_.row_elems);
     }
-    pipe_.InitBuffer(fold_, row_elems * sizeof(float));
+    pipe_.InitBuffer(fold_, block_.row_elems * sizeof(float));
     pipe_.InitBuffer(work_, reduce_work_bytes(kFloatRepeat));  // sums end on one repeat
   }
 
   __aicore__ inline void Process() {
-    if (rows_ == 0) return;
-    if (chunked_) {
-      for (uint64_t row = 0; row < rows_; ++row) LongRow(row);
+    if (block_.rows == 0) return;
+    if (block_.chunked) {
+      for (uint64_t row = 0; row < block_.rows; ++row) LongRow(row);
       return;
     }
     LoadParams(0, split_.pitch);  // resident for every tile of this core
-    for (uint64_t first = 0; first < rows_; first += tile_rows_) {
-      const uint32_t n =
-          static_cast<uint32_t>(rows_ - first < tile_rows_ ? rows_ - first : tile_rows_);
+    for (uint64_t first = 0; first < block_.rows; first += block_.tile_rows) {
+      const uint32_t n = block_.TileRowsAt(first);
       const uint32_t count = n * split_.pitch;
-      CopyIn(first * split_.pitch, count);
+      copy_in(in_, x_[first * split_.pitch], count);
       LocalTensor<T> x = in_.DeQue<T>();
       LocalTensor<T> y = out_.AllocTensor<T>();
       LocalTensor<P> stats = stat_.AllocTensor<P>();
-      const LocalTensor<float> xf = Widened(x, count);
-      const LocalTensor<float> yf = Result(y);
+      const LocalTensor<float> xf = xf_.View(x, count);
+      const LocalTensor<float> yf = yf_.View(y);
       for (uint32_t r = 0; r < n; ++r) {
         const LocalTensor<float> row = xf[r * split_.pitch];
         const Moments m = RowMoments(row, split_.row_len);
@@ -101,9 +91,9 @@ class LayerNormKernel {
         Normalize(yf[r * split_.pitch], row, split_.row_len, m.mean, rstd);
         StoreStats(stats, r, m.mean, rstd);
       }
-      Emit(y, count);
+      yf_.Emit(out_, y, count);
       in_.FreeTensor(x);
-      CopyOut(first * split_.pitch, count);
+      copy_out(y_[first * split_.pitch], out_, count);
       EmitStats(stats);
       CopyOutStats(first, n);
     }
@@ -116,24 +106,25 @@ class LayerNormKernel {
     const uint64_t base = row * split_.pitch;
     Moments total{0.0f, 0.0f, 0.0f};
     for (uint32_t offset = 0; offset < split_.pitch; offset += split_.chunk) {
-      CopyIn(base + offset, Copied(offset));
+      const uint32_t count = chunk_copied(split_, offset);
+      copy_in(in_, x_[base + offset], count);
       LocalTensor<T> x = in_.DeQue<T>();
-      const Moments part = RowMoments(Widened(x, Copied(offset)), Valid(offset));
+      const Moments part = RowMoments(xf_.View(x, count), chunk_valid(split_, offset));
       in_.FreeTensor(x);
       Merge(total, part);
     }
     const float rstd = Rstd(total.m2);
     for (uint32_t offset = 0; offset < split_.pitch; offset += split_.chunk) {
-      const uint32_t count = Copied(offset);
+      const uint32_t count = chunk_copied(split_, offset);
       LoadParams(offset, count);
-      CopyIn(base + offset, count);
+      copy_in(in_, x_[base + offset], count);
       LocalTensor<T> x = in_.DeQue<T>();
       LocalTensor<T> y = out_.AllocTensor<T>();
-      Normalize(Result(y), Widened(x, count), Valid(offset), total.mean, rstd);
-      Emit(y, count);
+      Normalize(yf_.View(y), xf_.View(x, count), chunk_valid(split_, offset), total.mean, rstd);
+      yf_.Emit(out_, y, count);
       in_.FreeTensor(x);
       ReleaseParams();
-      CopyOut(base + offset, count);
+      copy_out(y_[base + offset], out_, count);
     }
     LocalTensor<P> stats = stat_.AllocTensor<P>();
     StoreStats(stats, 0, total.mean, rstd);
@@ -201,24 +192,18 @@ class LayerNormKernel {
     if (has_bias_) bias_f_view_ = LoadParam(bias_, bias_q_, bias_f_, offset, count);
   }
 
+  // A 16-bit parameter's queue buffer is free once widened; a float one is its own view and
+  // stays in the queue while in use (ReleaseParams).
   __aicore__ inline LocalTensor<float> LoadParam(const GlobalTensor<P>& gm, LocalTensor<P>& held,
-                                                 TBuf<TPosition::VECCALC>& wide, uint32_t offset,
+                                                 ComputeIn<P>& wide, uint32_t offset,
                                                  uint32_t count) {
-    LocalTensor<P> loaded = param_.AllocTensor<P>();
-    DataCopy(loaded, gm[offset], count);
-    param_.EnQue(loaded);
+    copy_in(param_, gm[offset], count);
     held = param_.DeQue<P>();
-    if constexpr (kWideParams) {
-      LocalTensor<float> f = wide.Get<float>();
-      widen(f, held, count);
-      param_.FreeTensor(held);
-      return f;
-    } else {
-      return held;
-    }
+    const LocalTensor<float> f = wide.View(held, count);
+    if constexpr (kWideParams) param_.FreeTensor(held);
+    return f;
   }
 
-  // Float parameters stay in their queue buffers while in use.
   __aicore__ inline void ReleaseParams() {
     if constexpr (!kWideParams) {
       if (has_weight_) param_.FreeTensor(weight_q_);
@@ -230,74 +215,21 @@ class LayerNormKernel {
   // half of the statistics buffer, rstds in the second.
   __aicore__ inline void StoreStats(const LocalTensor<P>& stats, uint32_t r, float mean,
                                     float rstd) {
-    const uint32_t rstd_at = (tile_rows_ + r) * kStatPitch;
-    if constexpr (kWideParams) {
-      LocalTensor<float> stage = stage_.Get<float>();
-      stage.SetValue(r * kStatPitch, mean);
-      stage.SetValue(rstd_at, rstd);
-    } else {
-      stats.SetValue(r * kStatPitch, mean);
-      stats.SetValue(rstd_at, rstd);
-    }
+    LocalTensor<float> staged = stats_f_.View(stats);
+    staged.SetValue(r * kStatPitch, mean);
+    staged.SetValue((block_.tile_rows + r) * kStatPitch, rstd);
   }
 
-  __aicore__ inline void EmitStats(LocalTensor<P>& stats) {
-    if constexpr (kWideParams) {
-      wait_pipe<HardEvent::S_V>();
-      narrow(stats, stage_.Get<float>(), 2 * tile_rows_ * kStatPitch);
-    } else {
-      wait_pipe<HardEvent::S_MTE3>();
-    }
-    stat_.EnQue(stats);
+  __aicore__ inline void EmitStats(const LocalTensor<P>& stats) {
+    stats_f_.EmitScalar(stat_, stats, 2 * block_.tile_rows * kStatPitch);
   }
 
   __aicore__ inline void CopyOutStats(uint64_t first_row, uint32_t rows) {
     LocalTensor<P> stats = stat_.DeQue<P>();
     DataCopy(mean_[first_row * kStatPitch], stats, rows * kStatPitch);
-    DataCopy(rstd_[first_row * kStatPitch], stats[tile_rows_ * kStatPitch], rows * kStatPitch);
+    DataCopy(rstd_[first_row * kStatPitch], stats[block_.tile_rows * kStatPitch],
+             rows * kStatPitch);
     stat_.FreeTensor(stats);
-  }
-
-  __aicore__ inline uint32_t Copied(uint32_t offset) const {
-    return split_.pitch - offset < split_.chunk ? split_.pitch - offset : split_.chunk;
-  }
-  __aicore__ inline uint32_t Valid(uint32_t offset) const {
-    return split_.row_len - offset < split_.chunk ? split_.row_len - offset : split_.chunk;
-  }
-
-  __aicore__ inline void CopyIn(uint64_t offset, uint32_t count) {
-    LocalTensor<T> x = in_.AllocTensor<T>();
-    DataCopy(x, x_[offset], count);
-    in_.EnQue(x);
-  }
-
-  __aicore__ inline void CopyOut(uint64_t offset, uint32_t count) {
-    LocalTensor<T> y = out_.DeQue<T>();
-    DataCopy(y_[offset], y, count);
-    out_.FreeTensor(y);
-  }
-
-  __aicore__ inline LocalTensor<float> Widened(const LocalTensor<T>& x, uint32_t count) {
-    if constexpr (kWide) {
-      LocalTensor<float> wide = wide_in_.Get<float>();
-      widen(wide, x, count);
-      return wide;
-    } else {
-      return x;
-    }
-  }
-
-  __aicore__ inline LocalTensor<float> Result(const LocalTensor<T>& y) {
-    if constexpr (kWide) {
-      return wide_out_.Get<float>();
-    } else {
-      return y;
-    }
-  }
-
-  __aicore__ inline void Emit(LocalTensor<T>& y, uint32_t count) {
-    if constexpr (kWide) narrow(y, wide_out_.Get<float>(), count);
-    out_.EnQue(y);
   }
 
   TPipe pipe_;
@@ -305,11 +237,11 @@ class LayerNormKernel {
   TQue<TPosition::VECIN, 1> param_;
   TQue<TPosition::VECOUT, 1> out_;
   TQue<TPosition::VECOUT, 1> stat_;
-  TBuf<TPosition::VECCALC> wide_in_;
-  TBuf<TPosition::VECCALC> wide_out_;
-  TBuf<TPosition::VECCALC> stage_;
-  TBuf<TPosition::VECCALC> weight_f_;
-  TBuf<TPosition::VECCALC> bias_f_;
+  ComputeIn<T> xf_;
+  ComputeOut<T> yf_;
+  ComputeOut<P> stats_f_;  // means and rstds in float
+  ComputeIn<P> weight_f_;
+  ComputeIn<P> bias_f_;
   TBuf<TPosition::VECCALC> fold_;
   TBuf<TPosition::VECCALC> work_;
   GlobalTensor<T> x_;
@@ -323,10 +255,8 @@ class LayerNormKernel {
   LocalTensor<float> weight_f_view_;
   LocalTensor<float> bias_f_view_;
   RowSplit split_{};
-  uint64_t rows_ = 0;
-  uint32_t tile_rows_ = 1;
+  RowBlock block_;
   float eps_ = 0.0f;
-  bool chunked_ = false;
   bool has_weight_ = false;
   bool has_bias_ = false;
 };
@@ -334,10 +264,8 @@ class LayerNormKernel {
 template <typename T, typename P>
 __aicore__ inline void run_layer_norm(GM_ADDR x, GM_ADDR weight, GM_ADDR bias, GM_ADDR y,
                                       GM_ADDR mean, GM_ADDR rstd, GM_ADDR tiling) {
-  const auto t = load_tiling<LayerNormTiling>(tiling);
-  LayerNormKernel<T, P> kernel;
-  kernel.Init(x, weight, bias, y, mean, rstd, t);
-  kernel.Process();
+  run_kernel<LayerNormKernel<T, P>>(load_tiling<LayerNormTiling>(tiling), x, weight, bias, y, mean,
+                                    rstd);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "kernel_operator.h"
 #include "kernels/ascend/common/kernel_util.h"
+#include "kernels/ascend/common/row_io.h"
 #include "kernels/ascend/common/row_math.h"
 #include "kernels/ascend/op_reduce/reduce_tiling.h"
 
@@ -29,34 +30,27 @@ struct Partial {
 template <typename T>
 class ReduceKernel {
   using C = std::conditional_t<std::is_same_v<T, int32_t>, int32_t, float>;
-  static constexpr bool kWide = !std::is_same_v<T, C>;
   static constexpr uint32_t kOutPitch = kReduceOutPitchBytes / sizeof(T);
 
  public:
   __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, const ReduceTiling& tiling) {
     op_ = static_cast<ReduceOp>(tiling.op);
     split_ = tiling.split;
-    const BlockRange range = block_range(split_.rows, split_.block_rows);
-    rows_ = range.length;
-    if (rows_ == 0) return;
-    chunked_ = split_.tile_rows == 0;
-    tile_rows_ = chunked_ ? 1 : split_.tile_rows;
-    const uint32_t tile_elems = chunked_ ? split_.chunk : tile_rows_ * split_.pitch;
-    const uint32_t row_elems = chunked_ ? split_.chunk : split_.pitch;
-    x_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x) + range.start * split_.pitch,
-                       rows_ * split_.pitch);
-    y_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y) + range.start * kOutPitch, rows_ * kOutPitch);
+    block_ = row_block(split_);
+    if (block_.rows == 0) return;
+    x_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x) + block_.first * split_.pitch,
+                       block_.rows * split_.pitch);
+    y_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y) + block_.first * kOutPitch,
+                       block_.rows * kOutPitch);
     // A float row may be read up to one repeat past its end (whole-repeat Compare).
-    pipe_.InitBuffer(in_, kBufferNum, (tile_elems + kFloatRepeat) * sizeof(T));
-    pipe_.InitBuffer(out_, kBufferNum, tile_rows_ * kReduceOutPitchBytes);
-    if constexpr (kWide) {
-      pipe_.InitBuffer(wide_, (tile_elems + kFloatRepeat) * sizeof(float));
-      pipe_.InitBuffer(stage_, tile_rows_ * kOutPitch * sizeof(float));
-    }
-    pipe_.InitBuffer(work_, reduce_work_bytes(row_elems));
+    pipe_.InitBuffer(in_, kBufferNum, (block_.tile_elems + kFloatRepeat) * sizeof(T));
+    pipe_.InitBuffer(out_, kBufferNum, block_.tile_rows * kReduceOutPitchBytes);
+    xc_.Init(pipe_, block_.tile_elems + kFloatRepeat);
+    yc_.Init(pipe_, block_.tile_rows * kOutPitch);
+    pipe_.InitBuffer(work_, reduce_work_bytes(block_.row_elems));
     if constexpr (!std::is_same_v<C, int32_t>) {
       if (op_ == ReduceOp::Amax) {
-        const uint32_t lanes = row_elems + kFloatRepeat;
+        const uint32_t lanes = block_.row_elems + kFloatRepeat;
         pipe_.InitBuffer(mask_, (lanes / 8 + 31) / 32 * 32);
         pipe_.InitBuffer(flags_, lanes * sizeof(float));
         pipe_.InitBuffer(zeros_, lanes * sizeof(float));
@@ -66,24 +60,24 @@ class ReduceKernel {
   }
 
   __aicore__ inline void Process() {
-    if (rows_ == 0) return;
-    if (chunked_) {
-      for (uint64_t row = 0; row < rows_; ++row) LongRow(row);
+    if (block_.rows == 0) return;
+    if (block_.chunked) {
+      for (uint64_t row = 0; row < block_.rows; ++row) LongRow(row);
       return;
     }
-    for (uint64_t first = 0; first < rows_; first += tile_rows_) {
-      const uint32_t n =
-          static_cast<uint32_t>(rows_ - first < tile_rows_ ? rows_ - first : tile_rows_);
-      CopyIn(first * split_.pitch, n * split_.pitch);
+    for (uint64_t first = 0; first < block_.rows; first += block_.tile_rows) {
+      const uint32_t n = block_.TileRowsAt(first);
+      copy_in(in_, x_[first * split_.pitch], n * split_.pitch);
       LocalTensor<T> x = in_.DeQue<T>();
-      const LocalTensor<C> data = Widened(x, n * split_.pitch);
+      const LocalTensor<C> data = xc_.View(x, n * split_.pitch);
       LocalTensor<T> y = out_.AllocTensor<T>();
+      const LocalTensor<C> results = yc_.View(y);
       for (uint32_t r = 0; r < n; ++r) {
-        Store(y, r, Finish(Segment(data[r * split_.pitch], split_.row_len)));
+        results.SetValue(r * kOutPitch, Finish(Segment(data[r * split_.pitch], split_.row_len)));
       }
       in_.FreeTensor(x);
-      Emit(y, n);
-      CopyOut(first, n);
+      yc_.EmitScalar(out_, y, n * kOutPitch);
+      copy_out(y_[first * kOutPitch], out_, n * kOutPitch);
     }
   }
 
@@ -92,43 +86,17 @@ class ReduceKernel {
   __aicore__ inline void LongRow(uint64_t row) {
     Partial<C> total = Start();
     for (uint32_t offset = 0; offset < split_.pitch; offset += split_.chunk) {
-      const uint32_t copy =
-          split_.pitch - offset < split_.chunk ? split_.pitch - offset : split_.chunk;
-      const uint32_t valid =
-          split_.row_len - offset < split_.chunk ? split_.row_len - offset : split_.chunk;
-      CopyIn(row * split_.pitch + offset, copy);
+      const uint32_t count = chunk_copied(split_, offset);
+      copy_in(in_, x_[row * split_.pitch + offset], count);
       LocalTensor<T> x = in_.DeQue<T>();
-      const Partial<C> part = Segment(Widened(x, copy), valid);
+      const Partial<C> part = Segment(xc_.View(x, count), chunk_valid(split_, offset));
       in_.FreeTensor(x);
       Combine(total, part);
     }
     LocalTensor<T> y = out_.AllocTensor<T>();
-    Store(y, 0, Finish(total));
-    Emit(y, 1);
-    CopyOut(row, 1);
-  }
-
-  __aicore__ inline void CopyIn(uint64_t offset, uint32_t count) {
-    LocalTensor<T> x = in_.AllocTensor<T>();
-    DataCopy(x, x_[offset], count);
-    in_.EnQue(x);
-  }
-
-  __aicore__ inline void CopyOut(uint64_t first_row, uint32_t rows) {
-    LocalTensor<T> y = out_.DeQue<T>();
-    DataCopy(y_[first_row * kOutPitch], y, rows * kOutPitch);
-    out_.FreeTensor(y);
-  }
-
-  // The tile as the compute type: in place for float and int32, widened for half/bfloat16.
-  __aicore__ inline LocalTensor<C> Widened(const LocalTensor<T>& x, uint32_t count) {
-    if constexpr (kWide) {
-      LocalTensor<float> wide = wide_.Get<float>();
-      widen(wide, x, count);
-      return wide;
-    } else {
-      return x;
-    }
+    yc_.View(y).SetValue(0, Finish(total));
+    yc_.EmitScalar(out_, y, kOutPitch);
+    copy_out(y_[row * kOutPitch], out_, kOutPitch);
   }
 
   __aicore__ inline Partial<C> Start() const {
@@ -197,30 +165,11 @@ class ReduceKernel {
     return best;
   }
 
-  // Row r's result into its 32-byte block of the output tile (staged as float for 16-bit types).
-  __aicore__ inline void Store(const LocalTensor<T>& y, uint32_t r, C value) {
-    if constexpr (kWide) {
-      stage_.Get<float>().SetValue(r * kOutPitch, value);
-    } else {
-      y.SetValue(r * kOutPitch, value);
-    }
-  }
-
-  __aicore__ inline void Emit(LocalTensor<T>& y, uint32_t rows) {
-    if constexpr (kWide) {
-      wait_pipe<HardEvent::S_V>();
-      narrow(y, stage_.Get<float>(), rows * kOutPitch);
-    } else {
-      wait_pipe<HardEvent::S_MTE3>();
-    }
-    out_.EnQue(y);
-  }
-
   TPipe pipe_;
   TQue<TPosition::VECIN, 1> in_;
   TQue<TPosition::VECOUT, 1> out_;
-  TBuf<TPosition::VECCALC> wide_;
-  TBuf<TPosition::VECCALC> stage_;
+  ComputeIn<T, C> xc_;
+  ComputeOut<T, C> yc_;  // one result per row, at the start of its 32-byte block
   TBuf<TPosition::VECCALC> work_;
   TBuf<TPosition::VECCALC> mask_;
   TBuf<TPosition::VECCALC> flags_;
@@ -229,16 +178,12 @@ class ReduceKernel {
   GlobalTensor<T> y_;
   ReduceOp op_ = ReduceOp::Sum;
   RowSplit split_{};
-  uint64_t rows_ = 0;
-  uint32_t tile_rows_ = 1;
-  bool chunked_ = false;
+  RowBlock block_;
 };
 
 template <typename T>
-__aicore__ inline void run_reduce(GM_ADDR x, GM_ADDR y, const ReduceTiling& tiling) {
-  ReduceKernel<T> kernel;
-  kernel.Init(x, y, tiling);
-  kernel.Process();
+__aicore__ inline void run_reduce(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
+  run_kernel<ReduceKernel<T>>(load_tiling<ReduceTiling>(tiling), x, y);
 }
 
 }  // namespace
@@ -246,25 +191,21 @@ __aicore__ inline void run_reduce(GM_ADDR x, GM_ADDR y, const ReduceTiling& tili
 
 // One entry per storage dtype; the op (sum, mean, amax) comes with the tiling.
 extern "C" __global__ __aicore__ void kiln_reduce_float(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
-  const auto t = kiln::ascend::load_tiling<kiln::ascend::ReduceTiling>(tiling);
-  kiln::ascend::run_reduce<float>(x, y, t);
+  kiln::ascend::run_reduce<float>(x, y, tiling);
 }
 
 extern "C" __global__ __aicore__ void kiln_reduce_half(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
-  const auto t = kiln::ascend::load_tiling<kiln::ascend::ReduceTiling>(tiling);
-  kiln::ascend::run_reduce<half>(x, y, t);
+  kiln::ascend::run_reduce<half>(x, y, tiling);
 }
 
 // amax only: torch sums int32 into int64, which the vector unit does not have.
 extern "C" __global__ __aicore__ void kiln_reduce_int32(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
-  const auto t = kiln::ascend::load_tiling<kiln::ascend::ReduceTiling>(tiling);
-  kiln::ascend::run_reduce<int32_t>(x, y, t);
+  kiln::ascend::run_reduce<int32_t>(x, y, tiling);
 }
 
 #if !defined(__NPU_ARCH__) || __NPU_ARCH__ == 2201
 // bfloat16 exists on Ascend910B (arch 2201) only.
 extern "C" __global__ __aicore__ void kiln_reduce_bf16(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
-  const auto t = kiln::ascend::load_tiling<kiln::ascend::ReduceTiling>(tiling);
-  kiln::ascend::run_reduce<bfloat16_t>(x, y, t);
+  kiln::ascend::run_reduce<bfloat16_t>(x, y, tiling);
 }
 #endif

@@ -7,6 +7,7 @@
 
 #include "kernel_operator.h"
 #include "kernels/ascend/common/kernel_util.h"
+#include "kernels/ascend/common/row_io.h"
 #include "kernels/ascend/op_to_copy/to_copy_tiling.h"
 
 using namespace AscendC;
@@ -42,19 +43,13 @@ class ToCopyKernel {
   __aicore__ inline void Process() {
     for (uint64_t offset = 0; offset < length_; offset += tile_) {
       const uint32_t n = static_cast<uint32_t>(length_ - offset < tile_ ? length_ - offset : tile_);
-      CopyIn(offset, n);
+      copy_in(in_, x_[offset], n);
       Compute(n);
-      CopyOut(offset, n);
+      copy_out(y_[offset], out_, n);
     }
   }
 
  private:
-  __aicore__ inline void CopyIn(uint64_t offset, uint32_t n) {
-    LocalTensor<S> x = in_.AllocTensor<S>();
-    DataCopy(x, x_[offset], n);
-    in_.EnQue(x);
-  }
-
   __aicore__ inline void Compute(uint32_t n) {
     LocalTensor<S> x = in_.DeQue<S>();
     LocalTensor<D> y = out_.AllocTensor<D>();
@@ -95,12 +90,6 @@ class ToCopyKernel {
     PipeBarrier<PIPE_V>();
   }
 
-  __aicore__ inline void CopyOut(uint64_t offset, uint32_t n) {
-    LocalTensor<D> y = out_.DeQue<D>();
-    DataCopy(y_[offset], y, n);
-    out_.FreeTensor(y);
-  }
-
   TPipe pipe_;
   TQue<TPosition::VECIN, 1> in_;
   TQue<TPosition::VECOUT, 1> out_;
@@ -113,29 +102,23 @@ class ToCopyKernel {
   bool int_min_ = false;
 };
 
-template <typename S, typename D>
-__aicore__ inline void run_copy(GM_ADDR x, GM_ADDR y, const ToCopyTiling& tiling) {
-  ToCopyKernel<S, D> kernel;
-  kernel.Init(x, y, tiling);
-  kernel.Process();
-}
-
 // The destination dtype comes with the tiling; bfloat16 destinations exist on Ascend910B only.
 template <typename S>
-__aicore__ inline void run_to(GM_ADDR x, GM_ADDR y, const ToCopyTiling& tiling) {
-  switch (static_cast<DeviceDtype>(tiling.dst_dtype)) {
+__aicore__ inline void run_to(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
+  const auto t = load_tiling<ToCopyTiling>(tiling);
+  switch (static_cast<DeviceDtype>(t.dst_dtype)) {
     case DeviceDtype::Float:
-      run_copy<S, float>(x, y, tiling);
+      run_kernel<ToCopyKernel<S, float>>(t, x, y);
       break;
     case DeviceDtype::Half:
-      run_copy<S, half>(x, y, tiling);
+      run_kernel<ToCopyKernel<S, half>>(t, x, y);
       break;
     case DeviceDtype::Int32:
-      run_copy<S, int32_t>(x, y, tiling);
+      run_kernel<ToCopyKernel<S, int32_t>>(t, x, y);
       break;
     case DeviceDtype::BFloat16:
 #if !defined(__NPU_ARCH__) || __NPU_ARCH__ == 2201
-      run_copy<S, bfloat16_t>(x, y, tiling);
+      run_kernel<ToCopyKernel<S, bfloat16_t>>(t, x, y);
 #endif
       break;
   }
@@ -146,24 +129,20 @@ __aicore__ inline void run_to(GM_ADDR x, GM_ADDR y, const ToCopyTiling& tiling) 
 
 // One entry per source dtype.
 extern "C" __global__ __aicore__ void kiln_to_copy_float(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
-  const auto t = kiln::ascend::load_tiling<kiln::ascend::ToCopyTiling>(tiling);
-  kiln::ascend::run_to<float>(x, y, t);
+  kiln::ascend::run_to<float>(x, y, tiling);
 }
 
 extern "C" __global__ __aicore__ void kiln_to_copy_half(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
-  const auto t = kiln::ascend::load_tiling<kiln::ascend::ToCopyTiling>(tiling);
-  kiln::ascend::run_to<half>(x, y, t);
+  kiln::ascend::run_to<half>(x, y, tiling);
 }
 
 extern "C" __global__ __aicore__ void kiln_to_copy_int32(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
-  const auto t = kiln::ascend::load_tiling<kiln::ascend::ToCopyTiling>(tiling);
-  kiln::ascend::run_to<int32_t>(x, y, t);
+  kiln::ascend::run_to<int32_t>(x, y, tiling);
 }
 
 #if !defined(__NPU_ARCH__) || __NPU_ARCH__ == 2201
 // bfloat16 exists on Ascend910B (arch 2201) only.
 extern "C" __global__ __aicore__ void kiln_to_copy_bf16(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
-  const auto t = kiln::ascend::load_tiling<kiln::ascend::ToCopyTiling>(tiling);
-  kiln::ascend::run_to<bfloat16_t>(x, y, t);
+  kiln::ascend::run_to<bfloat16_t>(x, y, tiling);
 }
 #endif

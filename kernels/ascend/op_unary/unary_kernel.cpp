@@ -5,6 +5,7 @@
 // tile to float, compute and cast back, so the result rounds once, to nearest even.
 #include "kernel_operator.h"
 #include "kernels/ascend/common/kernel_util.h"
+#include "kernels/ascend/common/row_io.h"
 #include "kernels/ascend/op_unary/unary_math.h"
 #include "kernels/ascend/op_unary/unary_tiling.h"
 
@@ -115,19 +116,13 @@ class UnaryKernel {
   __aicore__ inline void Process() {
     for (uint64_t offset = 0; offset < length_; offset += tile_) {
       const uint32_t n = static_cast<uint32_t>(length_ - offset < tile_ ? length_ - offset : tile_);
-      CopyIn(offset, n);
+      copy_in(in_, x_[offset], n);
       Compute(n);
-      CopyOut(offset, n);
+      copy_out(y_[offset], out_, n);
     }
   }
 
  private:
-  __aicore__ inline void CopyIn(uint64_t offset, uint32_t n) {
-    LocalTensor<T> x = in_.AllocTensor<T>();
-    DataCopy(x, x_[offset], n);
-    in_.EnQue(x);
-  }
-
   __aicore__ inline void Compute(uint32_t n) {
     LocalTensor<T> x = in_.DeQue<T>();
     LocalTensor<T> y = out_.AllocTensor<T>();
@@ -155,12 +150,6 @@ class UnaryKernel {
     in_.FreeTensor(x);
   }
 
-  __aicore__ inline void CopyOut(uint64_t offset, uint32_t n) {
-    LocalTensor<T> y = out_.DeQue<T>();
-    DataCopy(y_[offset], y, n);
-    out_.FreeTensor(y);
-  }
-
   TPipe pipe_;
   TQue<TPosition::VECIN, 1> in_;
   TQue<TPosition::VECOUT, 1> out_;
@@ -176,40 +165,33 @@ class UnaryKernel {
   uint32_t scratch_tiles_ = 0;
 };
 
-template <typename T, typename C>
-__aicore__ inline void run_unary(GM_ADDR x, GM_ADDR y, const UnaryTiling& tiling) {
-  UnaryKernel<T, C> kernel;
-  kernel.Init(x, y, tiling);
-  kernel.Process();
-}
-
 }  // namespace
 }  // namespace kiln::ascend
 
 // One entry per storage dtype, so each compiles only the vector code its dtype needs.
 extern "C" __global__ __aicore__ void kiln_unary_float(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
   const auto t = kiln::ascend::load_tiling<kiln::ascend::UnaryTiling>(tiling);
-  kiln::ascend::run_unary<float, float>(x, y, t);
+  kiln::ascend::run_kernel<kiln::ascend::UnaryKernel<float, float>>(t, x, y);
 }
 
 extern "C" __global__ __aicore__ void kiln_unary_half(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
   const auto t = kiln::ascend::load_tiling<kiln::ascend::UnaryTiling>(tiling);
   if (t.compute_float != 0) {
-    kiln::ascend::run_unary<half, float>(x, y, t);
+    kiln::ascend::run_kernel<kiln::ascend::UnaryKernel<half, float>>(t, x, y);
   } else {
-    kiln::ascend::run_unary<half, half>(x, y, t);
+    kiln::ascend::run_kernel<kiln::ascend::UnaryKernel<half, half>>(t, x, y);
   }
 }
 
 extern "C" __global__ __aicore__ void kiln_unary_int32(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
   const auto t = kiln::ascend::load_tiling<kiln::ascend::UnaryTiling>(tiling);
-  kiln::ascend::run_unary<int32_t, int32_t>(x, y, t);
+  kiln::ascend::run_kernel<kiln::ascend::UnaryKernel<int32_t, int32_t>>(t, x, y);
 }
 
 #if !defined(__NPU_ARCH__) || __NPU_ARCH__ == 2201
 // bfloat16 exists on Ascend910B (arch 2201) only.
 extern "C" __global__ __aicore__ void kiln_unary_bf16(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
   const auto t = kiln::ascend::load_tiling<kiln::ascend::UnaryTiling>(tiling);
-  kiln::ascend::run_unary<bfloat16_t, float>(x, y, t);
+  kiln::ascend::run_kernel<kiln::ascend::UnaryKernel<bfloat16_t, float>>(t, x, y);
 }
 #endif
