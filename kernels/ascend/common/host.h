@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "kernels/ascend/common/launch.h"
 #include "runtime/kernel/kernel_runtime_context.h"
@@ -57,6 +58,15 @@ class DeviceBuffer {
  private:
   uint8_t* data_ = nullptr;
 };
+
+// The outcome of a launch this build cannot make: `family` has no kernel for the dtype (a
+// bfloat16 entry in a CANN build for a SoC without bfloat16).
+inline LaunchOutcome no_kernel_for_dtype(const char* family) {
+  LaunchOutcome outcome;
+  outcome.ok = false;
+  outcome.message = std::string("no ") + family + " kernel for this dtype in this build";
+  return outcome;
+}
 
 // The stream kernels are queued on (nullptr in emulated builds).
 void* launch_stream();

@@ -31,10 +31,7 @@ LaunchOutcome launch_binary(DeviceDtype dtype, const BinaryTiling& tiling, uint8
       break;
 #endif
   }
-  LaunchOutcome outcome;
-  outcome.ok = false;
-  outcome.message = "no binary kernel for this dtype in this build";
-  return outcome;
+  return no_kernel_for_dtype("binary");
 }
 
 // `value` rounded to a floating dtype, as c10 converts (through float).

@@ -50,10 +50,7 @@ LaunchOutcome launch_layer_norm(DeviceDtype dtype, DeviceDtype param_dtype,
     case DeviceDtype::Int32:
       break;
   }
-  LaunchOutcome outcome;
-  outcome.ok = false;
-  outcome.message = "no layer_norm kernel for this dtype in this build";
-  return outcome;
+  return no_kernel_for_dtype("layer_norm");
 }
 
 // A weight or bias the kernel takes: 1-d of the row length, contiguous, of `dtype`.

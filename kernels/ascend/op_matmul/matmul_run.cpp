@@ -28,10 +28,7 @@ LaunchOutcome launch_matmul(DeviceDtype dtype, const MatmulTiling& tiling, uint8
     default:
       break;
   }
-  LaunchOutcome outcome;
-  outcome.ok = false;
-  outcome.message = "no matmul kernel for this dtype in this build";
-  return outcome;
+  return no_kernel_for_dtype("matmul");
 }
 
 // The bias as the cube's bias table takes it: n_pitch floats, a broadcast value repeated, the

@@ -26,10 +26,7 @@ LaunchOutcome launch_reduce(DeviceDtype dtype, const ReduceTiling& tiling, uint8
       break;
 #endif
   }
-  LaunchOutcome outcome;
-  outcome.ok = false;
-  outcome.message = "no reduce kernel for this dtype in this build";
-  return outcome;
+  return no_kernel_for_dtype("reduce");
 }
 
 // Whether `dims` names the last dim only: [-1] or [rank - 1] (rank 0 takes 0 and -1, as torch

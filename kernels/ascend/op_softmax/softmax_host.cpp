@@ -24,10 +24,7 @@ LaunchOutcome launch_softmax(DeviceDtype dtype, const SoftmaxTiling& tiling, uin
     case DeviceDtype::Int32:
       break;
   }
-  LaunchOutcome outcome;
-  outcome.ok = false;
-  outcome.message = "no softmax kernel for this dtype in this build";
-  return outcome;
+  return no_kernel_for_dtype("softmax");
 }
 
 // out = softmax(self) (or log_softmax) over the last dim of a contiguous floating self.

@@ -35,10 +35,7 @@ LaunchOutcome launch_to_copy(DeviceDtype src, const ToCopyTiling& tiling, uint8_
       break;
 #endif
   }
-  LaunchOutcome outcome;
-  outcome.ok = false;
-  outcome.message = "no to_copy kernel for this dtype in this build";
-  return outcome;
+  return no_kernel_for_dtype("to_copy");
 }
 
 }  // namespace

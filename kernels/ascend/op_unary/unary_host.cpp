@@ -31,10 +31,7 @@ LaunchOutcome launch_unary(DeviceDtype dtype, const UnaryTiling& tiling, uint8_t
       break;
 #endif
   }
-  LaunchOutcome outcome;
-  outcome.ok = false;
-  outcome.message = "no unary kernel for this dtype in this build";
-  return outcome;
+  return no_kernel_for_dtype("unary");
 }
 
 // out = op(self) for a contiguous self of a dtype the kernel takes; declines everything else.
