@@ -42,12 +42,3 @@ const char* to_string(Error error);
       return kiln_error_;                     \
     }                                         \
   } while (0)
-
-// Logs the message and returns `error` from the enclosing function unless `cond` holds.
-#define KILN_CHECK_OR_RETURN_ERROR(cond, error, ...) \
-  do {                                               \
-    if (!(cond)) {                                   \
-      KILN_LOG(Error, __VA_ARGS__);                  \
-      return ::kiln::Error::error;                   \
-    }                                                \
-  } while (0)

@@ -48,11 +48,3 @@ class [[nodiscard]] Result {
 };
 
 }  // namespace kiln
-
-// Declares `lhs` from a Result expression, returning its error from the enclosing function.
-#define KILN_UNWRAP_OR_RETURN(lhs, expr) \
-  auto lhs##_result_ = (expr);           \
-  if (!lhs##_result_.ok()) {             \
-    return lhs##_result_.error();        \
-  }                                      \
-  auto& lhs = lhs##_result_.get()

@@ -27,8 +27,6 @@ enum class TensorShapeDynamism : uint8_t {
   DynamicUnbound,  // any shape: a Resizer provides memory (e.g. the Python binding)
 };
 
-enum class DeviceType : uint8_t { CPU = 0, NPU = 1 };
-
 class TensorImpl;
 
 // Called to give `impl` the shape `sizes`; it must update the impl's data and metadata through
@@ -52,12 +50,10 @@ class TensorImpl {
   ArrayRef<StridesType> strides() const { return {strides_, dim_}; }
   ArrayRef<DimOrderType> dim_order() const { return {dim_order_, dim_}; }
   TensorShapeDynamism shape_dynamism() const { return dynamism_; }
-  DeviceType device_type() const { return device_; }
   size_t capacity_bytes() const { return capacity_bytes_; }
   void* mutable_data() const { return data_; }
   const void* data() const { return data_; }
 
-  void set_device_type(DeviceType device) { device_ = device; }
   void set_capacity_bytes(size_t bytes) { capacity_bytes_ = bytes; }
   void set_resizer(TensorResizer resizer, void* user) {
     resizer_ = resizer;
@@ -89,7 +85,6 @@ class TensorImpl {
   void* data_;
   size_t capacity_bytes_;
   TensorShapeDynamism dynamism_;
-  DeviceType device_ = DeviceType::CPU;
   TensorResizer resizer_ = nullptr;
   void* resizer_user_ = nullptr;
 };

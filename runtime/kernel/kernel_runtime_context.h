@@ -64,7 +64,3 @@ class KernelRuntimeContext {
       return retval;                                         \
     }                                                        \
   } while (0)
-
-// Same, with the failed condition's source text as the message.
-#define KILN_KERNEL_CHECK(ctx, cond, error, retval) \
-  KILN_KERNEL_CHECK_MSG(ctx, cond, error, retval, "check failed: %s", #cond)

@@ -27,8 +27,6 @@ enum class TensorShapeDynamism : uint8_t {
   DynamicUnbound,
 };
 
-enum class DeviceType : uint8_t { CPU = 0, NPU = 1 };
-
 using TensorImpl = c10::TensorImpl;
 
 // Product of sizes; 1 for a 0-dim tensor.
