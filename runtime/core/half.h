@@ -79,66 +79,66 @@ inline uint16_t float_to_bfloat16_bits(float value) {
 
 }  // namespace detail
 
-struct alignas(2) Half {
+// A 16-bit float type: `Convert` supplies the float <-> bits conversions. Half and BFloat16
+// differ only in those, so they share one definition.
+template <typename Convert>
+struct alignas(2) Float16 {
   uint16_t x = 0;
 
-  Half() = default;
-  Half(float value) : x(detail::float_to_half_bits(value)) {}
-  operator float() const { return detail::half_bits_to_float(x); }
-  static Half from_bits(uint16_t bits) {
-    Half h;
-    h.x = bits;
-    return h;
+  Float16() = default;
+  Float16(float value) : x(Convert::to_bits(value)) {}
+  operator float() const { return Convert::to_float(x); }
+  static Float16 from_bits(uint16_t bits) {
+    Float16 f;
+    f.x = bits;
+    return f;
   }
 };
 
-struct alignas(2) BFloat16 {
-  uint16_t x = 0;
+namespace detail {
 
-  BFloat16() = default;
-  BFloat16(float value) : x(detail::float_to_bfloat16_bits(value)) {}
-  operator float() const { return detail::bfloat16_bits_to_float(x); }
-  static BFloat16 from_bits(uint16_t bits) {
-    BFloat16 b;
-    b.x = bits;
-    return b;
-  }
+// Bit patterns of a 16-bit float type's special values, for std::numeric_limits.
+struct Float16Limits {
+  uint16_t lowest, max, min, infinity, quiet_nan, epsilon;
 };
+
+struct HalfConvert {
+  static uint16_t to_bits(float value) { return float_to_half_bits(value); }
+  static float to_float(uint16_t bits) { return half_bits_to_float(bits); }
+  static constexpr Float16Limits kLimits{0xfbff, 0x7bff, 0x0400, 0x7c00, 0x7e00, 0x1400};
+};
+
+struct BFloat16Convert {
+  static uint16_t to_bits(float value) { return float_to_bfloat16_bits(value); }
+  static float to_float(uint16_t bits) { return bfloat16_bits_to_float(bits); }
+  static constexpr Float16Limits kLimits{0xff7f, 0x7f7f, 0x0080, 0x7f80, 0x7fc0, 0x3c00};
+};
+
+}  // namespace detail
+
+using Half = Float16<detail::HalfConvert>;
+using BFloat16 = Float16<detail::BFloat16Convert>;
 
 }  // namespace kiln
 
 namespace std {
 
-template <>
-class numeric_limits<kiln::Half> {
- public:
-  static constexpr bool is_specialized = true;
-  static constexpr bool is_signed = true;
-  static constexpr bool is_integer = false;
-  static constexpr bool has_infinity = true;
-  static constexpr bool has_quiet_NaN = true;
-  static kiln::Half lowest() { return kiln::Half::from_bits(0xfbff); }
-  static kiln::Half max() { return kiln::Half::from_bits(0x7bff); }
-  static kiln::Half min() { return kiln::Half::from_bits(0x0400); }
-  static kiln::Half infinity() { return kiln::Half::from_bits(0x7c00); }
-  static kiln::Half quiet_NaN() { return kiln::Half::from_bits(0x7e00); }
-  static kiln::Half epsilon() { return kiln::Half::from_bits(0x1400); }
-};
+template <typename Convert>
+class numeric_limits<kiln::Float16<Convert>> {
+  using T = kiln::Float16<Convert>;
 
-template <>
-class numeric_limits<kiln::BFloat16> {
  public:
   static constexpr bool is_specialized = true;
   static constexpr bool is_signed = true;
   static constexpr bool is_integer = false;
   static constexpr bool has_infinity = true;
   static constexpr bool has_quiet_NaN = true;
-  static kiln::BFloat16 lowest() { return kiln::BFloat16::from_bits(0xff7f); }
-  static kiln::BFloat16 max() { return kiln::BFloat16::from_bits(0x7f7f); }
-  static kiln::BFloat16 min() { return kiln::BFloat16::from_bits(0x0080); }
-  static kiln::BFloat16 infinity() { return kiln::BFloat16::from_bits(0x7f80); }
-  static kiln::BFloat16 quiet_NaN() { return kiln::BFloat16::from_bits(0x7fc0); }
-  static kiln::BFloat16 epsilon() { return kiln::BFloat16::from_bits(0x3c00); }
+  static T lowest() { return T::from_bits(Convert::kLimits.lowest); }
+  static T max() { return T::from_bits(Convert::kLimits.max); }
+  static T min() { return T::from_bits(Convert::kLimits.min); }
+  static T infinity() { return T::from_bits(Convert::kLimits.infinity); }
+  static T quiet_NaN() { return T::from_bits(Convert::kLimits.quiet_nan); }
+  static T epsilon() { return T::from_bits(Convert::kLimits.epsilon); }
 };
 
 }  // namespace std
