@@ -1,4 +1,4 @@
-// Elementwise drivers: binary ops with broadcasting and promotion, and same-shape unary maps.
+// Elementwise binary driver: ops over two inputs with broadcasting and dtype promotion.
 //
 // A kernel checks its arguments, resizes `out`, then hands a functor factory to a driver:
 // make_op(T{}) returns the functor for element type T (a dtype's own type on the same-dtype
@@ -199,12 +199,6 @@ void binary_converting(const BroadcastPlan& plan, const ElementwiseInput& a,
   });
 }
 
-// dst[i] = op(src[i]) (dst may be src).
-template <typename T, typename Op>
-KILN_HOT_LOOP void unary_row(const T* src, T* dst, int64_t n, const Op& op) {
-  for (int64_t i = 0; i < n; ++i) dst[i] = op(src[i]);
-}
-
 // Holds a single-element input converted to the common dtype, so scalars and 0-dim tensors of
 // another dtype do not force the converting path.
 struct ScalarSlot {
@@ -219,11 +213,6 @@ void promote_single_element(ElementwiseInput& input, ScalarType common, ScalarSl
 // although 65520 rounds to inf); add and sub round it to the common dtype first.
 enum class ScalarOther : uint8_t { kRound, kExact };
 
-// out = op(a, b) elementwise over the broadcast of a and b. Preconditions (checked by the
-// kernel): all dtypes supported, `common` is the promoted dtype, out already has the broadcast
-// shape and a dtype `common` can be cast to. Values are computed in `common` (rounded there) and
-// then converted to out's dtype, as ATen does. Code is generated only for dtypes in kCategories;
-// `common` must be one of them.
 namespace detail {
 
 // The shared driver: kPredicate ops return bool (written as 0/1 into out's dtype), others return
@@ -310,37 +299,6 @@ template <unsigned kCategories = kAllTypes, ScalarOther kScalarOther = ScalarOth
 void apply_binary_predicate(ElementwiseInput a, ElementwiseInput b, ScalarType common, Tensor& out,
                             MakePred&& make_pred) {
   detail::apply_binary<true, kCategories, kScalarOther>(a, b, common, out, make_pred);
-}
-
-// out = op(in) elementwise for same-shape contiguous tensors, computed in in's dtype and then
-// converted to out's dtype (equal dtypes take a plain loop when the dtype has a fast path).
-template <unsigned kCategories = kAllTypes, typename MakeOp>
-void apply_unary_op(const Tensor& in, Tensor& out, MakeOp&& make_op) {
-  const int64_t n = in.numel();
-  const ScalarType in_type = in.scalar_type();
-  const ScalarType out_type = out.scalar_type();
-  if (in_type == out_type && dispatch_fast_type<kCategories>(in_type, [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        const auto op = make_op(T{});
-        detail::unary_row(in.const_data_ptr<T>(), out.mutable_data_ptr<T>(), n, op);
-      })) {
-    return;
-  }
-  dispatch_compute_type<kCategories>(in_type, [&](auto tag) {
-    using C = typename decltype(tag)::type;
-    const auto op = make_op(C{});
-    C buf[kElementwiseChunk];
-    const char* src = static_cast<const char*>(in.const_data_ptr());
-    char* dst = static_cast<char*>(out.mutable_data_ptr());
-    const size_t in_size = element_size(in_type);
-    const size_t out_size = element_size(out_type);
-    for (int64_t start = 0; start < n; start += kElementwiseChunk) {
-      const int64_t m = n - start < kElementwiseChunk ? n - start : kElementwiseChunk;
-      load_row<C>(src + start * in_size, in_type, 1, m, buf);
-      detail::unary_row(buf, buf, m, op);
-      store_row_as<C>(buf, m, in_type, out_type, dst + start * out_size);
-    }
-  });
 }
 
 }  // namespace kiln::portable

@@ -6,7 +6,6 @@
 #include <cstring>
 #include <type_traits>
 
-#include "kernels/portable/cpu/util/math.h"
 #include "runtime/core/half.h"
 
 namespace kiln::portable {
@@ -89,41 +88,6 @@ inline float exp_float(float x) {
   result = select(x > kHighest, INFINITY, result);
   result = select(x < kLowest, 0.0f, result);
   return select(x != x, x, result);
-}
-
-// Sum of n values in independent partial sums (64 bytes of them: enough vector accumulators to
-// hide the add latency, few enough for short rows), so the loop vectorises without
-// reassociation flags. Integers wrap.
-template <typename T>
-inline T sum_lanes(const T* values, int64_t n) {
-  constexpr int kLanes = 64 / sizeof(T);
-  T lanes[kLanes] = {};
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (int j = 0; j < kLanes; ++j) lanes[j] = wrapping_add(lanes[j], values[i + j]);
-  }
-  for (; i < n; ++i) lanes[0] = wrapping_add(lanes[0], values[i]);
-  T total = T(0);
-  for (int j = 0; j < kLanes; ++j) total = wrapping_add(total, lanes[j]);
-  return total;
-}
-
-// The largest of `start` and n values, ignoring NaN (NaN never compares greater).
-template <typename T>
-inline T max_lanes(const T* values, int64_t n, T start) {
-  constexpr int kLanes = 8;
-  T lanes[kLanes];
-  for (int j = 0; j < kLanes; ++j) lanes[j] = start;
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (int j = 0; j < kLanes; ++j) {
-      lanes[j] = max_of(values[i + j], lanes[j]);
-    }
-  }
-  for (; i < n; ++i) lanes[0] = max_of(values[i], lanes[0]);
-  T result = start;
-  for (int j = 0; j < kLanes; ++j) result = max_of(lanes[j], result);
-  return result;
 }
 
 namespace detail {
