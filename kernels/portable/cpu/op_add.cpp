@@ -1,9 +1,8 @@
 // add.out, add.Scalar_out, sub.out and sub.Scalar_out: out = self + alpha * other (sub: minus).
-#include "kernels/portable/cpu/util/broadcast.h"
+#include "kernels/portable/cpu/util/binary_ops.h"
 #include "kernels/portable/cpu/util/checks.h"
 #include "kernels/portable/cpu/util/elementwise.h"
 #include "kernels/portable/cpu/util/math.h"
-#include "kernels/portable/cpu/util/promotion.h"
 #include "kernels/portable/cpu/util/scalar_util.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
@@ -31,7 +30,7 @@ Scalar negated(const Scalar& value) {
   return Scalar(static_cast<int64_t>(0 - static_cast<uint64_t>(value.toInt())));
 }
 
-// The shared body once `other` is an input and the common dtype is known.
+// The shared body once `other` is an input, the common dtype is known and out is resized.
 Tensor& add_sub(KernelRuntimeContext& ctx, const Tensor& self, const ElementwiseInput& other,
                 ScalarType common, const Scalar& alpha, bool subtract, Tensor& out) {
   if (!check_alpha(ctx, alpha, common)) return out;
@@ -42,7 +41,6 @@ Tensor& add_sub(KernelRuntimeContext& ctx, const Tensor& self, const Elementwise
                         "value cannot be converted to type %s without overflow: alpha=%s; pass "
                         "an alpha within the range of the result dtype",
                         to_string(common), format_scalar(alpha).text);
-  if (!resize_to_broadcast(ctx, self.sizes(), other.sizes, out)) return out;
   apply_binary_op(ElementwiseInput::of(self), other, common, out, [&](auto zero) {
     using T = decltype(zero);
     const T scale = scalar_as<T>(effective, common);
@@ -75,21 +73,16 @@ bool check_sub_operands(KernelRuntimeContext& ctx, bool self_bool, bool other_bo
 
 Tensor& add_sub_scalar(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& other,
                        const Scalar& alpha, bool subtract, Tensor& out) {
-  if (!check_tensor(ctx, self, "self") || !check_tensor(ctx, out, "out")) return out;
-  const ScalarType common = result_type(self, other);
-  if (!check_out_dtype_is(ctx, out, common)) return out;
+  const ScalarType common = prepare_binary(ctx, self, other, out, OutDtype::kExact);
+  if (common == ScalarType::Undefined) return out;
   ScalarStorage storage;
   return add_sub(ctx, self, scalar_input(other, storage), common, alpha, subtract, out);
 }
 
 Tensor& add_sub_tensor(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other,
                        const Scalar& alpha, bool subtract, Tensor& out) {
-  if (!check_tensor(ctx, self, "self") || !check_tensor(ctx, other, "other") ||
-      !check_tensor(ctx, out, "out")) {
-    return out;
-  }
-  const ScalarType common = result_type(self, other);
-  if (!check_out_dtype_castable(ctx, out, common)) return out;
+  const ScalarType common = prepare_binary(ctx, self, other, out, OutDtype::kCastable);
+  if (common == ScalarType::Undefined) return out;
   return add_sub(ctx, self, ElementwiseInput::of(other), common, alpha, subtract, out);
 }
 

@@ -5,10 +5,7 @@
 #include <string_view>
 
 #include "kernels/portable/cpu/util/binary_ops.h"
-#include "kernels/portable/cpu/util/broadcast.h"
-#include "kernels/portable/cpu/util/checks.h"
 #include "kernels/portable/cpu/util/elementwise.h"
-#include "kernels/portable/cpu/util/promotion.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {
@@ -83,35 +80,25 @@ Tensor& divide(KernelRuntimeContext& ctx, const ElementwiseInput& self,
   return out;
 }
 
-ScalarType true_division_type(ScalarType common) {
-  // True division promotes integers (and bool) to the default floating dtype, Float.
-  return is_floating_type(common) ? common : ScalarType::Float;
+// True division promotes integers (and bool) to the default floating dtype, Float.
+Promotion promotion_of(Rounding rounding) {
+  return rounding == Rounding::kNone ? Promotion::kToFloat : Promotion::kCommon;
 }
 
 Tensor& div_tensor(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other,
                    Rounding rounding, Tensor& out) {
-  if (!check_tensor(ctx, self, "self") || !check_tensor(ctx, other, "other") ||
-      !check_tensor(ctx, out, "out")) {
-    return out;
-  }
-  ResultType promotion;
-  promotion.add_tensor(self);
-  promotion.add_tensor(other);
-  ScalarType common = promotion.get();
-  if (rounding == Rounding::kNone) common = true_division_type(common);
-  if (!check_out_dtype_castable(ctx, out, common)) return out;
-  if (!resize_to_broadcast(ctx, self.sizes(), other.sizes(), out)) return out;
+  const ScalarType common =
+      prepare_binary(ctx, self, other, out, OutDtype::kCastable, promotion_of(rounding));
+  if (common == ScalarType::Undefined) return out;
   return divide(ctx, ElementwiseInput::of(self), ElementwiseInput::of(other), common, rounding,
                 out);
 }
 
 Tensor& div_scalar(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& other,
                    Rounding rounding, Tensor& out) {
-  if (!check_tensor(ctx, self, "self") || !check_tensor(ctx, out, "out")) return out;
-  ScalarType common = result_type(self, other);
-  if (rounding == Rounding::kNone) common = true_division_type(common);
-  if (!check_out_dtype_is(ctx, out, common)) return out;
-  if (!resize_or_fail(ctx, out, self.sizes())) return out;
+  const ScalarType common =
+      prepare_binary(ctx, self, other, out, OutDtype::kExact, promotion_of(rounding));
+  if (common == ScalarType::Undefined) return out;
   ScalarStorage storage;
   return divide(ctx, ElementwiseInput::of(self), scalar_input(other, storage), common, rounding,
                 out);

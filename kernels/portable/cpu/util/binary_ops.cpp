@@ -6,6 +6,13 @@
 #include "kernels/portable/cpu/util/promotion.h"
 
 namespace kiln::portable {
+namespace {
+
+ScalarType promoted(ScalarType common, Promotion promotion) {
+  return promotion == Promotion::kToFloat && !is_floating_type(common) ? ScalarType::Float : common;
+}
+
+}  // namespace
 
 bool check_out_dtype(KernelRuntimeContext& ctx, const Tensor& out, ScalarType result,
                      OutDtype rule) {
@@ -28,23 +35,23 @@ void fail_dtype(KernelRuntimeContext& ctx, const char* name, ScalarType common) 
 }
 
 ScalarType prepare_binary(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other,
-                          Tensor& out, OutDtype rule) {
+                          Tensor& out, OutDtype rule, Promotion promotion) {
   if (!check_tensor(ctx, self, "self") || !check_tensor(ctx, other, "other") ||
       !check_tensor(ctx, out, "out")) {
     return ScalarType::Undefined;
   }
-  const ScalarType common = result_type(self, other);
+  const ScalarType common = promoted(result_type(self, other), promotion);
   if (!check_out_dtype(ctx, out, common, rule)) return ScalarType::Undefined;
   if (!resize_to_broadcast(ctx, self.sizes(), other.sizes(), out)) return ScalarType::Undefined;
   return common;
 }
 
 ScalarType prepare_binary(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& other,
-                          Tensor& out, OutDtype rule) {
+                          Tensor& out, OutDtype rule, Promotion promotion) {
   if (!check_tensor(ctx, self, "self") || !check_tensor(ctx, out, "out")) {
     return ScalarType::Undefined;
   }
-  const ScalarType common = result_type(self, other);
+  const ScalarType common = promoted(result_type(self, other), promotion);
   if (!check_out_dtype(ctx, out, common, rule)) return ScalarType::Undefined;
   if (!resize_or_fail(ctx, out, self.sizes())) return ScalarType::Undefined;
   return common;

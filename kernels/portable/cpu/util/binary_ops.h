@@ -18,14 +18,19 @@ namespace kiln::portable {
 // exactly the result dtype (ATen's generated `.Scalar_out` wrappers), or any dtype (comparisons).
 enum class OutDtype : uint8_t { kCastable, kExact, kAny };
 
-// Checks self, other and out, computes the promoted dtype and resizes out to the broadcast shape.
-// Returns the promoted dtype, or Undefined after reporting a failure through ctx.
+// The dtype an op computes in: its inputs' promoted dtype, or for kToFloat (true division, atan2)
+// Float, the default dtype, in place of an integer or Bool one.
+enum class Promotion : uint8_t { kCommon, kToFloat };
+
+// Checks self, other and out, computes the dtype the op computes in (`promotion` of the promoted
+// dtype), checks out against it under `rule` and resizes out to the broadcast shape. Returns that
+// dtype, or Undefined after reporting a failure through ctx.
 ScalarType prepare_binary(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other,
-                          Tensor& out, OutDtype rule);
+                          Tensor& out, OutDtype rule, Promotion promotion = Promotion::kCommon);
 
 // The same for a Scalar `other` (a wrapped number in promotion).
 ScalarType prepare_binary(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& other,
-                          Tensor& out, OutDtype rule);
+                          Tensor& out, OutDtype rule, Promotion promotion = Promotion::kCommon);
 
 // Checks that `out` may receive a `result` value under `rule`.
 bool check_out_dtype(KernelRuntimeContext& ctx, const Tensor& out, ScalarType result,
