@@ -1,9 +1,9 @@
 // clone, alias_copy, detach_copy: copy self into out (same dtype and shape); clone validates
 // memory_format as ATen does.
-#include <cstring>
 #include <optional>
 
 #include "kernels/portable/cpu/util/checks.h"
+#include "kernels/portable/cpu/util/copy.h"
 #include "runtime/core/tensor_options.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
@@ -17,9 +17,7 @@ Tensor& clone_out(KernelRuntimeContext& ctx, const Tensor& self,
   if (!check_memory_format(ctx, memory_format, self)) return out;
   if (!check_out_dtype_is(ctx, out, self.scalar_type())) return out;
   if (!resize_or_fail(ctx, out, self.sizes())) return out;
-  if (self.nbytes() > 0 && out.const_data_ptr() != self.const_data_ptr()) {
-    std::memmove(out.mutable_data_ptr(), self.const_data_ptr(), self.nbytes());
-  }
+  copy_bytes(self, out);
   return out;
 }
 

@@ -1,45 +1,12 @@
 // constant_pad_nd.out: pads (or, with negative pads, crops) the trailing dims with a constant.
-#include <cmath>
 #include <cstring>
 
 #include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/convert.h"
-#include "kernels/portable/cpu/util/scalar_util.h"
+#include "kernels/portable/cpu/util/copy.h"
+#include "kernels/portable/cpu/util/index_util.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {
-namespace {
-
-// Whether fill_(value) accepts `value` for dtype: floating values into an integer dtype must be
-// finite and in range (then truncate); Bool takes anything; the rest follow scalar_fits.
-bool fill_value_fits(const Scalar& value, ScalarType dtype) {
-  if (dtype == ScalarType::Bool) return true;
-  if (is_integral_type(dtype) && value.isFloatingPoint()) {
-    const double v = value.toDouble();
-    double low = 0, high = 0;
-    switch (dtype) {
-      case ScalarType::Byte:
-        low = 0, high = 255;
-        break;
-      case ScalarType::Char:
-        low = -128, high = 127;
-        break;
-      case ScalarType::Short:
-        low = -32768, high = 32767;
-        break;
-      case ScalarType::Int:
-        low = -2147483648.0, high = 2147483647.0;
-        break;
-      default:
-        low = -9223372036854775808.0, high = 9223372036854775807.0;
-        break;
-    }
-    return std::isfinite(v) && v >= low && v <= high;
-  }
-  return scalar_fits(value, dtype);
-}
-
-}  // namespace
 
 Tensor& constant_pad_nd_out(KernelRuntimeContext& ctx, const Tensor& self, IntArrayRef pad,
                             const Scalar& value, Tensor& out) {
@@ -78,23 +45,9 @@ Tensor& constant_pad_nd_out(KernelRuntimeContext& ctx, const Tensor& self, IntAr
   // Fill everything with the value, then copy the overlap of input and output row by row.
   const size_t size = element_size(dtype);
   alignas(8) unsigned char fill[8];
-  if (value.isBoolean()) {
-    const bool b = value.toBool();
-    convert_element(&b, ScalarType::Bool, fill, dtype);
-  } else if (value.isIntegral(false)) {
-    const int64_t i = value.toInt();
-    convert_element(&i, ScalarType::Long, fill, dtype);
-  } else {
-    const double v = value.toDouble();
-    convert_element(&v, ScalarType::Double, fill, dtype);
-  }
+  store_fill_value(value, dtype, fill);
   char* dst = static_cast<char*>(out.mutable_data_ptr());
-  std::memcpy(dst, fill, size);
-  for (int64_t filled = 1; filled < total;) {  // doubling copies
-    const int64_t n = filled < total - filled ? filled : total - filled;
-    std::memcpy(dst + filled * size, dst, static_cast<size_t>(n) * size);
-    filled += n;
-  }
+  fill_elements(dst, fill, size, total);
   if (rank == 0) {
     std::memcpy(dst, self.const_data_ptr(), size);
     return out;

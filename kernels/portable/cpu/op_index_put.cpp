@@ -1,12 +1,12 @@
 // index_put.out: a copy of self with `values` written (or added) at advanced-index positions.
 #include <cstdint>
-#include <cstring>
 #include <optional>
 #include <type_traits>
 
 #include "kernels/portable/cpu/util/advanced_index.h"
 #include "kernels/portable/cpu/util/checks.h"
 #include "kernels/portable/cpu/util/convert.h"
+#include "kernels/portable/cpu/util/copy.h"
 #include "kernels/portable/cpu/util/index_util.h"
 #include "kernels/portable/cpu/util/math.h"
 #include "kernels/portable/cpu/util/sort_util.h"
@@ -144,9 +144,7 @@ Tensor& index_put_out(KernelRuntimeContext& ctx, const Tensor& self,
                         format_shape(value_sizes).text,
                         format_shape({plan.result_sizes, plan.result_dim}).text);
   if (!resize_or_fail(ctx, out, self.sizes())) return out;
-  if (self.nbytes() > 0 && out.const_data_ptr() != self.const_data_ptr()) {
-    std::memmove(out.mutable_data_ptr(), self.const_data_ptr(), self.nbytes());
-  }
+  copy_bytes(self, out);
   if (fill_all) {
     if (plan.zero_dim_mask == 0) return out;
     dispatch_by_width(self.element_size(), [&](auto* tag) {

@@ -1,11 +1,11 @@
 // scatter (src, value, and their add/multiply reductions) and scatter_add: self with src (or a
 // value) written or combined at index positions.
 #include <cstdint>
-#include <cstring>
 #include <string_view>
 #include <type_traits>
 
 #include "kernels/portable/cpu/util/checks.h"
+#include "kernels/portable/cpu/util/copy.h"
 #include "kernels/portable/cpu/util/index_util.h"
 #include "kernels/portable/cpu/util/math.h"
 #include "kernels/portable/cpu/util/scalar_util.h"
@@ -99,9 +99,7 @@ Tensor& scatter_impl(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim,
   if (!empty && !check_scatter_shapes(ctx, self, d, index, src)) return out;
   if (!check_out_dtype_is(ctx, out, self.scalar_type())) return out;
   if (!resize_or_fail(ctx, out, self.sizes())) return out;
-  if (self.nbytes() > 0 && out.const_data_ptr() != self.const_data_ptr()) {
-    std::memmove(out.mutable_data_ptr(), self.const_data_ptr(), self.nbytes());
-  }
+  copy_bytes(self, out);
   if (empty) return out;
   int64_t out_strides[kTensorDimensionLimit];
   int64_t src_strides[kTensorDimensionLimit] = {};

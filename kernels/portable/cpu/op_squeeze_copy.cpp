@@ -1,6 +1,5 @@
 // squeeze_copy and unsqueeze_copy: self's bytes under a shape with size-1 dims removed or added.
 #include <cstdint>
-#include <cstring>
 
 #include "kernels/portable/cpu/util/checks.h"
 #include "kernels/portable/cpu/util/copy.h"
@@ -13,9 +12,7 @@ namespace {
 Tensor& reshaped_copy(KernelRuntimeContext& ctx, const Tensor& self, const SizesType* sizes,
                       int64_t ndim, Tensor& out) {
   if (!prepare_copy_out(ctx, self, out, {sizes, static_cast<size_t>(ndim)})) return out;
-  if (self.nbytes() > 0 && out.const_data_ptr() != self.const_data_ptr()) {
-    std::memmove(out.mutable_data_ptr(), self.const_data_ptr(), self.nbytes());
-  }
+  copy_bytes(self, out);
   return out;
 }
 

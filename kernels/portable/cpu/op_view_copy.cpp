@@ -1,8 +1,8 @@
 // view_copy and _unsafe_view: self's elements in a new shape (one size may be -1 and is inferred).
 #include <cstdint>
-#include <cstring>
 
 #include "kernels/portable/cpu/util/checks.h"
+#include "kernels/portable/cpu/util/copy.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {
@@ -60,9 +60,7 @@ Tensor& view_copy_out(KernelRuntimeContext& ctx, const Tensor& self, IntArrayRef
   if (!infer_shape(ctx, size, self.numel(), shape)) return out;
   if (!check_out_dtype_is(ctx, out, self.scalar_type())) return out;
   if (!resize_or_fail(ctx, out, {shape, size.size()})) return out;
-  if (self.nbytes() > 0 && out.const_data_ptr() != self.const_data_ptr()) {
-    std::memmove(out.mutable_data_ptr(), self.const_data_ptr(), self.nbytes());
-  }
+  copy_bytes(self, out);
   return out;
 }
 

@@ -287,6 +287,12 @@ void scalar_to_element(const Scalar& scalar, ScalarType type, void* dst) {
   });
 }
 
+void copy_bytes(const Tensor& self, Tensor& out) {
+  if (self.nbytes() > 0 && out.const_data_ptr() != self.const_data_ptr()) {
+    std::memmove(out.mutable_data_ptr(), self.const_data_ptr(), self.nbytes());
+  }
+}
+
 bool prepare_copy_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out,
                       ArrayRef<SizesType> sizes) {
   return check_default_dim_order(ctx, self, "self") && check_default_dim_order(ctx, out, "out") &&

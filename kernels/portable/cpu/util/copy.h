@@ -53,6 +53,10 @@ void fill_elements(void* dst, const void* value, size_t element_size, int64_t n)
 // dtype holds it).
 void scalar_to_element(const Scalar& scalar, ScalarType type, void* dst);
 
+// out's bytes = self's (out already has self's dtype and element count); nothing when out is
+// self, and an overlap is fine.
+void copy_bytes(const Tensor& self, Tensor& out);
+
 // The common prologue of a copy kernel: self and out use the default dim order, out has self's
 // dtype, and out is resized to `sizes`. False after ctx.fail.
 bool prepare_copy_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out,
