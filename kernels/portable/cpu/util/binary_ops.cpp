@@ -27,6 +27,25 @@ bool check_out_dtype(KernelRuntimeContext& ctx, const Tensor& out, ScalarType re
   return true;
 }
 
+bool check_alpha(KernelRuntimeContext& ctx, const Scalar& alpha, ScalarType common) {
+  KILN_KERNEL_CHECK_MSG(ctx, !alpha.isBoolean() || common == ScalarType::Bool, InvalidArgument,
+                        false,
+                        "Boolean alpha only supported for Boolean results (result dtype is %s); "
+                        "pass alpha as a number",
+                        to_string(common));
+  KILN_KERNEL_CHECK_MSG(ctx, is_floating_type(common) || alpha.isIntegral(true), InvalidArgument,
+                        false,
+                        "For integral input tensors, argument alpha must not be a floating point "
+                        "number (got alpha=%s with result dtype %s)",
+                        format_scalar(alpha).text, to_string(common));
+  return true;
+}
+
+Scalar negated(const Scalar& value) {
+  if (value.isFloatingPoint()) return Scalar(-value.toDouble());
+  return Scalar(static_cast<int64_t>(0 - static_cast<uint64_t>(value.toInt())));
+}
+
 void fail_dtype(KernelRuntimeContext& ctx, const char* name, ScalarType common) {
   ctx.fail(Error::InvalidArgument,
            "%s is not implemented for dtype %s (the promoted dtype of its inputs); convert the "

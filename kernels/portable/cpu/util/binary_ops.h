@@ -36,6 +36,13 @@ ScalarType prepare_binary(KernelRuntimeContext& ctx, const Tensor& self, const S
 bool check_out_dtype(KernelRuntimeContext& ctx, const Tensor& out, ScalarType result,
                      OutDtype rule);
 
+// ATen's alpha rules for add and sub: bool alpha only for bool results, no fractional alpha for
+// integer results. False after ctx.fail.
+bool check_alpha(KernelRuntimeContext& ctx, const Scalar& alpha, ScalarType common);
+
+// -value, wrapping like ATen for the most negative int64.
+Scalar negated(const Scalar& value);
+
 // Reports ATen's "not implemented for 'Bool'"-style refusal of dtype `common` for op `name`.
 void fail_dtype(KernelRuntimeContext& ctx, const char* name, ScalarType common);
 

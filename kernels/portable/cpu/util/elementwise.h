@@ -50,6 +50,15 @@ inline ElementwiseInput scalar_input(const Scalar& scalar, ScalarStorage& storag
   return {&storage, dtype, {}};
 }
 
+// `other` as an elementwise input: a tensor as it is, a Scalar as a wrapped number held in
+// `storage` (which must outlive the input).
+inline ElementwiseInput input_of(const Tensor& other, ScalarStorage&) {
+  return ElementwiseInput::of(other);
+}
+inline ElementwiseInput input_of(const Scalar& other, ScalarStorage& storage) {
+  return scalar_input(other, storage);
+}
+
 // Rows converted through compute-type buffers of this many elements (3 buffers on the stack).
 constexpr int64_t kElementwiseChunk = 256;
 

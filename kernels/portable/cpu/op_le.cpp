@@ -1,0 +1,18 @@
+// le.Tensor_out and le.Scalar_out: self <= other elementwise, computed in the promoted dtype;
+// out is Bool by default and may be of any dtype (it receives 0 or 1).
+#include "kernels/portable/cpu/util/binary_kernels.h"
+#include "runtime/kernel/kernel_runtime_context.h"
+
+namespace kiln::portable::native {
+
+Tensor& le_tensor_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other,
+                      Tensor& out) {
+  return binary_predicate_out(ctx, self, other, out, [](auto a, auto b) { return a <= b; });
+}
+
+Tensor& le_scalar_out(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& other,
+                      Tensor& out) {
+  return binary_predicate_out(ctx, self, other, out, [](auto a, auto b) { return a <= b; });
+}
+
+}  // namespace kiln::portable::native

@@ -1,0 +1,16 @@
+// logical_xor.out: the truth values of self and other (nonzero is true) combined by xor;
+// out is Bool by default and may be of any dtype (it receives 0 or 1).
+#include "kernels/portable/cpu/util/binary_kernels.h"
+#include "runtime/kernel/kernel_runtime_context.h"
+
+namespace kiln::portable::native {
+
+Tensor& logical_xor_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other,
+                        Tensor& out) {
+  return binary_predicate_out(ctx, self, other, out, [](auto a, auto b) {
+    using T = decltype(a);
+    return (a != T(0)) != (b != T(0));
+  });
+}
+
+}  // namespace kiln::portable::native

@@ -1,0 +1,136 @@
+// Bodies of the binary elementwise kernels that come in families: add/sub, the comparisons and
+// logical ops, the bitwise ops, remainder/fmod and maximum/minimum.
+//
+// Each op file calls one of these templates with its own functor (a generic lambda over the
+// element types), so every op instantiates its own loops and compiles under its own operators'
+// dtype selection.
+#pragma once
+
+#include <type_traits>
+
+#include "kernels/portable/cpu/util/binary_ops.h"
+#include "kernels/portable/cpu/util/checks.h"
+#include "kernels/portable/cpu/util/elementwise.h"
+#include "kernels/portable/cpu/util/math.h"
+#include "kernels/portable/cpu/util/scalar_util.h"
+#include "runtime/kernel/kernel_runtime_context.h"
+
+namespace kiln::portable {
+
+// How a `.Scalar_out` overload checks out: ATen's generated wrappers want exactly the result
+// dtype; the Tensor overloads take any dtype the result casts to.
+template <typename Other>
+constexpr OutDtype kArithmeticOut =
+    std::is_same_v<Other, Scalar> ? OutDtype::kExact : OutDtype::kCastable;
+
+// add and sub (kSubtract): out = self + alpha * other, or self - alpha * other.
+template <bool kSubtract, typename Other>
+Tensor& add_sub_out(KernelRuntimeContext& ctx, const Tensor& self, const Other& other,
+                    const Scalar& alpha, Tensor& out) {
+  const ScalarType common = prepare_binary(ctx, self, other, out, kArithmeticOut<Other>);
+  if (common == ScalarType::Undefined) return out;
+  if (!check_alpha(ctx, alpha, common)) return out;
+  const Scalar effective = kSubtract ? negated(alpha) : alpha;
+  // A bool result takes alpha as a truth value, so only other dtypes check for overflow.
+  KILN_KERNEL_CHECK_MSG(ctx, common == ScalarType::Bool || scalar_fits(effective, common),
+                        InvalidArgument, out,
+                        "value cannot be converted to type %s without overflow: alpha=%s; pass "
+                        "an alpha within the range of the result dtype",
+                        to_string(common), format_scalar(alpha).text);
+  ScalarStorage storage;
+  apply_binary_op(ElementwiseInput::of(self), input_of(other, storage), common, out,
+                  [&](auto zero) {
+                    using T = decltype(zero);
+                    const T scale = scalar_as<T>(effective, common);
+                    // Integers with alpha == 1 (the usual case) skip the multiply: the compiler
+                    // unswitches the loops, and integer multiplies cost several instructions
+                    // without SSE4.1. Floats always multiply (exact for 1): a float ternary whose
+                    // arms compute would not vectorise.
+                    const bool unit = std::is_integral_v<T> && scale == T(1);
+                    return [scale, unit](T a, T b) {
+                      if constexpr (std::is_integral_v<T>) {
+                        return unit ? wrapping_add(a, b) : wrapping_add(a, wrapping_mul(scale, b));
+                      } else {
+                        return a + scale * b;
+                      }
+                    };
+                  });
+  return out;
+}
+
+// Comparisons and logical ops: out = pred(self, other) computed in the promoted dtype; out is
+// Bool by default and may be of any dtype (it receives 0 or 1).
+template <typename Other, typename Pred>
+Tensor& binary_predicate_out(KernelRuntimeContext& ctx, const Tensor& self, const Other& other,
+                             Tensor& out, Pred pred) {
+  const ScalarType common = prepare_binary(ctx, self, other, out, OutDtype::kAny);
+  if (common == ScalarType::Undefined) return out;
+  ScalarStorage storage;
+  apply_binary_predicate(ElementwiseInput::of(self), input_of(other, storage), common, out,
+                         [&](auto) { return pred; });
+  return out;
+}
+
+// bitwise_and, bitwise_or and bitwise_xor (called `name`): integers and Bool only.
+template <typename Other, typename Op>
+Tensor& bitwise_out(KernelRuntimeContext& ctx, const char* name, const Tensor& self,
+                    const Other& other, Tensor& out, Op op) {
+  const ScalarType common = prepare_binary(ctx, self, other, out, OutDtype::kCastable);
+  if (common == ScalarType::Undefined) return out;
+  if (is_floating_type(common)) {
+    fail_dtype(ctx, name, common);
+    return out;
+  }
+  ScalarStorage storage;
+  apply_binary_op<kIntegralTypes>(ElementwiseInput::of(self), input_of(other, storage), common, out,
+                                  [&](auto) { return op; });
+  return out;
+}
+
+// remainder and fmod (called `name`): no Bool, and an integer division by zero is an error.
+template <typename Other, typename Op>
+Tensor& modulo_out(KernelRuntimeContext& ctx, const char* name, const Tensor& self,
+                   const Other& other, Tensor& out, Op op) {
+  const ScalarType common = prepare_binary(ctx, self, other, out, OutDtype::kCastable);
+  if (common == ScalarType::Undefined) return out;
+  if (common == ScalarType::Bool) {
+    fail_dtype(ctx, name, common);
+    return out;
+  }
+  ScalarStorage storage;
+  bool zero_divisor = false;
+  apply_binary_op(ElementwiseInput::of(self), input_of(other, storage), common, out,
+                  [&](auto zero) {
+                    using T = decltype(zero);
+                    if constexpr (std::is_integral_v<T>) {
+                      return guard_zero_divisor<T>(&zero_divisor, op);
+                    } else {
+                      return op;
+                    }
+                  });
+  KILN_KERNEL_CHECK_MSG(ctx, !zero_divisor, InvalidArgument, out,
+                        "ZeroDivisionError: integer %s by zero; check the divisor for zeros or "
+                        "compute in a floating dtype",
+                        name);
+  return out;
+}
+
+// maximum and minimum: the element for which better(a, b) holds (a > b for maximum); NaN
+// propagates.
+template <typename Better>
+Tensor& extremum_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other,
+                     Tensor& out, Better better) {
+  const ScalarType common = prepare_binary(ctx, self, other, out, OutDtype::kCastable);
+  if (common == ScalarType::Undefined) return out;
+  apply_binary_op(ElementwiseInput::of(self), ElementwiseInput::of(other), common, out,
+                  [&](auto zero) {
+                    using T = decltype(zero);
+                    return [better](T a, T b) {
+                      // A NaN `a` is taken; a NaN `b` never loses a comparison, so it stays.
+                      return better(a, b) || a != a ? a : b;
+                    };
+                  });
+  return out;
+}
+
+}  // namespace kiln::portable
