@@ -90,6 +90,19 @@ inline float exp_float(float x) {
   return select(x != x, x, result);
 }
 
+// floor and ceil from round-half-even (which vectorises with default flags, unlike std::floor):
+// exact for every value, keeping -0, infinities and NaN.
+template <typename T>
+inline T floor_value(T x) {
+  const T r = std::nearbyint(x);
+  return r - select(r > x, T(1), T(0));
+}
+template <typename T>
+inline T ceil_value(T x) {
+  const T r = std::nearbyint(x);
+  return r + select(r < x, T(1), T(0));
+}
+
 namespace detail {
 
 // |x| with the sign bit cleared, and x's sign bit alone (bit operations, so loops vectorise).

@@ -1,0 +1,13 @@
+// floor.out: self rounded down; integer inputs are copied unchanged and Bool is rejected, as in
+// ATen. out has self's dtype.
+#include "kernels/portable/cpu/util/unary_kernels.h"
+#include "kernels/portable/cpu/util/vec_math.h"
+#include "runtime/kernel/kernel_runtime_context.h"
+
+namespace kiln::portable::native {
+
+Tensor& floor_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
+  return rounding_out(ctx, self, out, "floor", [](auto x) { return floor_value(x); });
+}
+
+}  // namespace kiln::portable::native

@@ -1,0 +1,37 @@
+// gelu.out: x Phi(x), exactly (approximate='none') or by the tanh approximation; floating
+// inputs only, out has self's dtype. Half and BFloat16 compute in float.
+#include <string_view>
+
+#include "kernels/portable/cpu/util/unary_kernels.h"
+#include "kernels/portable/cpu/util/vec_math.h"
+#include "runtime/kernel/kernel_runtime_context.h"
+
+namespace kiln::portable::native {
+
+Tensor& gelu_out(KernelRuntimeContext& ctx, const Tensor& self, std::string_view approximate,
+                 Tensor& out) {
+  const bool tanh = approximate == "tanh";
+  KILN_KERNEL_CHECK_MSG(ctx, tanh || approximate == "none", InvalidArgument, out,
+                        "approximate argument must be either none or tanh; got '%.*s'",
+                        static_cast<int>(approximate.size()), approximate.data());
+  if (!prepare_activation(ctx, self, out, "gelu", true)) return out;
+  if (tanh) {
+    // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
+    run_floating(self, out, [](auto zero) {
+      using C = decltype(zero);
+      return [](C x) {
+        const C inner = C(0.7978845608028654) * (x + C(0.044715) * x * x * x);
+        return C(0.5) * x * (C(1) + tanh_compute(inner));
+      };
+    });
+  } else {
+    // x Phi(x) = 0.5 x (1 + erf(x / sqrt(2))), with Phi computed without cancelling for x < 0.
+    run_floating(self, out, [](auto zero) {
+      using C = decltype(zero);
+      return [](C x) { return x * normal_cdf_compute(x); };
+    });
+  }
+  return out;
+}
+
+}  // namespace kiln::portable::native

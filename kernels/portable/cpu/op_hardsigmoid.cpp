@@ -1,0 +1,16 @@
+// hardsigmoid.out: clamp(x + 3, 0, 6) / 6; floating inputs only, out has self's dtype.
+#include "kernels/portable/cpu/util/unary_kernels.h"
+#include "runtime/kernel/kernel_runtime_context.h"
+
+namespace kiln::portable::native {
+
+Tensor& hardsigmoid_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
+  if (!prepare_activation(ctx, self, out, "hardsigmoid", true)) return out;
+  run_floating(self, out, [](auto zero) {
+    using C = decltype(zero);
+    return [](C x) { return clamp_value(x + C(3), C(0), C(6)) / C(6); };
+  });
+  return out;
+}
+
+}  // namespace kiln::portable::native

@@ -1,0 +1,15 @@
+// reciprocal.out: 1 / self; integer and bool inputs compute in Float, and out may be any floating
+// dtype.
+#include "kernels/portable/cpu/util/unary_kernels.h"
+#include "runtime/kernel/kernel_runtime_context.h"
+
+namespace kiln::portable::native {
+
+Tensor& reciprocal_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
+  return floating_unary_out(ctx, self, out, [](auto x) {
+    using T = decltype(x);
+    return T(1) / x;
+  });
+}
+
+}  // namespace kiln::portable::native
