@@ -1,4 +1,10 @@
-// _softmax.out and _log_softmax.out along `dim`, for floating dtypes, with the max subtracted.
+// _softmax and _log_softmax along a dim, for floating dtypes, with the max subtracted: the row and
+// column loops, the slice runner and the kernels' shared body.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
 #include "kernels/portable/cpu/util/checks.h"
 #include "kernels/portable/cpu/util/convert.h"
 #include "kernels/portable/cpu/util/dtype_util.h"
@@ -7,10 +13,11 @@
 #include "kernels/portable/cpu/util/vec_math.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
-namespace kiln::portable::native {
-namespace {
+namespace kiln::portable {
+namespace softmax_detail {
 
-constexpr int64_t kChunk = 256;
+// Elements per conversion buffer and per group of columns.
+constexpr int64_t kSoftmaxChunk = 256;
 
 // The row loops. A NaN makes the max NaN, and so the whole slice, as in ATen.
 template <typename C>
@@ -59,7 +66,7 @@ KILN_HOT_LOOP void column_finish(const C* x, C* y, const C* max, const C* factor
 
 // Softmax over slices of `size` elements spaced `stride` apart, computed in C (float for
 // Half/BFloat16/Float, double for Double). When in and out hold C, rows are read and written in
-// place; otherwise they go through conversion buffers of kChunk elements.
+// place; otherwise they go through conversion buffers of kSoftmaxChunk elements.
 template <typename C>
 class SoftmaxRunner {
  public:
@@ -86,17 +93,17 @@ class SoftmaxRunner {
       return;
     }
     C max = -INFINITY;
-    for (int64_t s = 0; s < size; s += kChunk) {
-      const int64_t m = size - s < kChunk ? size - s : kChunk;
+    for (int64_t s = 0; s < size; s += kSoftmaxChunk) {
+      const int64_t m = size - s < kSoftmaxChunk ? size - s : kSoftmaxChunk;
       max = row_max(read(base + s, m), m, max);
     }
     C sum = 0;
-    for (int64_t s = 0; s < size; s += kChunk) {
-      const int64_t m = size - s < kChunk ? size - s : kChunk;
+    for (int64_t s = 0; s < size; s += kSoftmaxChunk) {
+      const int64_t m = size - s < kSoftmaxChunk ? size - s : kSoftmaxChunk;
       sum += row_exp_sum(read(base + s, m), buf_, m, max);
     }
-    for (int64_t s = 0; s < size; s += kChunk) {
-      const int64_t m = size - s < kChunk ? size - s : kChunk;
+    for (int64_t s = 0; s < size; s += kSoftmaxChunk) {
+      const int64_t m = size - s < kSoftmaxChunk ? size - s : kSoftmaxChunk;
       const C* x = read(base + s, m);
       if (log_) {
         row_shift(x, buf_, m, C(max + std::log(sum)));
@@ -108,7 +115,7 @@ class SoftmaxRunner {
     }
   }
 
-  // `width` <= kChunk neighbouring slices: slice w holds x[base + d * stride + w].
+  // `width` <= kSoftmaxChunk neighbouring slices: slice w holds x[base + d * stride + w].
   void columns(int64_t base, int64_t size, int64_t stride, int64_t width) {
     for (int64_t w = 0; w < width; ++w) {
       max_[w] = -INFINITY;
@@ -141,14 +148,20 @@ class SoftmaxRunner {
   bool log_;
   const char* src_;
   char* dst_;
-  C in_buf_[kChunk];
-  C buf_[kChunk];
-  C max_[kChunk];
-  C sum_[kChunk];
+  C in_buf_[kSoftmaxChunk];
+  C buf_[kSoftmaxChunk];
+  C max_[kSoftmaxChunk];
+  C sum_[kSoftmaxChunk];
 };
 
+}  // namespace softmax_detail
+
+// _softmax (kLog false) or _log_softmax along `dim`. A template so each of the two op files
+// instantiates its own, under its own dtype selection.
+template <bool kLog>
 Tensor& softmax_common(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim,
-                       bool half_to_float, bool log, Tensor& out) {
+                       bool half_to_float, Tensor& out) {
+  constexpr bool log = kLog;
   if (!check_tensor(ctx, self, "self") || !check_tensor(ctx, out, "out")) return out;
   KILN_KERNEL_CHECK_MSG(ctx, !half_to_float, NotSupported, out,
                         "softmax with half to float conversion is not supported on CPU; pass "
@@ -173,15 +186,17 @@ Tensor& softmax_common(KernelRuntimeContext& ctx, const Tensor& self, int64_t di
   dispatch_compute_type<kFloatingTypes>(self.scalar_type(), [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (compute_type_selected<C>()) {
-      SoftmaxRunner<C> runner(self, out, log);
+      softmax_detail::SoftmaxRunner<C> runner(self, out, log);
       for (int64_t o = 0; o < outer; ++o) {
         const int64_t base = o * size * inner;
         if (inner == 1) {
           runner.row(base, size);
           continue;
         }
-        for (int64_t i = 0; i < inner; i += kChunk) {
-          runner.columns(base + i, size, inner, inner - i < kChunk ? inner - i : kChunk);
+        for (int64_t i = 0; i < inner; i += softmax_detail::kSoftmaxChunk) {
+          runner.columns(base + i, size, inner,
+                         inner - i < softmax_detail::kSoftmaxChunk ? inner - i
+                                                                   : softmax_detail::kSoftmaxChunk);
         }
       }
     }
@@ -189,16 +204,4 @@ Tensor& softmax_common(KernelRuntimeContext& ctx, const Tensor& self, int64_t di
   return out;
 }
 
-}  // namespace
-
-Tensor& softmax_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim, bool half_to_float,
-                    Tensor& out) {
-  return softmax_common(ctx, self, dim, half_to_float, /*log=*/false, out);
-}
-
-Tensor& log_softmax_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim,
-                        bool half_to_float, Tensor& out) {
-  return softmax_common(ctx, self, dim, half_to_float, /*log=*/true, out);
-}
-
-}  // namespace kiln::portable::native
+}  // namespace kiln::portable
