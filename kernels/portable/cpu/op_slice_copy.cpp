@@ -1,4 +1,4 @@
-// slice_copy and select_copy: a strided range or one index of a dim, copied out.
+// slice_copy.Tensor_out: a strided range of one dim of self, copied out.
 #include <cstdint>
 #include <optional>
 
@@ -37,36 +37,6 @@ Tensor& slice_copy_tensor_out(KernelRuntimeContext& ctx, const Tensor& self, int
   }
   if (!prepare_copy_out(ctx, self, out, {sizes, static_cast<size_t>(rank)})) return out;
   copy_strided_to_out(self, sizes, src_strides, rank, length > 0 ? first * strides[d] : 0, out);
-  return out;
-}
-
-Tensor& select_copy_int_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim,
-                            int64_t index, Tensor& out) {
-  const int64_t rank = self.dim();
-  KILN_KERNEL_CHECK_MSG(ctx, rank > 0, InvalidArgument, out,
-                        "select() cannot be applied to a 0-dim tensor.");
-  int64_t d = 0;
-  if (!wrap_dim(ctx, dim, rank, &d)) return out;
-  const int64_t n = self.size(d);
-  KILN_KERNEL_CHECK_MSG(ctx, index >= -n && index < n, InvalidArgument, out,
-                        "select(): index %lld out of range for tensor of size %s at dimension "
-                        "%lld",
-                        static_cast<long long>(index), format_shape(self.sizes()).text,
-                        static_cast<long long>(dim));
-  if (index < 0) index += n;
-  int64_t strides[kTensorDimensionLimit];
-  contiguous_strides(self.sizes(), strides);
-  SizesType sizes[kTensorDimensionLimit];
-  int64_t src_strides[kTensorDimensionLimit];
-  int64_t m = 0;
-  for (int64_t i = 0; i < rank; ++i) {
-    if (i == d) continue;
-    sizes[m] = self.size(i);
-    src_strides[m] = strides[i];
-    ++m;
-  }
-  if (!prepare_copy_out(ctx, self, out, {sizes, static_cast<size_t>(m)})) return out;
-  copy_strided_to_out(self, sizes, src_strides, m, index * strides[d], out);
   return out;
 }
 

@@ -1,20 +1,13 @@
-// squeeze_copy and unsqueeze_copy: self's bytes under a shape with size-1 dims removed or added.
+// squeeze_copy.out, .dim_out and .dims_out: self's bytes under its shape without size-1 dims
+// (all of them, or those of the given dims).
 #include <cstdint>
 
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/copy.h"
+#include "kernels/portable/cpu/util/shape_kernels.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {
-namespace {
 
-// out = self's elements with shape `sizes`, which has self's element count.
-Tensor& reshaped_copy(KernelRuntimeContext& ctx, const Tensor& self, const SizesType* sizes,
-                      int64_t ndim, Tensor& out) {
-  if (!prepare_copy_out(ctx, self, out, {sizes, static_cast<size_t>(ndim)})) return out;
-  copy_bytes(self, out);
-  return out;
-}
+namespace {
 
 // self's sizes without the size-1 dims that `squeeze` marks.
 Tensor& squeeze_marked(KernelRuntimeContext& ctx, const Tensor& self, const bool* squeeze,
@@ -56,19 +49,6 @@ Tensor& squeeze_copy_dims_out(KernelRuntimeContext& ctx, const Tensor& self, Int
     squeeze[d] = true;
   }
   return squeeze_marked(ctx, self, squeeze, out);
-}
-
-Tensor& unsqueeze_copy_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim,
-                           Tensor& out) {
-  const int64_t rank = self.dim();
-  int64_t d = 0;
-  if (!wrap_dim(ctx, dim, rank + 1, &d)) return out;
-  KILN_KERNEL_CHECK_MSG(ctx, rank < static_cast<int64_t>(kTensorDimensionLimit), InvalidArgument,
-                        out, "unsqueeze of a %lld-dim tensor exceeds %zu dims",
-                        static_cast<long long>(rank), kTensorDimensionLimit);
-  SizesType sizes[kTensorDimensionLimit];
-  for (int64_t i = 0, j = 0; i <= rank; ++i) sizes[i] = i == d ? 1 : self.size(j++);
-  return reshaped_copy(ctx, self, sizes, rank + 1, out);
 }
 
 }  // namespace kiln::portable::native

@@ -1,17 +1,35 @@
 # Shape, copy, creation and indexing ops.
 list(APPEND KILN_PORTABLE_SOURCES
+  cpu/op__to_copy.cpp
+  cpu/op__unsafe_view.cpp
+  cpu/op_alias_copy.cpp
   cpu/op_arange.cpp
   cpu/op_cat.cpp
   cpu/op_clone.cpp
+  cpu/op_detach_copy.cpp
   cpu/op_expand_copy.cpp
   cpu/op_flip.cpp
   cpu/op_full.cpp
+  cpu/op_full_like.cpp
+  cpu/op_ones.cpp
   cpu/op_permute_copy.cpp
+  cpu/op_repeat.cpp
+  cpu/op_roll.cpp
+  cpu/op_select_copy.cpp
   cpu/op_slice_copy.cpp
   cpu/op_split_copy.cpp
+  cpu/op_split_with_sizes_copy.cpp
   cpu/op_squeeze_copy.cpp
-  cpu/op_to_copy.cpp
+  cpu/op_stack.cpp
+  cpu/op_t_copy.cpp
+  cpu/op_transpose_copy.cpp
   cpu/op_tril.cpp
+  cpu/op_triu.cpp
+  cpu/op_unsqueeze_copy.cpp
   cpu/op_view_copy.cpp
+  cpu/op_zeros.cpp
   cpu/util/copy.cpp
+  cpu/util/fill.cpp
+  cpu/util/join.cpp
+  cpu/util/shape_kernels.cpp
 )
