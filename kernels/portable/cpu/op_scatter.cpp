@@ -1,78 +1,23 @@
-// scatter (src, value, and their add/multiply reductions) and scatter_add: self with src (or a
-// value) written or combined at index positions.
+// scatter.src_out, .value_out, .reduce_out and .value_reduce_out: self with src (or a value)
+// written, added or multiplied in at index positions along a dim.
 #include <cstdint>
 #include <string_view>
-#include <type_traits>
 
 #include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/copy.h"
 #include "kernels/portable/cpu/util/index_util.h"
-#include "kernels/portable/cpu/util/math.h"
-#include "kernels/portable/cpu/util/scalar_util.h"
-#include "kernels/portable/cpu/util/sort_util.h"
+#include "kernels/portable/cpu/util/scatter.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {
+
 namespace {
 
-// Rank and size checks shared by both overloads (src is null for the value overload); false after
-// ctx.fail. Like ATen, an empty index skips them.
-bool check_scatter_shapes(KernelRuntimeContext& ctx, const Tensor& self, int64_t d,
-                          const Tensor& index, const Tensor* src) {
-  const auto size_of = [](const Tensor& t, int64_t i) -> int64_t {
-    return t.dim() > 0 ? t.size(i) : 1;
-  };
-  const int64_t rank = self.dim() > 0 ? self.dim() : 1;
-  const int64_t index_rank = index.dim() > 0 ? index.dim() : 1;
-  KILN_KERNEL_CHECK_MSG(ctx, rank == index_rank, InvalidArgument, false,
-                        "Index tensor must have the same number of dimensions as self tensor "
-                        "(index %s, self %s)",
-                        format_shape(index.sizes()).text, format_shape(self.sizes()).text);
-  if (src != nullptr) {
-    const int64_t src_rank = src->dim() > 0 ? src->dim() : 1;
-    KILN_KERNEL_CHECK_MSG(ctx, src_rank == index_rank, InvalidArgument, false,
-                          "Index tensor must have the same number of dimensions as src tensor "
-                          "(index %s, src %s)",
-                          format_shape(index.sizes()).text, format_shape(src->sizes()).text);
-  }
-  for (int64_t i = 0; i < rank; ++i) {
-    const bool fits_self = i == d || size_of(index, i) <= size_of(self, i);
-    const bool fits_src = src == nullptr || size_of(index, i) <= size_of(*src, i);
-    KILN_KERNEL_CHECK_MSG(ctx, fits_self && fits_src, InvalidArgument, false,
-                          "Expected index %s to be no larger than self %s apart from dimension "
-                          "%lld%s%s",
-                          format_shape(index.sizes()).text, format_shape(self.sizes()).text,
-                          static_cast<long long>(d),
-                          src ? " and to be no larger size than src " : "",
-                          src ? format_shape(src->sizes()).text : "");
-  }
-  return true;
-}
-
-// How a scattered element meets the one already in out.
-enum class Reduce { kAssign, kAdd, kMultiply };
-
-// a (+ or *) b in dtype T as ATen's scatter reductions compute it: Bool is or / and, integers
-// wrap, Half and BFloat16 round from float.
-template <typename T>
-inline T combine(T a, T b, Reduce mode) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return mode == Reduce::kAdd ? (a || b) : (a && b);
-  } else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
-    const float x = static_cast<float>(a);
-    const float y = static_cast<float>(b);
-    return T(mode == Reduce::kAdd ? x + y : x * y);
-  } else {
-    return mode == Reduce::kAdd ? wrapping_add(a, b) : wrapping_mul(a, b);
-  }
-}
-
 // Parses scatter's `reduce` argument; false after ctx.fail.
-bool parse_reduce(KernelRuntimeContext& ctx, std::string_view reduce, Reduce* mode) {
+bool parse_reduce(KernelRuntimeContext& ctx, std::string_view reduce, ScatterReduce* mode) {
   if (reduce == "add") {
-    *mode = Reduce::kAdd;
+    *mode = ScatterReduce::kAdd;
   } else if (reduce == "multiply") {
-    *mode = Reduce::kMultiply;
+    *mode = ScatterReduce::kMultiply;
   } else {
     ctx.fail(Error::InvalidArgument,
              "reduce argument must be either add or multiply (got \"%.*s\")",
@@ -82,120 +27,51 @@ bool parse_reduce(KernelRuntimeContext& ctx, std::string_view reduce, Reduce* mo
   return true;
 }
 
-// out = self, then out[..index..] = src elements (src_data with strides) or the one value at
-// `value` (stride 0 everywhere).
-Tensor& scatter_impl(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim,
-                     const Tensor& index, const Tensor* src, const void* value, Reduce mode,
-                     Tensor& out) {
-  int64_t d = 0;
-  if (!wrap_dim(ctx, dim, self.dim(), &d)) return out;
-  const bool empty = index.numel() == 0;
-  if (!empty && !check_index_dtype(ctx, index, "scatter", "index")) return out;
-  if (src != nullptr) {
-    KILN_KERNEL_CHECK_MSG(ctx, src->scalar_type() == self.scalar_type(), InvalidArgument, out,
-                          "scatter(): Expected self.dtype to be equal to src.dtype (got %s and %s)",
-                          to_string(self.scalar_type()), to_string(src->scalar_type()));
-  }
-  if (!empty && !check_scatter_shapes(ctx, self, d, index, src)) return out;
-  if (!check_out_dtype_is(ctx, out, self.scalar_type())) return out;
-  if (!resize_or_fail(ctx, out, self.sizes())) return out;
-  copy_bytes(self, out);
-  if (empty) return out;
-  int64_t out_strides[kTensorDimensionLimit];
-  int64_t src_strides[kTensorDimensionLimit] = {};
-  const size_t rank = nonempty_strides(self.sizes(), out_strides);
-  if (src != nullptr) nonempty_strides(src->sizes(), src_strides);
-  const int64_t dim_size = self.dim() > 0 ? self.size(d) : 1;
-  const int64_t dim_stride = out_strides[d];
-  const IndexReader reader = IndexReader::of(index);
-  if (mode == Reduce::kAssign) {
-    dispatch_by_width(self.element_size(), [&](auto* tag) {
-      using U = std::remove_pointer_t<decltype(tag)>;
-      const U* from = src != nullptr ? src->const_data_ptr<U>() : static_cast<const U*>(value);
-      U* dst = out.mutable_data_ptr<U>();
-      walk_index(index.sizes(), rank, out_strides, src_strides, static_cast<size_t>(d),
-                 [&](int64_t i, int64_t out_offset, int64_t src_offset) {
-                   int64_t v = 0;
-                   if (!check_index(ctx, reader[i], dim_size, d, false, &v)) return false;
-                   dst[out_offset + v * dim_stride] = from[src_offset];
-                   return true;
-                 });
-    });
-    return out;
-  }
-  dispatch_element_type(self.scalar_type(), [&](auto* tag) {
-    using T = std::remove_pointer_t<decltype(tag)>;
-    const T* from = src != nullptr ? src->const_data_ptr<T>() : static_cast<const T*>(value);
-    T* dst = out.mutable_data_ptr<T>();
-    walk_index(index.sizes(), rank, out_strides, src_strides, static_cast<size_t>(d),
-               [&](int64_t i, int64_t out_offset, int64_t src_offset) {
-                 int64_t v = 0;
-                 if (!check_index(ctx, reader[i], dim_size, d, false, &v)) return false;
-                 T& target = dst[out_offset + v * dim_stride];
-                 target = combine(target, from[src_offset], mode);
-                 return true;
-               });
-  });
-  return out;
-}
-
-// Checks the layouts of self, index, src (when given) and out; false after ctx.fail.
-bool check_layouts(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& index,
-                   const Tensor* src, const Tensor& out) {
-  return check_tensor(ctx, self, "self") && check_default_dim_order(ctx, out, "out") &&
-         check_default_dim_order(ctx, index, "index") &&
-         (src == nullptr || check_default_dim_order(ctx, *src, "src"));
-}
-
 // The value overload: `value` converted to self's dtype (checked only when some element takes
 // it: ATen converts inside its loop, so an empty index never checks it).
 Tensor& scatter_value_impl(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim,
-                           const Tensor& index, const Scalar& value, Reduce mode, Tensor& out) {
+                           const Tensor& index, const Scalar& value, ScatterReduce mode,
+                           Tensor& out) {
   const ScalarType dtype = self.scalar_type();
   KILN_KERNEL_CHECK_MSG(ctx, index.numel() == 0 || fill_value_fits(value, dtype), InvalidArgument,
                         out, "value cannot be converted to type %s without overflow: %s",
                         to_string(dtype), format_scalar(value).text);
   alignas(8) unsigned char converted[8] = {};
   store_fill_value(value, dtype, converted);
-  return scatter_impl(ctx, self, dim, index, nullptr, converted, mode, out);
+  return scatter_into(ctx, self, dim, index, nullptr, converted, mode, out);
 }
 
 }  // namespace
 
 Tensor& scatter_src_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim,
                         const Tensor& index, const Tensor& src, Tensor& out) {
-  if (!check_layouts(ctx, self, index, &src, out)) return out;
-  return scatter_impl(ctx, self, dim, index, &src, nullptr, Reduce::kAssign, out);
+  if (!check_scatter_layouts(ctx, self, index, &src, out)) return out;
+  return scatter_into(ctx, self, dim, index, &src, nullptr, ScatterReduce::kAssign, out);
 }
 
 Tensor& scatter_value_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim,
                           const Tensor& index, const Scalar& value, Tensor& out) {
-  if (!check_layouts(ctx, self, index, nullptr, out)) return out;
-  return scatter_value_impl(ctx, self, dim, index, value, Reduce::kAssign, out);
+  if (!check_scatter_layouts(ctx, self, index, nullptr, out)) return out;
+  return scatter_value_impl(ctx, self, dim, index, value, ScatterReduce::kAssign, out);
 }
 
 Tensor& scatter_reduce_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim,
                            const Tensor& index, const Tensor& src, std::string_view reduce,
                            Tensor& out) {
-  Reduce mode = Reduce::kAssign;
-  if (!check_layouts(ctx, self, index, &src, out) || !parse_reduce(ctx, reduce, &mode)) return out;
-  return scatter_impl(ctx, self, dim, index, &src, nullptr, mode, out);
+  ScatterReduce mode = ScatterReduce::kAssign;
+  if (!check_scatter_layouts(ctx, self, index, &src, out) || !parse_reduce(ctx, reduce, &mode))
+    return out;
+  return scatter_into(ctx, self, dim, index, &src, nullptr, mode, out);
 }
 
 Tensor& scatter_value_reduce_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim,
                                  const Tensor& index, const Scalar& value, std::string_view reduce,
                                  Tensor& out) {
-  Reduce mode = Reduce::kAssign;
-  if (!check_layouts(ctx, self, index, nullptr, out) || !parse_reduce(ctx, reduce, &mode)) {
+  ScatterReduce mode = ScatterReduce::kAssign;
+  if (!check_scatter_layouts(ctx, self, index, nullptr, out) || !parse_reduce(ctx, reduce, &mode)) {
     return out;
   }
   return scatter_value_impl(ctx, self, dim, index, value, mode, out);
-}
-
-Tensor& scatter_add_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim,
-                        const Tensor& index, const Tensor& src, Tensor& out) {
-  if (!check_layouts(ctx, self, index, &src, out)) return out;
-  return scatter_impl(ctx, self, dim, index, &src, nullptr, Reduce::kAdd, out);
 }
 
 }  // namespace kiln::portable::native

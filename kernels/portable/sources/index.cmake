@@ -8,8 +8,10 @@ list(APPEND KILN_PORTABLE_SOURCES
   cpu/op_masked_fill.cpp
   cpu/op_narrow_copy.cpp
   cpu/op_scatter.cpp
+  cpu/op_scatter_add.cpp
   cpu/op_sort.cpp
   cpu/op_topk.cpp
   cpu/util/advanced_index.cpp
   cpu/util/index_util.cpp
+  cpu/util/scatter.cpp
 )

@@ -1,18 +1,21 @@
 # Linear algebra, convolution, pooling, padding and upsampling.
 list(APPEND KILN_PORTABLE_SOURCES
-  cpu/op_adaptive_avg_pool2d.cpp
+  cpu/op__adaptive_avg_pool2d.cpp
   cpu/op_addmm.cpp
   cpu/op_avg_pool2d.cpp
+  cpu/op_baddbmm.cpp
   cpu/op_bmm.cpp
   cpu/op_constant_pad_nd.cpp
   cpu/op_convolution.cpp
   cpu/op_linear.cpp
-  cpu/op_max_pool2d.cpp
+  cpu/op_max_pool2d_with_indices.cpp
   cpu/op_mm.cpp
-  cpu/op_upsample2d.cpp
+  cpu/op_upsample_bilinear2d.cpp
+  cpu/op_upsample_nearest2d.cpp
   cpu/util/im2col.cpp
   cpu/util/matmul.cpp
   cpu/util/pooling.cpp
+  cpu/util/upsample.cpp
 )
 # The gemm micro-kernel relies on fused multiply-adds (ISO C++ mode turns contraction off).
 if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")

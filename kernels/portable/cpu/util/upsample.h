@@ -1,0 +1,48 @@
+// Checks and helpers upsample_nearest2d and upsample_bilinear2d share: NCHW resampling with
+// ATen's index math.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "runtime/core/half.h"
+#include "runtime/core/tensor.h"
+#include "runtime/kernel/kernel_runtime_context.h"
+
+namespace kiln::portable {
+
+// Output columns handled per pass, so per-column source indices live on the stack.
+constexpr int64_t kUpsampleColumns = 256;
+
+// Input pixels per output pixel: 1 / scale when a positive scale is given, else in / out.
+template <typename T>
+T scale_of(std::optional<double> scale, int64_t in, int64_t out) {
+  return scale.has_value() && *scale > 0 ? static_cast<T>(1.0 / *scale)
+                                         : static_cast<T>(in) / static_cast<T>(out);
+}
+
+// The checks of both ops (`op` names the op); fills `sizes` with the output shape. False after
+// ctx.fail.
+bool check_upsample(KernelRuntimeContext& ctx, const Tensor& self, IntArrayRef output_size,
+                    const char* op, const Tensor& out, SizesType* sizes);
+
+// Calls f(T{}) with the element type of an upsampling dtype (Byte or a floating type).
+template <typename F>
+void dispatch_upsample(ScalarType dtype, F&& f) {
+  switch (dtype) {
+    case ScalarType::Byte:
+      return f(uint8_t{});
+    case ScalarType::Half:
+      return f(Half{});
+    case ScalarType::BFloat16:
+      return f(BFloat16{});
+    case ScalarType::Float:
+      return f(float{});
+    case ScalarType::Double:
+      return f(double{});
+    default:
+      return;
+  }
+}
+
+}  // namespace kiln::portable
