@@ -9,7 +9,6 @@
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {
-
 namespace {
 
 // Parses scatter's `reduce` argument; false after ctx.fail.

@@ -6,7 +6,6 @@
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {
-
 namespace {
 
 // self's sizes without the size-1 dims that `squeeze` marks.

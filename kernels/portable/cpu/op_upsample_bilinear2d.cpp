@@ -11,7 +11,6 @@
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {
-
 namespace {
 
 // One source position of linear interpolation: indices i0, i1 and weights l0, l1.

@@ -8,7 +8,6 @@
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {
-
 namespace {
 
 int64_t nearest_index(int64_t o, int64_t in, int64_t out, float scale) {

@@ -38,7 +38,8 @@ Tensor& view_into(KernelRuntimeContext& ctx, const Tensor& self, IntArrayRef siz
 Tensor& triangle(KernelRuntimeContext& ctx, const Tensor& self, int64_t diagonal, bool lower,
                  const char* name, Tensor& out);
 
-// Piece i of dim d has size piece_size(i); each out gets its piece. Checks everything first so a
+// split_copy and split_with_sizes_copy: piece i of self's dim d has size piece_size(i); each out
+// gets its piece. Checks everything first so a
 // failure leaves every out untouched.
 template <typename PieceSize>
 void split_into(KernelRuntimeContext& ctx, const Tensor& self, int64_t d, ArrayRef<Tensor> out,
