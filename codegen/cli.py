@@ -13,7 +13,6 @@ from collections.abc import Sequence
 
 import yaml
 
-from codegen.api.names import is_identifier
 from codegen.dest import (
     dtype_selected,
     functions,
@@ -25,10 +24,11 @@ from codegen.dest import (
 from codegen.errors import CliParser, UserError
 from codegen.kernel_sources import plan_sources
 from codegen.library import Library, build_library
-from codegen.model import BACKENDS, YamlFile
+from codegen.model.entries import BACKENDS, YamlFile
+from codegen.model.identifiers import is_identifier
+from codegen.model.parse import did_you_mean
+from codegen.model.schemas import AtenSchemas
 from codegen.output import write_if_changed
-from codegen.parse import did_you_mean
-from codegen.schemas import AtenSchemas
 from codegen.selector import load_selection
 
 PROG = "python -m codegen"

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from codegen.api.kernel_keys import DTYPE_NAMES
 from codegen.api.signature import signature_of
 from codegen.errors import UserError
-from codegen.model import YamlFile
-from codegen.parse import closest
-from codegen.schemas import AtenSchemas
+from codegen.model.entries import YamlFile
+from codegen.model.kernel_keys import DTYPE_NAMES
+from codegen.model.parse import closest
+from codegen.model.schemas import AtenSchemas
 
 
 @dataclass(frozen=True)

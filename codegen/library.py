@@ -11,14 +11,23 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from codegen.api.aten import ops_struct
 from codegen.api.contract import check_out_variant, check_types
-from codegen.api.kernel_keys import DTYPE_NAMES, KernelKey
 from codegen.api.names import mangle
 from codegen.api.signature import Signature, signature_of
 from codegen.errors import UserError
-from codegen.model import BACKENDS, KernelEntry, OpEntry, SourceLoc, YamlFile, aten_op_entry
-from codegen.parse import closest
-from codegen.schemas import AtenSchemas
+from codegen.model.entries import (
+    BACKENDS,
+    LIBTORCH_NAMESPACE,
+    LIBTORCH_ORIGIN,
+    KernelEntry,
+    OpEntry,
+    SourceLoc,
+    YamlFile,
+)
+from codegen.model.kernel_keys import DTYPE_NAMES, KernelKey
+from codegen.model.parse import closest
+from codegen.model.schemas import AtenSchemas
 from codegen.selector import Selection
 
 
@@ -76,6 +85,34 @@ def _merge(files: list[YamlFile]) -> dict[str, OpEntry]:
     return ops
 
 
+def _libtorch_kernel(schema: Any) -> KernelEntry:
+    """libtorch's kernel of an ATen operator (ATen mode), as the portable default kernel."""
+    struct = ops_struct(schema)
+    return KernelEntry(
+        "portable",
+        KernelKey(),
+        f"at::_ops::{struct}::call",
+        LIBTORCH_NAMESPACE,
+        struct,
+        SourceLoc(LIBTORCH_ORIGIN, 0),
+    )
+
+
+def _aten_op_entry(name: str, schemas: AtenSchemas, source: SourceLoc) -> OpEntry | None:
+    """ATen mode: an entry for ATen operator ``aten::name.overload`` that no YAML declares, with
+    libtorch's kernel; None when native_functions.yaml does not know the name."""
+    namespace, _, bare = name.rpartition("::")
+    if namespace not in ("", "aten"):
+        return None
+    schema_text = schemas.index.lookup(bare)
+    if schema_text is None:
+        return None
+    from torchgen.model import FunctionSchema
+
+    schema = FunctionSchema.parse(schema_text)
+    return OpEntry(f"aten::{schema.name}", "aten", schema, (_libtorch_kernel(schema),), source)
+
+
 def _with_libtorch_kernels(
     ops: dict[str, OpEntry], selection: Selection, schemas: AtenSchemas
 ) -> dict[str, OpEntry]:
@@ -84,7 +121,7 @@ def _with_libtorch_kernels(
     result: dict[str, OpEntry] = {}
     for name, op in ops.items():
         if op.namespace == "aten" and schemas.index.lookup(name.split("::", 1)[1]) is not None:
-            op = dataclasses.replace(op, kernels=(KernelEntry.libtorch(op.name, op.schema),))
+            op = dataclasses.replace(op, kernels=(_libtorch_kernel(op.schema),))
         result[name] = op
     for request in selection.requests:
         path, line = request.where()
@@ -93,7 +130,7 @@ def _with_libtorch_kernels(
         for overload in names:
             if f"aten::{overload}" in result:
                 continue
-            entry = aten_op_entry(overload, schemas, SourceLoc(path, line or 0))
+            entry = _aten_op_entry(overload, schemas, SourceLoc(path, line or 0))
             if entry is None:
                 continue  # reported as missing below
             contract = (check_out_variant(entry.schema), check_types(entry.schema))

@@ -25,8 +25,8 @@ from codegen.diagnose import (
     summarize,
 )
 from codegen.errors import CliParser, UserError
-from codegen.model import YamlFile
-from codegen.schemas import AtenSchemas
+from codegen.model.entries import YamlFile
+from codegen.model.schemas import AtenSchemas
 from codegen.selector import parse_root_ops
 
 PROG = "python -m codegen.missing_ops"

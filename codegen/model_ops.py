@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from codegen.api.kernel_keys import DTYPE_CODES, KernelKey, KeyArg
 from codegen.errors import UserError
+from codegen.model.kernel_keys import DTYPE_CODES, KernelKey, KeyArg
 
 # Checks inserted by torch.export that an out-variant runtime does not execute.
 _ASSERTION_OPS = {
@@ -46,7 +46,7 @@ def out_variants() -> dict[str, str]:
     )
     from torchgen.model import NativeFunctionsGroup, NativeFunctionsViewGroup
 
-    from codegen.schemas import native_yaml_paths
+    from codegen.model.schemas import native_yaml_paths
 
     native, tags = native_yaml_paths()
     functions = parse_native_yaml(str(native), str(tags)).native_functions
@@ -145,7 +145,7 @@ def model_ops(path: str) -> ModelOps:
     import torch
     from torchgen.model import FunctionSchema
 
-    from codegen.schemas import AtenSchemas
+    from codegen.model.schemas import AtenSchemas
 
     program = _load(path)
     variants = out_variants()

@@ -18,10 +18,10 @@ from typing import Any
 import yaml
 
 from codegen.errors import CliParser, UserError
-from codegen.model import YamlFile
+from codegen.model.entries import YamlFile
+from codegen.model.schemas import AtenSchemas
 from codegen.model_ops import model_ops
 from codegen.output import write_if_changed
-from codegen.schemas import AtenSchemas
 from codegen.selector import parse_root_ops
 
 PROG = "python -m codegen.oplist"

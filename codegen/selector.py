@@ -12,10 +12,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from codegen.api.kernel_keys import KernelKey
 from codegen.errors import UserError
-from codegen.model import SourceLoc
-from codegen.parse import (
+from codegen.model.entries import SourceLoc
+from codegen.model.kernel_keys import KernelKey
+from codegen.model.parse import (
     MapNode,
     Node,
     check_keys,

@@ -11,11 +11,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-# Namespace of the adapters. Users cannot name it: the codegen appends ``::native`` to theirs.
-LIBTORCH_NAMESPACE = "kiln::libtorch"
-# Where libtorch kernels say they come from, in kernel tables and manifests.
-LIBTORCH_ORIGIN = "libtorch"
-
 _BRIDGE = "kiln::aten_bridge::"
 
 # Schema types (array sizes dropped, SymInt kept) whose Kiln C++ type differs from libtorch's.

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from codegen.api.types import SUPPORTED_TYPES, arg_type, normalize
+from codegen.api.types import arg_type
+from codegen.model.schema_types import SUPPORTED_TYPES, normalize
 
 OUT_EXAMPLE = "name.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)"
 

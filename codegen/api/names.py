@@ -1,28 +1,11 @@
-"""Identifiers, C string literals and the operator-name hash shared with the runtime."""
+"""C++ names in generated code: parameter names, op symbols, C string literals and the
+operator-name hash shared with the runtime."""
 
 from __future__ import annotations
 
 import re
 
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-
-CPP_KEYWORDS = frozenset(
-    """alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t
-    char16_t char32_t class compl concept const consteval constexpr constinit const_cast continue
-    co_await co_return co_yield decltype default delete do double dynamic_cast else enum explicit
-    export extern false float for friend goto if inline int long mutable namespace new noexcept
-    not not_eq nullptr operator or or_eq private protected public register reinterpret_cast
-    requires return short signed sizeof static static_assert static_cast struct switch template
-    this thread_local throw true try typedef typeid typename union unsigned using virtual void
-    volatile wchar_t while xor xor_eq""".split()
-)
-
-# Namespace names that would shadow what generated code refers to unqualified.
-RESERVED_NAMESPACES = frozenset({"kiln", "std"})
-
-
-def is_identifier(text: str) -> bool:
-    return bool(_IDENTIFIER.match(text)) and text not in CPP_KEYWORDS
+from codegen.model.identifiers import CPP_KEYWORDS
 
 
 def cpp_identifier(name: str) -> str:

@@ -6,8 +6,9 @@ Matches ``runtime/kernel/unbox.h``: every supported schema type has one ``kiln::
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+
+from codegen.model.schema_types import normalize
 
 
 @dataclass(frozen=True)
@@ -76,18 +77,6 @@ _TYPES: dict[str, ArgType] = {
 # Out arguments are written, so a single out tensor is taken by non-const reference.
 _MUTABLE_TENSOR = ArgType("kiln::Tensor&", "Tensor", "{v}->toTensor()")
 
-SUPPORTED_TYPES = (
-    "Tensor, Tensor?, Tensor[], Tensor?[], int, int?, int[], int[]?, SymInt (as int), float, "
-    "float?, float[], bool, bool?, bool[], Scalar, Scalar?, str, str?, ScalarType(?), "
-    "MemoryFormat(?), Layout(?)"
-)
-
-
-def normalize(schema_type: str) -> str:
-    """``SymInt[2]?`` -> ``int[]?``: sizes and symbolic ints do not change the C++ type."""
-    text = re.sub(r"\[\d+\]", "[]", schema_type)
-    return re.sub(r"\bSymInt\b", "int", text)
-
 
 def arg_type(schema_type: str, *, mutable: bool) -> ArgType | None:
     """The C++ binding of one schema type; None when Kiln cannot unbox it."""
@@ -95,8 +84,3 @@ def arg_type(schema_type: str, *, mutable: bool) -> ArgType | None:
     if mutable and key == "Tensor":
         return _MUTABLE_TENSOR
     return _TYPES.get(key)
-
-
-def is_keyed_tensor(schema_type: str) -> bool:
-    """Whether kernel keys carry an entry for this argument (a single, maybe optional, tensor)."""
-    return normalize(schema_type) in ("Tensor", "Tensor?")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from codegen.api.kernel_keys import DTYPE_NAMES
 from codegen.kernel_sources import CompiledSource
+from codegen.model.kernel_keys import DTYPE_NAMES
 
 
 def _mask_text(mask: int | None) -> str:

@@ -10,7 +10,7 @@ from codegen.api.signature import Signature
 from codegen.dest.cpp import blocks, in_namespace, render, source_names, wrap_call
 from codegen.errors import UserError
 from codegen.library import Library
-from codegen.model import KernelEntry
+from codegen.model.entries import KernelEntry
 
 
 @dataclass

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from codegen.api.names import c_string, fnv1a64
 from codegen.dest.cpp import WIDTH, blocks, render, source_names, wrap_braces, wrap_call
 from codegen.library import Library, LibraryOp
-from codegen.model import BACKEND_ENUMS, KernelEntry
+from codegen.model.entries import BACKEND_ENUMS, KernelEntry
 
 
 @dataclass(frozen=True)

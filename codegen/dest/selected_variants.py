@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from codegen.api.kernel_keys import DTYPE_NAMES
 from codegen.dest.cpp import render, source_names
 from codegen.library import Library
+from codegen.model.kernel_keys import DTYPE_NAMES
 
 
 def _mask_line(symbol: str, mask: int | None) -> str:

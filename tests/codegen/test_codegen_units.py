@@ -12,11 +12,12 @@ from codegen_testing import REPO  # noqa: F401  (puts the repo on sys.path)
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codegen import schemas
-from codegen.api.kernel_keys import DTYPE_CODES, KernelKey, KeyArg, expand_keys
 from codegen.api.names import c_string, mangle
-from codegen.api.types import arg_type, normalize
+from codegen.api.types import arg_type
 from codegen.dest.cpp import wrap_call
+from codegen.model import schemas
+from codegen.model.kernel_keys import DTYPE_CODES, KernelKey, KeyArg, expand_keys
+from codegen.model.schema_types import normalize
 
 key_args = st.builds(
     KeyArg,

@@ -10,6 +10,8 @@ import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from codegen.model.schema_types import normalize
+
 KEY_VERSION = 1
 
 # ScalarType codes (c10's). ExecuTorch cannot key Half and BFloat16; Kiln can.
@@ -82,6 +84,11 @@ class KernelKey:
     def body(self) -> str:
         """The part after ``v<n>/``, which selection compares (versions are not compared)."""
         return self.table_string().partition("/")[2]
+
+
+def is_keyed_tensor(schema_type: str) -> bool:
+    """Whether kernel keys carry an entry for this argument (a single, maybe optional, tensor)."""
+    return normalize(schema_type) in ("Tensor", "Tensor?")
 
 
 def is_dim_order(order: Sequence[int]) -> bool:

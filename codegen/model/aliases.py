@@ -6,9 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from codegen.api.kernel_keys import DTYPE_CODES, KernelKey, expand_keys, is_dim_order
-from codegen.api.types import is_keyed_tensor, normalize
-from codegen.parse import (
+from codegen.model.kernel_keys import (
+    DTYPE_CODES,
+    KernelKey,
+    expand_keys,
+    is_dim_order,
+    is_keyed_tensor,
+)
+from codegen.model.parse import (
     ListNode,
     MapNode,
     Node,
@@ -19,6 +24,7 @@ from codegen.parse import (
     expect_str,
     is_null,
 )
+from codegen.model.schema_types import normalize
 
 
 @dataclass(frozen=True)

@@ -11,13 +11,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from codegen.aliases import Aliases
-from codegen.api.aten import LIBTORCH_NAMESPACE, LIBTORCH_ORIGIN, ops_struct
-from codegen.api.kernel_keys import KernelKey
-from codegen.api.names import RESERVED_NAMESPACES, is_identifier
-from codegen.api.types import SUPPORTED_TYPES
 from codegen.errors import UserError
-from codegen.parse import (
+from codegen.model.aliases import Aliases
+from codegen.model.identifiers import RESERVED_NAMESPACES, is_identifier
+from codegen.model.kernel_keys import KernelKey
+from codegen.model.parse import (
     MapNode,
     Node,
     check_keys,
@@ -28,7 +26,8 @@ from codegen.parse import (
     is_null,
     load_yaml,
 )
-from codegen.schemas import AtenSchemas
+from codegen.model.schema_types import SUPPORTED_TYPES
+from codegen.model.schemas import AtenSchemas
 
 BACKENDS: tuple[str, ...] = ("portable", "ascend")  # index = kiln::Backend value
 BACKEND_ENUMS = {"portable": "kiln::Backend::Portable", "ascend": "kiln::Backend::Ascend"}
@@ -57,6 +56,12 @@ IGNORED_ENTRY_KEYS = frozenset(
     }
 )
 KERNEL_KEYS = frozenset({"arg_meta", "kernel_name", "backend"})
+
+# ATen mode binds libtorch's kernels as adapters in this namespace (see api/aten.py). Users cannot
+# name it: the codegen appends ``::native`` to theirs.
+LIBTORCH_NAMESPACE = "kiln::libtorch"
+# Where libtorch kernels say they come from, in kernel tables and manifests.
+LIBTORCH_ORIGIN = "libtorch"
 
 _KERNEL_NAME_FIX = "write 'namespace::function', e.g. 'kiln::portable::add_out'"
 
@@ -102,19 +107,6 @@ class KernelEntry:
     def origin(self) -> str:
         """Where the kernel comes from, as kernel tables record it (``functions.yaml:12``)."""
         return LIBTORCH_ORIGIN if self.is_libtorch else self.source.short()
-
-    @classmethod
-    def libtorch(cls, op_name: str, schema: Any) -> KernelEntry:
-        """libtorch's kernel of an ATen operator (ATen mode), as the portable default kernel."""
-        struct = ops_struct(schema)
-        return cls(
-            "portable",
-            KernelKey(),
-            f"at::_ops::{struct}::call",
-            LIBTORCH_NAMESPACE,
-            struct,
-            SourceLoc(LIBTORCH_ORIGIN, 0),
-        )
 
     @classmethod
     def from_yaml(
@@ -202,22 +194,6 @@ class OpEntry:
             base = str(schema.name.name.base)
             out_overloads = tuple(schemas.index.out_overloads_of(base))
         return cls(name, namespace, schema, tuple(kernels), source, out_overloads)
-
-
-def aten_op_entry(name: str, schemas: AtenSchemas, source: SourceLoc) -> OpEntry | None:
-    """ATen mode: an entry for ATen operator ``aten::name.overload`` that no YAML declares, with
-    libtorch's kernel; None when native_functions.yaml does not know the name."""
-    namespace, _, bare = name.rpartition("::")
-    if namespace not in ("", "aten"):
-        return None
-    schema_text = schemas.index.lookup(bare)
-    if schema_text is None:
-        return None
-    from torchgen.model import FunctionSchema
-
-    schema = FunctionSchema.parse(schema_text)
-    full_name = f"aten::{schema.name}"
-    return OpEntry(full_name, "aten", schema, (KernelEntry.libtorch(full_name, schema),), source)
 
 
 @dataclass(frozen=True)

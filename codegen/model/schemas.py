@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from codegen.parse import closest
+from codegen.model.parse import closest
 
 _CACHE_FORMAT = 1
 
