@@ -133,8 +133,8 @@ for dtype-selective libraries")
 endfunction()
 
 # The generated copy of each portable kernel source a dtype-selective library compiles
-# (codegen's kernel_sources.CompiledSource.stem: cpu/op_add.cpp -> op_add, cpu/util/gemm.cpp ->
-# util_gemm).
+# (CompiledSource.stem in codegen/selective_build/kernel_sources.py: cpu/op_add.cpp -> op_add,
+# cpu/util/gemm.cpp -> util_gemm).
 function(_kiln_dtype_selected_sources gen_dir out_var)
   get_property(sources GLOBAL PROPERTY KILN_PORTABLE_KERNEL_SOURCES)
   set(generated "")

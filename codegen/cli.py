@@ -22,14 +22,14 @@ from codegen.dest import (
     selected_variants,
 )
 from codegen.errors import CliParser, UserError
-from codegen.kernel_sources import plan_sources
 from codegen.library import Library, build_library
 from codegen.model.entries import BACKENDS, YamlFile
 from codegen.model.identifiers import is_identifier
 from codegen.model.parse import did_you_mean
 from codegen.model.schemas import AtenSchemas
 from codegen.output import write_if_changed
-from codegen.selector import load_selection
+from codegen.selective_build.kernel_sources import plan_sources
+from codegen.selective_build.selector import load_selection
 
 PROG = "python -m codegen"
 

@@ -337,7 +337,7 @@ def _out_variant_of(name: str) -> str | None:
     namespace, short = name.split("::", 1)
     if namespace != "aten":
         return None
-    from codegen.model_ops import out_variants
+    from codegen.selective_build.program_ops import out_variants
 
     out = out_variants().get(short)
     return None if out is None or out == short else f"aten::{out}"
@@ -391,7 +391,7 @@ def summarize(findings: list[Finding]) -> dict[str, int]:
 
 def needs_from_selection(path: str) -> list[Need]:
     """Ops (and their kernel keys) of a selected_operators.yaml."""
-    from codegen.selector import load_selection
+    from codegen.selective_build.selector import load_selection
 
     selection = load_selection(path, None, False)
     needs = []
@@ -403,9 +403,9 @@ def needs_from_selection(path: str) -> list[Need]:
 
 
 def needs_from_model(path: str) -> list[Need]:
-    from codegen.model_ops import model_ops
+    from codegen.selective_build.program_ops import program_ops
 
-    found = model_ops(path)
+    found = program_ops(path)
     needs = [
         Need(name, tuple(sorted(k.native_string() for k in keys)), path)
         for name, keys in sorted(found.keys.items())

@@ -28,7 +28,7 @@ from codegen.model.entries import (
 from codegen.model.kernel_keys import DTYPE_NAMES, KernelKey
 from codegen.model.parse import closest
 from codegen.model.schemas import AtenSchemas
-from codegen.selector import Selection
+from codegen.selective_build.selector import Selection
 
 
 @dataclass(frozen=True)

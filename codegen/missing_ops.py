@@ -27,7 +27,7 @@ from codegen.diagnose import (
 from codegen.errors import CliParser, UserError
 from codegen.model.entries import YamlFile
 from codegen.model.schemas import AtenSchemas
-from codegen.selector import parse_root_ops
+from codegen.selective_build.selector import parse_root_ops
 
 PROG = "python -m codegen.missing_ops"
 JSON_VERSION = 1

@@ -20,9 +20,9 @@ import yaml
 from codegen.errors import CliParser, UserError
 from codegen.model.entries import YamlFile
 from codegen.model.schemas import AtenSchemas
-from codegen.model_ops import model_ops
 from codegen.output import write_if_changed
-from codegen.selector import parse_root_ops
+from codegen.selective_build.program_ops import program_ops
+from codegen.selective_build.selector import parse_root_ops
 
 PROG = "python -m codegen.oplist"
 
@@ -61,7 +61,7 @@ def _model_operators(
     """Adds the programs' ops; returns their kernel keys, except for ops in ``any_dtype``."""
     keys: dict[str, set[str]] = {}
     for path in paths:
-        found = model_ops(path)
+        found = program_ops(path)
         if found.unmapped:
             listed = "; ".join(f"{op}: {why}" for op, why in sorted(found.unmapped.items()))
             raise UserError(

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from codegen.kernel_sources import CompiledSource
 from codegen.model.kernel_keys import DTYPE_NAMES
+from codegen.selective_build.kernel_sources import CompiledSource
 
 
 def _mask_text(mask: int | None) -> str:

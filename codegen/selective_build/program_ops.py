@@ -29,7 +29,7 @@ _CHANNELS_LAST_4D = (0, 2, 3, 1)
 
 
 @dataclass
-class ModelOps:
+class ProgramOps:
     """What one program needs: out-variant op name -> kernel keys, plus ops with no out variant."""
 
     keys: dict[str, set[KernelKey]] = field(default_factory=dict)
@@ -140,7 +140,7 @@ def _node_key(node: Any, out_schema: Any) -> KernelKey:
     return KernelKey(tuple(entries))
 
 
-def model_ops(path: str) -> ModelOps:
+def program_ops(path: str) -> ProgramOps:
     """The out-variant ops and kernel keys of the program saved at ``path``."""
     import torch
     from torchgen.model import FunctionSchema
@@ -150,7 +150,7 @@ def model_ops(path: str) -> ModelOps:
     program = _load(path)
     variants = out_variants()
     index = AtenSchemas().index
-    found = ModelOps()
+    found = ProgramOps()
     for node in program.graph.nodes:
         if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):
             continue
