@@ -7,30 +7,21 @@ input. --json prints a stable document for tools; otherwise a table for people.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Sequence
 
-from codegen.diagnose import (
-    CAUSES,
-    Diagnosis,
-    Finding,
-    Manifest,
-    Need,
-    defined_symbols,
-    describe_key,
-    needs_from_model,
-    needs_from_selection,
-    summarize,
-)
+from codegen.diagnostics.diagnosis import Diagnosis, Finding, summarize
+from codegen.diagnostics.manifest import Manifest
+from codegen.diagnostics.needs import Need, needs_from_model, needs_from_selection
+from codegen.diagnostics.report import render_json, render_table
+from codegen.diagnostics.symbols import defined_symbols
 from codegen.errors import CliParser, UserError
 from codegen.model.entries import YamlFile
 from codegen.model.schemas import AtenSchemas
 from codegen.selective_build.selector import parse_root_ops
 
 PROG = "python -m codegen.missing_ops"
-JSON_VERSION = 1
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -82,59 +73,7 @@ def diagnose(options: argparse.Namespace) -> tuple[Manifest, list[Finding]]:
     needs = _needs(options)
     symbols = defined_symbols(options.kernel_libs) if options.kernel_libs else None
     diagnosis = Diagnosis(manifest, _yamls(options, manifest), options.backend, symbols)
-    findings: list[Finding] = []
-    seen: set[tuple[str, tuple[str, ...]]] = set()
-    for need in needs:
-        if (need.name, need.keys) in seen:
-            continue
-        seen.add((need.name, need.keys))
-        findings += diagnosis.check(need)
-    return manifest, findings
-
-
-def render_json(manifest: Manifest, backend: str, findings: list[Finding]) -> str:
-    document = {
-        "version": JSON_VERSION,
-        "library": manifest.library,
-        "manifest": manifest.path,
-        "backend": backend,
-        "summary": summarize(findings),
-        "findings": [
-            {
-                "op": f.op,
-                "cause": f.cause,
-                "severity": f.severity,
-                "key": f.key,
-                "backends_searched": list(f.backends_searched),
-                "needed_by": f.source,
-                "message": f.message,
-                "fix": list(f.fix),
-            }
-            for f in findings
-        ],
-    }
-    return json.dumps(document, indent=2, sort_keys=True)
-
-
-def render_table(manifest: Manifest, backend: str, findings: list[Finding]) -> str:
-    counts = summarize(findings)
-    lines = [
-        f"library {manifest.library} ({manifest.path}), backend {backend}: "
-        f"{counts['missing']} missing, {counts['warnings']} warnings"
-    ]
-    for index, finding in enumerate(findings, 1):
-        label = "MISSING" if finding.severity == "missing" else "warning"
-        key = f" [{describe_key(finding.key)}]" if finding.key else ""
-        lines.append("")
-        lines.append(f"{index}. {label} {finding.op}{key} — {CAUSES[finding.cause]}")
-        lines.append(f"   {finding.message}")
-        if finding.source:
-            lines.append(f"   needed by: {finding.source}")
-        for fix in finding.fix:
-            fix_lines = fix.splitlines()
-            lines.append(f"   fix: {fix_lines[0]}")
-            lines += [f"        {line}" for line in fix_lines[1:]]
-    return "\n".join(lines)
+    return manifest, diagnosis.check_all(needs)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

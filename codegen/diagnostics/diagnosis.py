@@ -1,33 +1,24 @@
 """Why an operator a model needs is missing from a Kiln library, and the exact fix.
 
-Inputs: the library's manifest (what it registers), what is needed (op names with optional kernel
-keys), the operator YAMLs (where kernels exist but were not selected) and optionally the built
-kernel libraries (to find kernel symbols that are declared but never defined).
+Inputs: the library's manifest (``manifest.py``: what it registers), what is needed (``needs.py``:
+op names with optional kernel keys), the operator YAMLs (where kernels exist but were not
+selected) and optionally the kernel symbols of the built libraries (``symbols.py``: kernels that
+are declared but never defined).
 """
 
 from __future__ import annotations
 
-import json
-import subprocess
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from codegen.api.signature import signature_of
-from codegen.errors import UserError
+from codegen.diagnostics.manifest import Manifest, ManifestKernel
+from codegen.diagnostics.needs import Need
+from codegen.diagnostics.symbols import defines, names_function
 from codegen.model.entries import YamlFile
 from codegen.model.kernel_keys import DTYPE_NAMES
 from codegen.model.parse import closest
 from codegen.model.schemas import AtenSchemas
-
-
-@dataclass(frozen=True)
-class Need:
-    """An operator something needs; ``keys`` empty means any dtype."""
-
-    name: str
-    keys: tuple[str, ...] = ()
-    source: str = "--ops"
 
 
 @dataclass(frozen=True)
@@ -51,81 +42,6 @@ CAUSES = {
     "undefined_symbol": "the kernel is declared but its symbol is not defined",
     "backend_fallback": "no kernel for the requested backend; runs on another (a warning)",
 }
-
-
-# What --embed-manifest puts before the JSON in a built binary.
-EMBEDDED_MARKER = b"KILN_MANIFEST_V1\n"
-
-
-@dataclass(frozen=True)
-class ManifestKernel:
-    backend: str
-    key: str
-    kernel_name: str
-    cpp_function: str
-    source: str
-
-
-@dataclass(frozen=True)
-class Manifest:
-    path: str
-    library: str
-    operators: dict[str, tuple[ManifestKernel, ...]]
-    yaml_paths: tuple[str, ...]
-
-    @classmethod
-    def load(cls, path: str) -> Manifest:
-        """A manifest JSON file, or a built library, object or program that embeds manifests
-        (codegen --embed-manifest); several embedded libraries are read as one."""
-        try:
-            data = Path(path).read_bytes()
-        except OSError as error:
-            raise UserError(
-                path, None, f"cannot read it ({error.strerror})", "check the path"
-            ) from None
-        if data.lstrip()[:1] == b"{":
-            return cls._from_documents(path, [data])
-        documents = [chunk.split(b"\0", 1)[0] for chunk in data.split(EMBEDDED_MARKER)[1:]]
-        if not documents:
-            raise UserError(
-                path,
-                None,
-                "not a manifest and no embedded manifest found in it",
-                "pass the <lib>.manifest.json the codegen wrote, or build the library with "
-                "--embed-manifest (CMake: generate_bindings_for_kernels(... EMBED_MANIFEST))",
-            )
-        return cls._from_documents(path, documents)
-
-    @classmethod
-    def _from_documents(cls, path: str, documents: list[bytes]) -> Manifest:
-        try:
-            operators: dict[str, tuple[ManifestKernel, ...]] = {}
-            libraries: list[str] = []
-            yamls: list[str] = []
-            for document in documents:
-                data = json.loads(document)
-                libraries.append(data["library"])
-                for op in data["operators"]:
-                    operators[op["name"]] = operators.get(op["name"], ()) + tuple(
-                        ManifestKernel(
-                            k["backend"], k["key"], k["kernel_name"], k["cpp_function"], k["source"]
-                        )
-                        for k in op["kernels"]
-                    )
-                sources = data.get("sources", {})
-                yamls += [
-                    p
-                    for p in (sources.get("functions_yaml"), sources.get("custom_ops_yaml"))
-                    if p and p not in yamls
-                ]
-            return cls(path, "+".join(libraries), operators, tuple(yamls))
-        except (ValueError, KeyError, TypeError) as error:
-            raise UserError(
-                path,
-                None,
-                f"not a Kiln library manifest ({type(error).__name__}: {error})",
-                "pass the <lib>.manifest.json that python -m codegen wrote for the library",
-            ) from None
 
 
 def describe_key(key: str) -> str:
@@ -159,6 +75,17 @@ class Diagnosis:
         self.declared = {op.name: op for file in yamls for op in file.ops}
         self.yaml_paths = [file.path for file in yamls]
         self.schemas = AtenSchemas()
+
+    def check_all(self, needs: list[Need]) -> list[Finding]:
+        """The findings of every distinct need, in the order given."""
+        findings: list[Finding] = []
+        seen: set[tuple[str, tuple[str, ...]]] = set()
+        for need in needs:
+            if (need.name, need.keys) in seen:
+                continue
+            seen.add((need.name, need.keys))
+            findings += self.check(need)
+        return findings
 
     # ---- per need ----
 
@@ -226,11 +153,11 @@ class Diagnosis:
             return []
         findings = []
         for kernel in kernels:
-            if _defines(self.kernel_symbols, kernel.cpp_function):
+            if defines(self.kernel_symbols, kernel.cpp_function):
                 continue
             function = kernel.cpp_function.rsplit("::", 1)[1]
             elsewhere = sorted(
-                {s.split("(")[0] for s in self.kernel_symbols if _names(s, function)}
+                {s.split("(")[0] for s in self.kernel_symbols if names_function(s, function)}
             )
             hint = (
                 f"a function {function} is defined as {', '.join(elsewhere)}; " if elsewhere else ""
@@ -343,86 +270,8 @@ def _out_variant_of(name: str) -> str | None:
     return None if out is None or out == short else f"aten::{out}"
 
 
-def _names(symbol: str, function: str) -> bool:
-    head = symbol.split("(")[0]
-    return head == function or head.endswith(f"::{function}")
-
-
-def _defines(symbols: set[str], cpp_function: str) -> bool:
-    return any(s.split("(")[0] == cpp_function for s in symbols)
-
-
-def defined_symbols(libraries: list[str]) -> set[str]:
-    """Demangled names of the functions defined in the given archives, objects or binaries."""
-    symbols: set[str] = set()
-    for library in libraries:
-        if not Path(library).exists():
-            raise UserError(
-                library, None, "no such file", "pass built kernel libraries (.a/.so/.o)"
-            )
-        try:
-            listing = subprocess.run(
-                ["nm", "-C", "--defined-only", library], capture_output=True, text=True, check=False
-            )
-        except FileNotFoundError:
-            raise UserError(
-                "--kernel-libs", None, "nm is not installed", "install binutils"
-            ) from None
-        if listing.returncode != 0:
-            raise UserError(
-                library,
-                None,
-                f"nm cannot read it: {listing.stderr.strip()}",
-                "pass a built library",
-            )
-        for line in listing.stdout.splitlines():
-            parts = line.split(" ", 2)
-            if len(parts) == 3 and parts[1] in ("T", "t", "W", "w"):
-                symbols.add(parts[2])
-    return symbols
-
-
 def summarize(findings: list[Finding]) -> dict[str, int]:
     return {
         "missing": sum(f.severity == "missing" for f in findings),
         "warnings": sum(f.severity == "warning" for f in findings),
     }
-
-
-def needs_from_selection(path: str) -> list[Need]:
-    """Ops (and their kernel keys) of a selected_operators.yaml."""
-    from codegen.selective_build.selector import load_selection
-
-    selection = load_selection(path, None, False)
-    needs = []
-    for name in selection.builder.operators:
-        metadata = selection.builder.et_kernel_metadata.get(name, [])
-        keys = tuple(k for k in metadata if k != "default")
-        needs.append(Need(name, keys, path))
-    return needs
-
-
-def needs_from_model(path: str) -> list[Need]:
-    from codegen.selective_build.program_ops import program_ops
-
-    found = program_ops(path)
-    needs = [
-        Need(name, tuple(sorted(k.native_string() for k in keys)), path)
-        for name, keys in sorted(found.keys.items())
-    ]
-    needs += [Need(name, (), path) for name in sorted(found.unmapped)]
-    return needs
-
-
-__all__ = [
-    "CAUSES",
-    "Diagnosis",
-    "Finding",
-    "Manifest",
-    "Need",
-    "defined_symbols",
-    "describe_key",
-    "needs_from_model",
-    "needs_from_selection",
-    "summarize",
-]
