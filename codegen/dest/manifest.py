@@ -7,6 +7,8 @@ import json
 from codegen.library import Library, LibraryOp
 
 SCHEMA_VERSION = 1
+# What --embed-manifest puts before the (compact) JSON in a built binary; missing_ops looks for it.
+EMBEDDED_MARKER = "KILN_MANIFEST_V1\n"
 
 
 def _operator(op: LibraryOp) -> dict[str, object]:

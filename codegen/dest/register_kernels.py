@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from codegen.api.names import c_string, fnv1a64
 from codegen.dest.cpp import WIDTH, blocks, render, source_names, wrap_braces, wrap_call
+from codegen.dest.manifest import EMBEDDED_MARKER
 from codegen.library import Library, LibraryOp
 from codegen.model.entries import BACKEND_ENUMS, KernelEntry
 
@@ -94,15 +95,12 @@ def _wrapper(op: LibraryOp, kernel: KernelEntry, name: str, check_dtypes: bool) 
     return f"{head}\n" + "\n".join(checks) + f"\n{call}\n  return ctx.failure_state();\n}}"
 
 
-MANIFEST_MARKER = "KILN_MANIFEST_V1\n"
-
-
 def _embedded_manifest(manifest_json: str) -> str:
     compact = json.dumps(json.loads(manifest_json), separators=(",", ":"), sort_keys=True)
     return (
         "// --embed-manifest: the manifest stays in the binary (the table points at it), so\n"
         "// python -m codegen.missing_ops --library can read it from a built library or program.\n"
-        f'constexpr char kManifest[] = "{MANIFEST_MARKER.encode("unicode_escape").decode()}" '
+        f'constexpr char kManifest[] = "{EMBEDDED_MARKER.encode("unicode_escape").decode()}" '
         f'R"kiln_manifest({compact})kiln_manifest";'
     )
 

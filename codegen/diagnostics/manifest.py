@@ -7,10 +7,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from codegen.dest.manifest import EMBEDDED_MARKER
 from codegen.errors import UserError
-
-# What --embed-manifest puts before the JSON in a built binary.
-EMBEDDED_MARKER = b"KILN_MANIFEST_V1\n"
 
 
 @dataclass(frozen=True)
@@ -41,7 +39,7 @@ class Manifest:
             ) from None
         if data.lstrip()[:1] == b"{":
             return cls._from_documents(path, [data])
-        documents = [chunk.split(b"\0", 1)[0] for chunk in data.split(EMBEDDED_MARKER)[1:]]
+        documents = [chunk.split(b"\0", 1)[0] for chunk in data.split(EMBEDDED_MARKER.encode())[1:]]
         if not documents:
             raise UserError(
                 path,
