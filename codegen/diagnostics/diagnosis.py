@@ -17,6 +17,7 @@ from codegen.diagnostics.needs import Need
 from codegen.diagnostics.symbols import defines, names_function
 from codegen.model.entries import YamlFile
 from codegen.model.kernel_keys import DTYPE_NAMES
+from codegen.model.op_names import qualified
 from codegen.model.parse import closest
 from codegen.model.schemas import AtenSchemas
 
@@ -55,10 +56,6 @@ def describe_key(key: str) -> str:
     return ", ".join(parts)
 
 
-def _qualified(name: str) -> str:
-    return name if "::" in name else f"aten::{name}"
-
-
 class Diagnosis:
     """Answers, for each need, whether the library serves it on ``backend`` and if not why."""
 
@@ -90,7 +87,7 @@ class Diagnosis:
     # ---- per need ----
 
     def check(self, need: Need) -> list[Finding]:
-        name = _qualified(need.name)
+        name = qualified(need.name)
         kernels = self.manifest.operators.get(name)
         if kernels is None:
             return [self._absent(name, need)]

@@ -6,6 +6,7 @@ import difflib
 from dataclasses import dataclass
 from typing import Any
 
+from codegen.model import op_names
 from kiln import _C, _aten
 from kiln._convert import convert, default_value
 from kiln._errors import KilnError
@@ -16,13 +17,9 @@ _ALL_BACKENDS = ("portable", "ascend")
 ATEN_BACKEND = "aten"
 
 
-def _qualified(name: str) -> str:
-    return name if "::" in name else f"aten::{name}"
-
-
 def _lookup(name: str) -> Operator:
     ops = operators()
-    qualified = _qualified(name)
+    qualified = op_names.qualified(name)
     if qualified in ops:
         return ops[qualified]
     overloads = sorted(n for n in ops if n.split(".")[0] == qualified)

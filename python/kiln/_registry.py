@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from codegen.model.op_names import qualified
 from kiln import _C
 
 
@@ -34,5 +35,5 @@ def missing_operators(
     from kiln._call import backends_for
 
     requests = [(op, "") if isinstance(op, str) else op for op in ops]
-    qualified = [(name if "::" in name else f"aten::{name}", key) for name, key in requests]
-    return list(_C.missing_operators(qualified, backends_for(backend)))
+    named = [(qualified(name), key) for name, key in requests]
+    return list(_C.missing_operators(named, backends_for(backend)))
