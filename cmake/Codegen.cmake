@@ -52,7 +52,16 @@ if(NOT KILN_CODEGEN_PYTHON_OK)
   set(KILN_CODEGEN_PYTHON_OK TRUE CACHE INTERNAL "")
 endif()
 
-set(_KILN_KNOWN_BACKENDS portable ascend CACHE INTERNAL "Backends Kiln kernels can target")
+# Backends come from the runtime's list; KilnConfig.cmake points KILN_BACKENDS_DEF at the
+# installed copy.
+if(NOT DEFINED KILN_BACKENDS_DEF)
+  get_filename_component(KILN_BACKENDS_DEF "${CMAKE_CURRENT_LIST_DIR}/../runtime/kernel/backends.def"
+                         ABSOLUTE)
+endif()
+set(KILN_BACKENDS_DEF "${KILN_BACKENDS_DEF}" CACHE INTERNAL "Kiln's backend list (backends.def)")
+include("${CMAKE_CURRENT_LIST_DIR}/KilnBackends.cmake")
+kiln_read_backends("${KILN_BACKENDS_DEF}" _kiln_backends)
+set(_KILN_KNOWN_BACKENDS ${_kiln_backends} CACHE INTERNAL "Backends Kiln kernels can target")
 
 # Fails configuration with a message naming the function and the problem.
 function(_kiln_fail function_name message)
@@ -226,7 +235,7 @@ function(generate_bindings_for_kernels)
     BYPRODUCTS ${outputs}
     COMMAND ${CMAKE_COMMAND} -E env "PYTHONPATH=${KILN_CODEGEN_PYTHONPATH}" ${command}
     COMMAND ${CMAKE_COMMAND} -E touch "${gen_dir}/codegen.stamp"
-    DEPENDS ${depends} ${codegen_sources}
+    DEPENDS ${depends} ${codegen_sources} "${KILN_BACKENDS_DEF}"
     COMMENT "Kiln: generating kernel bindings for ${ARG_LIB_NAME}"
     VERBATIM)
   set_property(GLOBAL PROPERTY KILN_GENERATED_${ARG_LIB_NAME} TRUE)

@@ -23,7 +23,8 @@ from codegen.dest import (
 )
 from codegen.errors import CliParser, UserError
 from codegen.library import Library, build_library
-from codegen.model.entries import BACKENDS, YamlFile
+from codegen.model.backends import BACKENDS
+from codegen.model.entries import YamlFile
 from codegen.model.identifiers import is_identifier
 from codegen.model.parse import did_you_mean
 from codegen.model.schemas import AtenSchemas

@@ -16,8 +16,8 @@ from codegen.api.contract import check_out_variant, check_types
 from codegen.api.names import mangle
 from codegen.api.signature import Signature, signature_of
 from codegen.errors import UserError
+from codegen.model.backends import BACKENDS
 from codegen.model.entries import (
-    BACKENDS,
     LIBTORCH_NAMESPACE,
     LIBTORCH_ORIGIN,
     KernelEntry,

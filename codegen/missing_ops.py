@@ -17,6 +17,7 @@ from codegen.diagnostics.needs import Need, needs_from_model, needs_from_selecti
 from codegen.diagnostics.report import render_json, render_table
 from codegen.diagnostics.symbols import defined_symbols
 from codegen.errors import CliParser, UserError
+from codegen.model.backends import BACKENDS
 from codegen.model.entries import YamlFile
 from codegen.model.schemas import AtenSchemas
 from codegen.selective_build.selector import parse_root_ops
@@ -34,7 +35,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--selected-ops", metavar="Y", action="append", default=[], help="selection YAML"
     )
-    parser.add_argument("--backend", choices=("portable", "ascend"), default="portable")
+    parser.add_argument("--backend", choices=BACKENDS, default="portable")
     parser.add_argument(
         "--functions-yaml", metavar="F", help="where to look for unselected kernels"
     )

@@ -45,6 +45,33 @@ def test_find_package_after_install(installed_prefix: Path, tmp_path: Path) -> N
     assert "[24, 45, 66]" in demo.stdout
 
 
+def test_installed_kiln_reads_the_runtime_backend_list(
+    installed_prefix: Path, tmp_path: Path
+) -> None:
+    listed = (REPO_ROOT / "runtime/kernel/backends.def").read_text()
+    header = installed_prefix / "include/kiln/runtime/kernel/backends.def"
+    codegen_copy = installed_prefix / "share/kiln/python/codegen/model/backends.def"
+    assert header.read_text() == listed
+    assert codegen_copy.read_text() == listed
+    # The installed codegen has no source tree around it: it reads its own copy (-S: without
+    # site-packages, where an editable kiln would map codegen to the source tree).
+    code = (
+        f"import sys; sys.path.insert(0, {str(codegen_copy.parents[2])!r}); "
+        "from codegen.model import backends; print(backends.LIST_FILE); print(*backends.BACKENDS)"
+    )
+    read = run([sys.executable, "-S", "-c", code]).stdout.split("\n")
+    assert read[0] == str(codegen_copy)
+    names = read[1].split()
+    assert names[:2] == ["portable", "ascend"]
+    stderr = _configure_user_project(
+        tmp_path,
+        installed_prefix,
+        "generate_bindings_for_kernels(LIB_NAME l FUNCTIONS_YAML ${KILN_FUNCTIONS_YAML} "
+        "BACKENDS nope)",
+    )
+    assert f"unknown backend 'nope'; known backends: {';'.join(names)}" in " ".join(stderr.split())
+
+
 def _configure_user_project(tmp_path: Path, prefix: Path, body: str) -> str:
     (tmp_path / "src").mkdir()
     (tmp_path / "src/CMakeLists.txt").write_text(

@@ -9,7 +9,8 @@ from codegen.api.names import c_string, fnv1a64
 from codegen.dest.cpp import WIDTH, blocks, render, source_names, wrap_braces, wrap_call
 from codegen.dest.manifest import EMBEDDED_MARKER
 from codegen.library import Library, LibraryOp
-from codegen.model.entries import BACKEND_ENUMS, KernelEntry
+from codegen.model.backends import BACKEND_ENUMS
+from codegen.model.entries import KernelEntry
 
 
 @dataclass(frozen=True)

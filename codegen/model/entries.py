@@ -13,6 +13,7 @@ from typing import Any
 
 from codegen.errors import UserError
 from codegen.model.aliases import Aliases
+from codegen.model.backends import BACKENDS
 from codegen.model.identifiers import RESERVED_NAMESPACES, is_identifier
 from codegen.model.kernel_keys import KernelKey
 from codegen.model.parse import (
@@ -28,9 +29,6 @@ from codegen.model.parse import (
 )
 from codegen.model.schema_types import SUPPORTED_TYPES
 from codegen.model.schemas import AtenSchemas
-
-BACKENDS: tuple[str, ...] = ("portable", "ascend")  # index = kiln::Backend value
-BACKEND_ENUMS = {"portable": "kiln::Backend::Portable", "ascend": "kiln::Backend::Ascend"}
 
 # Keys Kiln reads on an operator entry.
 ENTRY_KEYS = frozenset({"op", "func", "kernels", "type_alias", "dim_order_alias", "dispatch"})

@@ -12,7 +12,8 @@ from kiln._convert import convert, default_value
 from kiln._errors import KilnError
 from kiln._manifest import Operator, operators
 
-_ALL_BACKENDS = ("portable", "ascend")
+# Every backend of the runtime (runtime/kernel/backends.def), in its default preference order.
+_ALL_BACKENDS = tuple(_C.backends())
 # Not a kernel backend of this build: libtorch's kernel through Kiln's ATen-mode build (kiln._aten).
 ATEN_BACKEND = "aten"
 

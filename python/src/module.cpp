@@ -4,6 +4,7 @@
 #include <pybind11/stl.h>
 
 #include "RegisterKernels.h"
+#include "backend_names.h"
 #include "boxed_call.h"
 #if KILN_PYTHON_ASCEND_EMU
 #include "ascend_bindings.h"
@@ -31,6 +32,8 @@ PYBIND11_MODULE(KILN_PYTHON_MODULE, m) {
       .def_readonly("ns_per_call", &kiln::python::CallOutcome::ns_per_call);
   m.def("call_boxed", &kiln::python::call_boxed, py::arg("name"), py::arg("backends"),
         py::arg("args"), py::arg("repeat") = 1, py::arg("allow_fallback") = true);
+  // Backend names in kiln::Backend order (runtime/kernel/backends.def).
+  m.def("backends", &kiln::python::backend_names);
   m.def("promote_types", [](int a, int b) {
     return static_cast<int>(
         kiln::promote_types(static_cast<kiln::ScalarType>(a), static_cast<kiln::ScalarType>(b)));
@@ -66,14 +69,7 @@ PYBIND11_MODULE(KILN_PYTHON_MODULE, m) {
   // The runtime's structured missing-operator report for (name, key) requests.
   m.def("missing_operators", [](const std::vector<std::pair<std::string, std::string>>& requests,
                                 const std::vector<std::string>& backend_names) {
-    std::vector<kiln::Backend> backends;
-    for (const auto& name : backend_names) {
-      kiln::Backend backend;
-      if (!kiln::backend_from_string(name, &backend)) {
-        throw py::value_error("unknown backend '" + name + "'; use 'portable' or 'ascend'");
-      }
-      backends.push_back(backend);
-    }
+    const std::vector<kiln::Backend> backends = kiln::python::parse_backends(backend_names);
     std::vector<kiln::OperatorRequest> ops;
     for (const auto& [name, key] : requests) ops.push_back({name.c_str(), key.c_str()});
     std::vector<kiln::MissingOperator> missing(ops.size());

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "backend_names.h"
 #include "boxed_call.h"
 #include "runtime/core/evalue.h"
 #include "runtime/kernel/operator_registry.h"
@@ -91,14 +92,7 @@ CallOutcome run_boxed_call(const std::string& name, const std::vector<std::strin
                            TensorFactory& tensors) {
   namespace py = pybind11;
   if (repeat < 1) throw py::value_error("repeat must be at least 1");
-  std::vector<Backend> backends;
-  for (const auto& backend_name : backend_names) {
-    Backend backend;
-    if (!backend_from_string(backend_name, &backend)) {
-      throw py::value_error("unknown backend '" + backend_name + "'; use 'portable' or 'ascend'");
-    }
-    backends.push_back(backend);
-  }
+  const std::vector<Backend> backends = parse_backends(backend_names);
 
   StackBuilder<TensorFactory> builder(tensors);
   std::vector<EValue> values;

@@ -1,23 +1,17 @@
-// Backend names.
+// Backend names, from the list in backends.def.
 #include "runtime/kernel/backend.h"
 
 namespace kiln {
 
 const char* to_string(Backend backend) {
-  switch (backend) {
-    case Backend::Portable:
-      return "portable";
-    case Backend::Ascend:
-      return "ascend";
-  }
-  return "unknown";
+  const auto index = static_cast<size_t>(backend);
+  return index < kNumBackends ? kBackendNames[index] : "unknown";
 }
 
 bool backend_from_string(std::string_view name, Backend* out) {
-  for (uint8_t i = 0; i < kNumBackends; ++i) {
-    const Backend candidate = static_cast<Backend>(i);
-    if (name == to_string(candidate)) {
-      *out = candidate;
+  for (size_t i = 0; i < kNumBackends; ++i) {
+    if (name == kBackendNames[i]) {
+      *out = static_cast<Backend>(i);
       return true;
     }
   }
