@@ -2,6 +2,10 @@
 
 This is where the build-time guarantees live: every selected operator follows the out-variant
 contract, has types Kiln can unbox and has at least one kernel on the chosen backends.
+
+It sits at the top level, beside cli.py, because it joins the packages: the YAML data model
+(``model``), the selection (``selective_build.selector``) and the contract checks (``api``).
+The emitters (``dest``) and ``selective_build.kernel_sources`` read the ``Library`` it builds.
 """
 
 from __future__ import annotations
