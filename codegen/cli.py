@@ -13,14 +13,7 @@ from collections.abc import Sequence
 
 import yaml
 
-from codegen.dest import (
-    dtype_selected,
-    functions,
-    manifest,
-    native_functions,
-    register_kernels,
-    selected_variants,
-)
+from codegen.dest import files
 from codegen.errors import CliParser, UserError
 from codegen.library import Library, build_library
 from codegen.model.backends import BACKENDS
@@ -29,7 +22,6 @@ from codegen.model.identifiers import is_identifier
 from codegen.model.parse import did_you_mean
 from codegen.model.schemas import AtenSchemas
 from codegen.output import write_if_changed
-from codegen.selective_build.kernel_sources import plan_sources
 from codegen.selective_build.selector import load_selection
 
 PROG = "python -m codegen"
@@ -146,39 +138,11 @@ def generate(options: argparse.Namespace) -> Library:
     )
 
 
-def render_outputs(
-    library: Library,
-    static_registration: bool,
-    embed_manifest: bool = False,
-    kernel_sources: str | None = None,
-) -> dict[str, str]:
-    """Generated files by name; ``kernel_sources`` (a source list file) makes the build
-    dtype-selective."""
-    manifest_json = manifest.emit(library)
-    outputs = {
-        "NativeFunctions.h": native_functions.emit(library),
-        "Functions.h": functions.emit(library),
-        "RegisterKernels.h": register_kernels.emit_header(library),
-        "RegisterKernels.cpp": register_kernels.emit_source(
-            library,
-            static_registration,
-            manifest_json if embed_manifest else None,
-            dtype_selective=kernel_sources is not None,
-        ),
-        "selected_op_variants.h": selected_variants.emit(library),
-        f"{library.name}.manifest.json": manifest_json,
-    }
-    if kernel_sources is not None:
-        for source in plan_sources(library, kernel_sources):
-            outputs[f"dtype_selected/{source.stem}.cpp"] = dtype_selected.emit(library.name, source)
-    return outputs
-
-
 def run(argv: Sequence[str] | None = None) -> list[str]:
     """Generates and writes; returns the files written (unchanged ones are left alone)."""
     options = _parser().parse_args(argv)
     library = generate(options)
-    outputs = render_outputs(
+    outputs = files.emit(
         library, options.static_registration, options.embed_manifest, options.dtype_selective_build
     )
     written = []
