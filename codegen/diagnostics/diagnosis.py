@@ -20,6 +20,7 @@ from codegen.model.kernel_keys import DTYPE_NAMES
 from codegen.model.op_names import qualified
 from codegen.model.parse import closest
 from codegen.model.schemas import AtenSchemas
+from codegen.selective_build.kernel_sources import PORTABLE_NAMESPACE, portable_source
 
 
 @dataclass(frozen=True)
@@ -159,6 +160,8 @@ class Diagnosis:
             hint = (
                 f"a function {function} is defined as {', '.join(elsewhere)}; " if elsewhere else ""
             )
+            if kernel.cpp_function.startswith(f"{PORTABLE_NAMESPACE}::"):
+                hint += f"Kiln's portable kernels of {name} live in {portable_source(name)}; "
             findings.append(
                 Finding(
                     name,

@@ -1,9 +1,15 @@
-"""Which portable kernel source defines which kernel, for a dtype-selective build.
+"""Where a portable kernel is defined, and what each portable source compiles in a
+dtype-selective build.
 
-A library built with --dtype-selective-build compiles the portable kernel sources itself, each
-with the dtype mask of the selected operators it defines: the sources come from a list file that
-CMake writes (one path per line), and a kernel is found by its definition
-``<name>(KernelRuntimeContext& ...`` in a source.
+The one rule for finding a kernel: the portable kernels of operator ``<ns>::<name>.<overload>``
+(every overload of ``name``) are defined in ``kernels/portable/cpu/op_<name>.cpp``, and that file
+defines no other operator's kernels. The dtype-selective build, the diagnostics and the tests all
+ask ``portable_source`` instead of searching.
+
+A library built with --dtype-selective-build compiles the portable kernel sources itself: the
+sources come from a list file that CMake writes (one path per line). An ``op_<name>.cpp`` is
+compiled with the dtype mask of its selected overloads, or not at all when none is selected; any
+other source is shared code and gets the union of the masks.
 """
 
 from __future__ import annotations
@@ -13,10 +19,24 @@ import re
 from dataclasses import dataclass
 
 from codegen.errors import UserError
-from codegen.library import Library
+from codegen.library import Library, LibraryOp
+from codegen.model.entries import KernelEntry
 
 PORTABLE_NAMESPACE = "kiln::portable::native"
+PORTABLE_SOURCE_DIR = "kernels/portable/cpu"
 _DEFINITION = re.compile(r"\b(\w+)\s*\(\s*(?:kiln::)?KernelRuntimeContext\s*&")
+
+
+def portable_source(op_name: str) -> str:
+    """The file defining the portable kernels of ``op_name`` (``aten::fmod.Scalar_out`` or
+    ``fmod.Scalar_out``), relative to the repository root: ``kernels/portable/cpu/op_fmod.cpp``."""
+    base = op_name.rsplit("::", 1)[-1].split(".", 1)[0]
+    return f"{PORTABLE_SOURCE_DIR}/op_{base}.cpp"
+
+
+def defined_kernels(source_text: str) -> set[str]:
+    """Names of the functions a source defines with a kernel's signature."""
+    return set(_DEFINITION.findall(source_text))
 
 
 @dataclass(frozen=True)
@@ -24,8 +44,8 @@ class CompiledSource:
     """One kernel source as a dtype-selective library compiles it."""
 
     path: str
-    kernels: tuple[str, ...]  # the portable kernel functions it defines (none: shared util code)
-    selected: bool  # False: it defines kernels, none of them selected, so nothing is compiled
+    kernels: tuple[str, ...]  # the selected portable kernel functions it defines (none: util code)
+    selected: bool  # False: an operator source none of whose kernels is selected: not compiled
     dtype_mask: int | None  # None: every dtype
 
     @property
@@ -44,15 +64,8 @@ def read_source_list(list_file: str) -> list[str]:
     return paths
 
 
-def _definitions(paths: list[str]) -> dict[str, str]:
-    """Function name -> the source defining it, for every kernel-shaped definition."""
-    found: dict[str, str] = {}
-    for path in paths:
-        with open(path, encoding="utf-8") as stream:
-            text = stream.read()
-        for name in _DEFINITION.findall(text):
-            found.setdefault(name, path)
-    return found
+def _is_operator_source(path: str) -> bool:
+    return os.path.basename(path).startswith("op_")
 
 
 def _union(masks: list[int | None]) -> int | None:
@@ -64,48 +77,54 @@ def _union(masks: list[int | None]) -> int | None:
     return total
 
 
-def _portable_kernels(library: Library) -> set[str]:
-    """Every portable kernel function the YAML files name, selected or not."""
-    return {
-        kernel.function
-        for yaml_file in library.files
-        for op in yaml_file.ops
-        for kernel in op.kernels
-        if kernel.namespace == PORTABLE_NAMESPACE
-    }
+def _source_of(op: LibraryOp, kernel: KernelEntry, paths: dict[str, str], list_file: str) -> str:
+    """The listed path of the source defining ``op``'s portable ``kernel``, checked."""
+    expected = portable_source(op.name)
+    what = f"{op.name}: its portable kernel {kernel.cpp_function} (declared at {kernel.origin})"
+    path = paths.get(os.path.basename(expected))
+    if path is None:
+        raise UserError(
+            list_file,
+            None,
+            f"{what} belongs in {expected}, which is not among the {len(paths)} operator "
+            "sources listed",
+            f"add {expected} to kiln_portable_kernels' sources",
+        )
+    with open(path, encoding="utf-8") as stream:
+        if kernel.function not in defined_kernels(stream.read()):
+            raise UserError(
+                path,
+                None,
+                f"{what} is not defined here",
+                f"define it in {expected}: the portable kernels of an operator live in "
+                "op_<operator name>.cpp",
+            )
+    return path
 
 
 def plan_sources(library: Library, list_file: str) -> list[CompiledSource]:
-    """The sources in ``list_file`` with what each compiles for ``library``: a kernel source with
-    its selected operators' dtype mask (nothing when none is selected), shared util code with the
-    union of all the masks."""
-    paths = read_source_list(list_file)
-    all_kernels = _portable_kernels(library)
-    defined = _definitions(paths)
+    """The sources in ``list_file`` with what each compiles for ``library``: an operator source
+    with its selected overloads' dtype mask (nothing when none is selected), shared code with
+    the union of all the masks."""
+    listed = read_source_list(list_file)
+    operator_paths = {os.path.basename(p): p for p in listed if _is_operator_source(p)}
+    kernels: dict[str, list[str]] = {}
     masks: dict[str, list[int | None]] = {}
     for op in library.ops:
         for kernel in op.kernels:
             if kernel.backend != "portable" or kernel.namespace != PORTABLE_NAMESPACE:
                 continue
-            path = defined.get(kernel.function)
-            if path is None:
-                raise UserError(
-                    list_file,
-                    None,
-                    f"{op.name}: its portable kernel {kernel.cpp_function} is not defined in "
-                    f"any of the {len(paths)} kernel sources listed",
-                    f"define it in a source of kiln_portable_kernels (declared at {kernel.origin})",
-                )
+            path = _source_of(op, kernel, operator_paths, list_file)
+            kernels.setdefault(path, []).append(kernel.function)
             masks.setdefault(path, []).append(op.dtype_mask)
     util_mask = _union([mask for group in masks.values() for mask in group])
     sources = []
-    for path in paths:
-        kernels = tuple(sorted(name for name, where in defined.items() if where == path))
-        kernels = tuple(name for name in kernels if name in all_kernels)
-        if not kernels:
+    for path in listed:
+        if not _is_operator_source(path):
             sources.append(CompiledSource(path, (), bool(masks), util_mask))
         elif path in masks:
-            sources.append(CompiledSource(path, kernels, True, _union(masks[path])))
+            selected = tuple(sorted(set(kernels[path])))
+            sources.append(CompiledSource(path, selected, True, _union(masks[path])))
         else:
-            sources.append(CompiledSource(path, kernels, False, 0))
+            sources.append(CompiledSource(path, (), False, 0))
     return sources

@@ -94,8 +94,20 @@ def test_a_kernel_missing_from_the_sources_is_an_error(tmp_path: Path) -> None:
     assert (
         f"{sources}: aten::add.out: its portable kernel kiln::portable::native::add_out" in stderr
     )
-    assert "is not defined in any of the 1 kernel sources listed" in stderr
-    assert "functions.yaml:" in stderr
+    assert "belongs in kernels/portable/cpu/op_add.cpp, which is not among the 1 operator" in stderr
+    assert "(declared at " in stderr and "functions.yaml:" in stderr
+
+
+def test_a_kernel_outside_its_operator_source_is_an_error(tmp_path: Path) -> None:
+    # op_add.cpp is listed but (here) defines no add_out: the kernel must live in its own file.
+    impostor = tmp_path / "cpu" / "op_add.cpp"
+    impostor.parent.mkdir()
+    impostor.write_text("// nothing here\n")
+    sources = write(tmp_path, "sources.txt", f"{impostor}\n")
+    code, stderr, _ = generate(tmp_path, FLOAT_ADD, sources)
+    assert code == 1
+    assert f"{impostor}: aten::add.out: its portable kernel" in stderr
+    assert "is not defined here" in stderr
 
 
 def test_aten_mode_refuses_dtype_selection(tmp_path: Path) -> None:
