@@ -20,7 +20,7 @@ void bind_ascend(pybind11::module_& m) {
   m.def("ascend_set_seed", [](uint64_t seed) { emu::set_seed(seed); });
   m.def("ascend_launch_history", [] {
     py::list reports;
-    for (const emu::KernelReport& report : emu::launch_history()) {
+    for (const kiln::ascend::KernelReport& report : emu::launch_history()) {
       py::dict entry;
       entry["kernel"] = report.kernel;
       entry["blocks"] = report.blocks;

@@ -8,7 +8,7 @@
 // waits for it).
 #pragma once
 
-#include "kernels/ascend/emu/report.h"
+#include "kernels/ascend/common/launch_outcome.h"
 
 // KILN_ASCEND_BF16: whether this build has bfloat16 kernels. CANN builds compile for one SoC
 // (SOC_VERSION; CMake defines KILN_ASCEND_SOC_HAS_BF16 for Ascend910B); emulated builds have them
@@ -18,13 +18,6 @@
 #else
 #define KILN_ASCEND_BF16 0
 #endif
-
-namespace kiln::ascend {
-
-using KernelReport = emu::KernelReport;
-using LaunchOutcome = emu::LaunchOutcome;
-
-}  // namespace kiln::ascend
 
 #if defined(KILN_ASCEND_CANN)
 

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/ascend/emu/report.h"
+#include "kernels/ascend/common/launch_outcome.h"
 
 namespace kiln::ascend::emu {
 

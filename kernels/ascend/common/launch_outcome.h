@@ -1,11 +1,12 @@
-// What one Ascend kernel launch did and how it ended: shared by the emulator and the CANN path.
+// What one Ascend kernel launch did and how it ended, in both builds: the emulator fills it from
+// its checks and counters, a CANN launch from the ACL status.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
-namespace kiln::ascend::emu {
+namespace kiln::ascend {
 
 // Counters of one launch. Emulated launches fill every field; a CANN launch only names the
 // kernel and its block count (the device does not count for us).
@@ -19,12 +20,13 @@ struct KernelReport {
   uint64_t cube_instructions = 0;    // one per baseM x baseN x baseK Mmad step
 };
 
-// ok=false carries one message naming the kernel, the block, the tensor and the offset. Bytes a
-// failed launch wrote to device memory stay there: the caller copies results back only on ok.
+// ok=false carries one message naming the kernel (and, emulated, the block, the tensor and the
+// offset). Bytes a failed launch wrote to device memory stay there: the caller copies results
+// back only on ok.
 struct LaunchOutcome {
   bool ok = true;
   std::string message;
   KernelReport report;
 };
 
-}  // namespace kiln::ascend::emu
+}  // namespace kiln::ascend
