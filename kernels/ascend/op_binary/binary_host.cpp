@@ -12,27 +12,12 @@
 #include "runtime/core/half.h"
 #include "runtime/core/scalar.h"
 
+KILN_ASCEND_DECLARE_KERNELS(KILN_BINARY)
+
 namespace kiln::ascend {
 namespace {
 
-LaunchOutcome launch_binary(DeviceDtype dtype, const BinaryTiling& tiling, uint8_t* x, uint8_t* y,
-                            uint8_t* z, uint8_t* t) {
-  switch (dtype) {
-    case DeviceDtype::Float:
-      return KILN_ASCEND_LAUNCH(kiln_binary_float, tiling.block_dim, launch_stream(), x, y, z, t);
-    case DeviceDtype::Half:
-      return KILN_ASCEND_LAUNCH(kiln_binary_half, tiling.block_dim, launch_stream(), x, y, z, t);
-    case DeviceDtype::Int32:
-      return KILN_ASCEND_LAUNCH(kiln_binary_int32, tiling.block_dim, launch_stream(), x, y, z, t);
-    case DeviceDtype::BFloat16:
-#if KILN_ASCEND_BF16
-      return KILN_ASCEND_LAUNCH(kiln_binary_bf16, tiling.block_dim, launch_stream(), x, y, z, t);
-#else
-      break;
-#endif
-  }
-  return no_kernel_for_dtype("binary");
-}
+KILN_ASCEND_DEFINE_LAUNCH(KILN_BINARY, launch_binary, DeviceDtype, "binary")
 
 // `value` rounded to a floating dtype, as c10 converts (through float).
 float round_to(ScalarType dtype, float value) {
@@ -194,7 +179,8 @@ Tensor& launch(KernelRuntimeContext& ctx, BinaryOp op, DeviceDtype dtype, const 
   ok = ok && zd.allocate(ctx, device_bytes) && td.upload(ctx, &tiling, sizeof(tiling));
   if (!ok) return out;
   uint8_t* y_device = y != nullptr ? yd.get() : xd.get();  // the Scalar pattern reads no y
-  if (!finish_launch(ctx, launch_binary(dtype, tiling, xd.get(), y_device, zd.get(), td.get()))) {
+  if (!finish_launch(
+          ctx, launch_binary(dtype, tiling.block_dim, xd.get(), y_device, zd.get(), td.get()))) {
     return out;
   }
   if (padded_rows) {

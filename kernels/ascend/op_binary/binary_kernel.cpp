@@ -7,6 +7,7 @@
 #include "kernel_operator.h"
 #include "kernels/ascend/common/kernel_util.h"
 #include "kernels/ascend/common/row_io.h"
+#include "kernels/ascend/op_binary/binary_kernels.h"
 #include "kernels/ascend/op_binary/binary_tiling.h"
 
 using namespace AscendC;
@@ -232,37 +233,23 @@ class BinaryKernel {
   uint64_t end_ = 0;
 };
 
+// One launch of the kernel for storage type T computing in C. The half entry computes in float
+// instead when the tiling asks (alpha scales y, or a scalar y is not exact in half).
+template <typename T, typename C>
+__aicore__ inline void run_binary(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR tiling) {
+  const auto t = load_tiling<BinaryTiling>(tiling);
+  if constexpr (std::is_same_v<T, half> && std::is_same_v<C, half>) {
+    if (t.compute_float != 0) {
+      run_kernel<BinaryKernel<half, float>>(t, x, y, z);
+      return;
+    }
+  }
+  run_kernel<BinaryKernel<T, C>>(t, x, y, z);
+}
+
 }  // namespace
 }  // namespace kiln::ascend
 
 // One entry per storage dtype, so each compiles only the vector code its dtype needs.
-extern "C" __global__ __aicore__ void kiln_binary_float(GM_ADDR x, GM_ADDR y, GM_ADDR z,
-                                                        GM_ADDR tiling) {
-  const auto t = kiln::ascend::load_tiling<kiln::ascend::BinaryTiling>(tiling);
-  kiln::ascend::run_kernel<kiln::ascend::BinaryKernel<float, float>>(t, x, y, z);
-}
-
-extern "C" __global__ __aicore__ void kiln_binary_half(GM_ADDR x, GM_ADDR y, GM_ADDR z,
-                                                       GM_ADDR tiling) {
-  const auto t = kiln::ascend::load_tiling<kiln::ascend::BinaryTiling>(tiling);
-  if (t.compute_float != 0) {
-    kiln::ascend::run_kernel<kiln::ascend::BinaryKernel<half, float>>(t, x, y, z);
-  } else {
-    kiln::ascend::run_kernel<kiln::ascend::BinaryKernel<half, half>>(t, x, y, z);
-  }
-}
-
-extern "C" __global__ __aicore__ void kiln_binary_int32(GM_ADDR x, GM_ADDR y, GM_ADDR z,
-                                                        GM_ADDR tiling) {
-  const auto t = kiln::ascend::load_tiling<kiln::ascend::BinaryTiling>(tiling);
-  kiln::ascend::run_kernel<kiln::ascend::BinaryKernel<int32_t, int32_t>>(t, x, y, z);
-}
-
-#if !defined(__NPU_ARCH__) || __NPU_ARCH__ == 2201
-// bfloat16 exists on Ascend910B (arch 2201) only.
-extern "C" __global__ __aicore__ void kiln_binary_bf16(GM_ADDR x, GM_ADDR y, GM_ADDR z,
-                                                       GM_ADDR tiling) {
-  const auto t = kiln::ascend::load_tiling<kiln::ascend::BinaryTiling>(tiling);
-  kiln::ascend::run_kernel<kiln::ascend::BinaryKernel<bfloat16_t, float>>(t, x, y, z);
-}
-#endif
+#define KILN_BINARY_RUN kiln::ascend::run_binary
+KILN_ASCEND_DEFINE_KERNELS(KILN_BINARY)

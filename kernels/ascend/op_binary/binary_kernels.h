@@ -1,20 +1,13 @@
-// Entry points of binary_kernel.cpp, as host wrappers launch them.
+// The binary family's kernels (binary_kernel.cpp), described once for device and host code
+// (kernels/ascend/common/kernel_family.h): one entry per storage dtype, with the type the vector
+// unit computes in.
 #pragma once
 
-#include <cstdint>
+#include "kernels/ascend/common/kernel_family.h"
 
-#include "kernels/ascend/common/launch.h"
-
-#if defined(KILN_ASCEND_CANN)
-#include "aclrtlaunch_kiln_binary_float.h"
-#include "aclrtlaunch_kiln_binary_half.h"
-#include "aclrtlaunch_kiln_binary_int32.h"
-#if KILN_ASCEND_BF16
-#include "aclrtlaunch_kiln_binary_bf16.h"
-#endif
-#else
-extern "C" void kiln_binary_float(uint8_t* x, uint8_t* y, uint8_t* z, uint8_t* tiling);
-extern "C" void kiln_binary_half(uint8_t* x, uint8_t* y, uint8_t* z, uint8_t* tiling);
-extern "C" void kiln_binary_int32(uint8_t* x, uint8_t* y, uint8_t* z, uint8_t* tiling);
-extern "C" void kiln_binary_bf16(uint8_t* x, uint8_t* y, uint8_t* z, uint8_t* tiling);
-#endif
+#define KILN_BINARY_PARAMS(P) P(x), P(y), P(z), P(tiling)
+#define KILN_BINARY_KERNELS(X, F)                                    \
+  X(F, kiln_binary_float, DeviceDtype::Float, ALL, float, float)     \
+  X(F, kiln_binary_half, DeviceDtype::Half, ALL, half, half)         \
+  X(F, kiln_binary_int32, DeviceDtype::Int32, ALL, int32_t, int32_t) \
+  X(F, kiln_binary_bf16, DeviceDtype::BFloat16, 910B, bfloat16_t, float)

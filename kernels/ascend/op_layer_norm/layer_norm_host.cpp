@@ -7,51 +7,22 @@
 #include "kernels/ascend/op_layer_norm/layer_norm_kernels.h"
 #include "kernels/ascend/op_layer_norm/layer_norm_tiling.h"
 
+KILN_ASCEND_DECLARE_KERNELS(KILN_LAYER_NORM)
+
 namespace kiln::ascend {
 namespace {
 
-struct LayerNormBuffers {
-  uint8_t* x;
-  uint8_t* weight;
-  uint8_t* bias;
-  uint8_t* y;
-  uint8_t* mean;
-  uint8_t* rstd;
-  uint8_t* tiling;
+// Which entry runs: the input's dtype and the parameters' (layer_norm_kernels.h).
+struct LayerNormKey {
+  DeviceDtype x;
+  DeviceDtype params;
+
+  bool operator==(const LayerNormKey& other) const {
+    return x == other.x && params == other.params;
+  }
 };
 
-LaunchOutcome launch_layer_norm(DeviceDtype dtype, DeviceDtype param_dtype,
-                                const LayerNormTiling& tiling, const LayerNormBuffers& b) {
-  const uint32_t blocks = tiling.split.block_dim;
-  void* stream = launch_stream();
-  const bool float_params = param_dtype == DeviceDtype::Float;
-  switch (dtype) {
-    case DeviceDtype::Float:
-      return KILN_ASCEND_LAUNCH(kiln_layer_norm_float, blocks, stream, b.x, b.weight, b.bias, b.y,
-                                b.mean, b.rstd, b.tiling);
-    case DeviceDtype::Half:
-      if (float_params) {
-        return KILN_ASCEND_LAUNCH(kiln_layer_norm_half_float, blocks, stream, b.x, b.weight, b.bias,
-                                  b.y, b.mean, b.rstd, b.tiling);
-      }
-      return KILN_ASCEND_LAUNCH(kiln_layer_norm_half, blocks, stream, b.x, b.weight, b.bias, b.y,
-                                b.mean, b.rstd, b.tiling);
-    case DeviceDtype::BFloat16:
-#if KILN_ASCEND_BF16
-      if (float_params) {
-        return KILN_ASCEND_LAUNCH(kiln_layer_norm_bf16_float, blocks, stream, b.x, b.weight, b.bias,
-                                  b.y, b.mean, b.rstd, b.tiling);
-      }
-      return KILN_ASCEND_LAUNCH(kiln_layer_norm_bf16, blocks, stream, b.x, b.weight, b.bias, b.y,
-                                b.mean, b.rstd, b.tiling);
-#else
-      break;
-#endif
-    case DeviceDtype::Int32:
-      break;
-  }
-  return no_kernel_for_dtype("layer_norm");
-}
+KILN_ASCEND_DEFINE_LAUNCH(KILN_LAYER_NORM, launch_layer_norm, LayerNormKey, "layer_norm")
 
 // A weight or bias the kernel takes: 1-d of the row length, contiguous, of `dtype`.
 bool accept_param(KernelRuntimeContext& ctx, const std::optional<Tensor>& param, const char* name,
@@ -142,9 +113,9 @@ std::tuple<Tensor&, Tensor&, Tensor&> native_layer_norm_out(
       !rstd.allocate(ctx, stat_bytes) || !t.upload(ctx, &tiling, sizeof(tiling))) {
     return result;
   }
-  const LayerNormBuffers buffers{x.get(),    w.get(),    b.get(), y.get(),
-                                 mean.get(), rstd.get(), t.get()};
-  if (finish_launch(ctx, launch_layer_norm(device_dtype, device_param_dtype, tiling, buffers))) {
+  const LayerNormKey key{device_dtype, device_param_dtype};
+  if (finish_launch(ctx, launch_layer_norm(key, tiling.split.block_dim, x.get(), w.get(), b.get(),
+                                           y.get(), mean.get(), rstd.get(), t.get()))) {
     (void)(y.download_rows(ctx, out0.mutable_data_ptr(), rows, row_bytes, pitch_bytes) &&
            mean.download_rows(ctx, out1.mutable_data_ptr(), rows, param_size,
                               kLayerNormStatPitchBytes) &&

@@ -10,6 +10,7 @@
 #include "kernels/ascend/common/kernel_util.h"
 #include "kernels/ascend/common/row_io.h"
 #include "kernels/ascend/common/row_math.h"
+#include "kernels/ascend/op_layer_norm/layer_norm_kernels.h"
 #include "kernels/ascend/op_layer_norm/layer_norm_tiling.h"
 
 using namespace AscendC;
@@ -271,38 +272,5 @@ __aicore__ inline void run_layer_norm(GM_ADDR x, GM_ADDR weight, GM_ADDR bias, G
 }  // namespace
 }  // namespace kiln::ascend
 
-// One entry per (input dtype, parameter dtype) pair torch takes.
-extern "C" __global__ __aicore__ void kiln_layer_norm_float(GM_ADDR x, GM_ADDR weight, GM_ADDR bias,
-                                                            GM_ADDR y, GM_ADDR mean, GM_ADDR rstd,
-                                                            GM_ADDR tiling) {
-  kiln::ascend::run_layer_norm<float, float>(x, weight, bias, y, mean, rstd, tiling);
-}
-
-extern "C" __global__ __aicore__ void kiln_layer_norm_half(GM_ADDR x, GM_ADDR weight, GM_ADDR bias,
-                                                           GM_ADDR y, GM_ADDR mean, GM_ADDR rstd,
-                                                           GM_ADDR tiling) {
-  kiln::ascend::run_layer_norm<half, half>(x, weight, bias, y, mean, rstd, tiling);
-}
-
-extern "C" __global__ __aicore__ void kiln_layer_norm_half_float(GM_ADDR x, GM_ADDR weight,
-                                                                 GM_ADDR bias, GM_ADDR y,
-                                                                 GM_ADDR mean, GM_ADDR rstd,
-                                                                 GM_ADDR tiling) {
-  kiln::ascend::run_layer_norm<half, float>(x, weight, bias, y, mean, rstd, tiling);
-}
-
-#if !defined(__NPU_ARCH__) || __NPU_ARCH__ == 2201
-// bfloat16 exists on Ascend910B (arch 2201) only.
-extern "C" __global__ __aicore__ void kiln_layer_norm_bf16(GM_ADDR x, GM_ADDR weight, GM_ADDR bias,
-                                                           GM_ADDR y, GM_ADDR mean, GM_ADDR rstd,
-                                                           GM_ADDR tiling) {
-  kiln::ascend::run_layer_norm<bfloat16_t, bfloat16_t>(x, weight, bias, y, mean, rstd, tiling);
-}
-
-extern "C" __global__ __aicore__ void kiln_layer_norm_bf16_float(GM_ADDR x, GM_ADDR weight,
-                                                                 GM_ADDR bias, GM_ADDR y,
-                                                                 GM_ADDR mean, GM_ADDR rstd,
-                                                                 GM_ADDR tiling) {
-  kiln::ascend::run_layer_norm<bfloat16_t, float>(x, weight, bias, y, mean, rstd, tiling);
-}
-#endif
+#define KILN_LAYER_NORM_RUN kiln::ascend::run_layer_norm
+KILN_ASCEND_DEFINE_KERNELS(KILN_LAYER_NORM)

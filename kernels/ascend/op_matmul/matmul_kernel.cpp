@@ -7,6 +7,7 @@
 #define ASCENDC_CUBE_ONLY  // before matmul_intf.h: no vector-core side to serve
 #include "kernel_operator.h"
 #include "kernels/ascend/common/kernel_util.h"
+#include "kernels/ascend/op_matmul/matmul_kernels.h"
 #include "kernels/ascend/op_matmul/matmul_tiling.h"
 #include "lib/matmul_intf.h"
 
@@ -75,40 +76,22 @@ class MatmulKernel {
 };
 
 template <typename T>
-__aicore__ inline void run_matmul(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c,
-                                  const MatmulTiling& tiling) {
+__aicore__ inline void run_matmul(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c, GM_ADDR tiling) {
   MatmulKernel<T> kernel;
-  kernel.Init(a, b, bias, c, tiling);
+  kernel.Init(a, b, bias, c, load_tiling<MatmulTiling>(tiling));
   kernel.Process();
 }
 
 }  // namespace
 }  // namespace kiln::ascend
 
-// One entry per storage dtype. They start only the cube cores (910B's split architecture);
-// on 310P every AI core has its cube. Float and bfloat16 multiply on the 910B cube (arch 2201)
-// only.
-extern "C" __global__ __aicore__ void kiln_matmul_half(GM_ADDR a, GM_ADDR b, GM_ADDR bias,
-                                                       GM_ADDR c, GM_ADDR tiling) {
+// The entries start only the cube cores on 910B's split architecture (on 310P every AI core has
+// its cube). The kernel type is declared in each entry's body, so it leads the runner here.
 #if !defined(__NPU_ARCH__) || __NPU_ARCH__ == 2201
-  KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIC_ONLY);
+#define KILN_MATMUL_RUN                           \
+  KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIC_ONLY); \
+  kiln::ascend::run_matmul
+#else
+#define KILN_MATMUL_RUN kiln::ascend::run_matmul
 #endif
-  const auto t = kiln::ascend::load_tiling<kiln::ascend::MatmulTiling>(tiling);
-  kiln::ascend::run_matmul<half>(a, b, bias, c, t);
-}
-
-#if !defined(__NPU_ARCH__) || __NPU_ARCH__ == 2201
-extern "C" __global__ __aicore__ void kiln_matmul_float(GM_ADDR a, GM_ADDR b, GM_ADDR bias,
-                                                        GM_ADDR c, GM_ADDR tiling) {
-  KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIC_ONLY);
-  const auto t = kiln::ascend::load_tiling<kiln::ascend::MatmulTiling>(tiling);
-  kiln::ascend::run_matmul<float>(a, b, bias, c, t);
-}
-
-extern "C" __global__ __aicore__ void kiln_matmul_bf16(GM_ADDR a, GM_ADDR b, GM_ADDR bias,
-                                                       GM_ADDR c, GM_ADDR tiling) {
-  KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIC_ONLY);
-  const auto t = kiln::ascend::load_tiling<kiln::ascend::MatmulTiling>(tiling);
-  kiln::ascend::run_matmul<bfloat16_t>(a, b, bias, c, t);
-}
-#endif
+KILN_ASCEND_DEFINE_KERNELS(KILN_MATMUL)

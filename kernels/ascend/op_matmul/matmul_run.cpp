@@ -8,28 +8,12 @@
 #include "kernels/ascend/op_matmul/matmul_kernels.h"
 #include "runtime/core/half.h"
 
+KILN_ASCEND_DECLARE_KERNELS(KILN_MATMUL)
+
 namespace kiln::ascend {
 namespace {
 
-LaunchOutcome launch_matmul(DeviceDtype dtype, const MatmulTiling& tiling, uint8_t* a, uint8_t* b,
-                            uint8_t* bias, uint8_t* c, uint8_t* t) {
-  switch (dtype) {
-    case DeviceDtype::Half:
-      return KILN_ASCEND_LAUNCH(kiln_matmul_half, tiling.block_dim, launch_stream(), a, b, bias, c,
-                                t);
-#if KILN_MATMUL_FLOAT
-    case DeviceDtype::Float:
-      return KILN_ASCEND_LAUNCH(kiln_matmul_float, tiling.block_dim, launch_stream(), a, b, bias, c,
-                                t);
-    case DeviceDtype::BFloat16:
-      return KILN_ASCEND_LAUNCH(kiln_matmul_bf16, tiling.block_dim, launch_stream(), a, b, bias, c,
-                                t);
-#endif
-    default:
-      break;
-  }
-  return no_kernel_for_dtype("matmul");
-}
+KILN_ASCEND_DEFINE_LAUNCH(KILN_MATMUL, launch_matmul, DeviceDtype, "matmul")
 
 // The bias as the cube's bias table takes it: n_pitch floats, a broadcast value repeated, the
 // padding zeroed. Widening half and bfloat16 to float is exact.
@@ -104,8 +88,8 @@ bool run_matmul(KernelRuntimeContext& ctx, const MatmulProblem& problem,
                                                       batches * tiling.m, n_row, n_pitch)
                                       : c.allocate(ctx, batches * tiling.m * n_pitch);
   if (!c_ok || !t.upload(ctx, &tiling, sizeof(tiling))) return false;
-  if (!finish_launch(ctx, launch_matmul(problem.dtype, tiling, a.get(), b.get(), bias.get(),
-                                        c.get(), t.get()))) {
+  if (!finish_launch(ctx, launch_matmul(problem.dtype, tiling.block_dim, a.get(), b.get(),
+                                        bias.get(), c.get(), t.get()))) {
     return false;
   }
   return c.download_rows(ctx, operands.c, batches * tiling.m, n_row, n_pitch);

@@ -6,28 +6,12 @@
 #include "kernels/ascend/op_reduce/reduce_kernels.h"
 #include "kernels/ascend/op_reduce/reduce_tiling.h"
 
+KILN_ASCEND_DECLARE_KERNELS(KILN_REDUCE)
+
 namespace kiln::ascend {
 namespace {
 
-LaunchOutcome launch_reduce(DeviceDtype dtype, const ReduceTiling& tiling, uint8_t* x, uint8_t* y,
-                            uint8_t* t) {
-  const uint32_t blocks = tiling.split.block_dim;
-  switch (dtype) {
-    case DeviceDtype::Float:
-      return KILN_ASCEND_LAUNCH(kiln_reduce_float, blocks, launch_stream(), x, y, t);
-    case DeviceDtype::Half:
-      return KILN_ASCEND_LAUNCH(kiln_reduce_half, blocks, launch_stream(), x, y, t);
-    case DeviceDtype::Int32:
-      return KILN_ASCEND_LAUNCH(kiln_reduce_int32, blocks, launch_stream(), x, y, t);
-    case DeviceDtype::BFloat16:
-#if KILN_ASCEND_BF16
-      return KILN_ASCEND_LAUNCH(kiln_reduce_bf16, blocks, launch_stream(), x, y, t);
-#else
-      break;
-#endif
-  }
-  return no_kernel_for_dtype("reduce");
-}
+KILN_ASCEND_DEFINE_LAUNCH(KILN_REDUCE, launch_reduce, DeviceDtype, "reduce")
 
 // Whether `dims` names the last dim only: [-1] or [rank - 1] (rank 0 takes 0 and -1, as torch
 // does). Every dim (None or []) is the last one for a tensor of rank 0 or 1.
@@ -83,7 +67,8 @@ Tensor& run_reduce(KernelRuntimeContext& ctx, ReduceOp op, const Tensor& self,
       !y.allocate(ctx, rows * kReduceOutPitchBytes) || !t.upload(ctx, &tiling, sizeof(tiling))) {
     return out;
   }
-  if (finish_launch(ctx, launch_reduce(device_dtype, tiling, x.get(), y.get(), t.get()))) {
+  if (finish_launch(
+          ctx, launch_reduce(device_dtype, tiling.split.block_dim, x.get(), y.get(), t.get()))) {
     (void)y.download_rows(ctx, out.mutable_data_ptr(), rows, size, kReduceOutPitchBytes);
   }
   return out;

@@ -10,6 +10,7 @@
 #include "kernels/ascend/common/kernel_util.h"
 #include "kernels/ascend/common/row_io.h"
 #include "kernels/ascend/common/row_math.h"
+#include "kernels/ascend/op_reduce/reduce_kernels.h"
 #include "kernels/ascend/op_reduce/reduce_tiling.h"
 
 using namespace AscendC;
@@ -189,23 +190,5 @@ __aicore__ inline void run_reduce(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
 }  // namespace
 }  // namespace kiln::ascend
 
-// One entry per storage dtype; the op (sum, mean, amax) comes with the tiling.
-extern "C" __global__ __aicore__ void kiln_reduce_float(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
-  kiln::ascend::run_reduce<float>(x, y, tiling);
-}
-
-extern "C" __global__ __aicore__ void kiln_reduce_half(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
-  kiln::ascend::run_reduce<half>(x, y, tiling);
-}
-
-// amax only: torch sums int32 into int64, which the vector unit does not have.
-extern "C" __global__ __aicore__ void kiln_reduce_int32(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
-  kiln::ascend::run_reduce<int32_t>(x, y, tiling);
-}
-
-#if !defined(__NPU_ARCH__) || __NPU_ARCH__ == 2201
-// bfloat16 exists on Ascend910B (arch 2201) only.
-extern "C" __global__ __aicore__ void kiln_reduce_bf16(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
-  kiln::ascend::run_reduce<bfloat16_t>(x, y, tiling);
-}
-#endif
+#define KILN_REDUCE_RUN kiln::ascend::run_reduce
+KILN_ASCEND_DEFINE_KERNELS(KILN_REDUCE)

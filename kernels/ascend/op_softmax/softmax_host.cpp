@@ -4,28 +4,12 @@
 #include "kernels/ascend/op_softmax/softmax_kernels.h"
 #include "kernels/ascend/op_softmax/softmax_tiling.h"
 
+KILN_ASCEND_DECLARE_KERNELS(KILN_SOFTMAX)
+
 namespace kiln::ascend {
 namespace {
 
-LaunchOutcome launch_softmax(DeviceDtype dtype, const SoftmaxTiling& tiling, uint8_t* x, uint8_t* y,
-                             uint8_t* t) {
-  const uint32_t blocks = tiling.split.block_dim;
-  switch (dtype) {
-    case DeviceDtype::Float:
-      return KILN_ASCEND_LAUNCH(kiln_softmax_float, blocks, launch_stream(), x, y, t);
-    case DeviceDtype::Half:
-      return KILN_ASCEND_LAUNCH(kiln_softmax_half, blocks, launch_stream(), x, y, t);
-    case DeviceDtype::BFloat16:
-#if KILN_ASCEND_BF16
-      return KILN_ASCEND_LAUNCH(kiln_softmax_bf16, blocks, launch_stream(), x, y, t);
-#else
-      break;
-#endif
-    case DeviceDtype::Int32:
-      break;
-  }
-  return no_kernel_for_dtype("softmax");
-}
+KILN_ASCEND_DEFINE_LAUNCH(KILN_SOFTMAX, launch_softmax, DeviceDtype, "softmax")
 
 // out = softmax(self) (or log_softmax) over the last dim of a contiguous floating self.
 Tensor& run_softmax(KernelRuntimeContext& ctx, bool log, const Tensor& self, int64_t dim,
@@ -61,7 +45,8 @@ Tensor& run_softmax(KernelRuntimeContext& ctx, bool log, const Tensor& self, int
       !y.allocate(ctx, rows * pitch_bytes) || !t.upload(ctx, &tiling, sizeof(tiling))) {
     return out;
   }
-  if (finish_launch(ctx, launch_softmax(dtype, tiling, x.get(), y.get(), t.get()))) {
+  if (finish_launch(ctx,
+                    launch_softmax(dtype, tiling.split.block_dim, x.get(), y.get(), t.get()))) {
     (void)y.download_rows(ctx, out.mutable_data_ptr(), rows, row_bytes, pitch_bytes);
   }
   return out;

@@ -8,6 +8,7 @@
 #include "kernels/ascend/common/kernel_util.h"
 #include "kernels/ascend/common/row_io.h"
 #include "kernels/ascend/common/row_math.h"
+#include "kernels/ascend/op_softmax/softmax_kernels.h"
 #include "kernels/ascend/op_softmax/softmax_tiling.h"
 
 using namespace AscendC;
@@ -155,18 +156,5 @@ __aicore__ inline void run_softmax(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
 }  // namespace
 }  // namespace kiln::ascend
 
-// One entry per storage dtype; softmax or log_softmax comes with the tiling.
-extern "C" __global__ __aicore__ void kiln_softmax_float(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
-  kiln::ascend::run_softmax<float>(x, y, tiling);
-}
-
-extern "C" __global__ __aicore__ void kiln_softmax_half(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
-  kiln::ascend::run_softmax<half>(x, y, tiling);
-}
-
-#if !defined(__NPU_ARCH__) || __NPU_ARCH__ == 2201
-// bfloat16 exists on Ascend910B (arch 2201) only.
-extern "C" __global__ __aicore__ void kiln_softmax_bf16(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
-  kiln::ascend::run_softmax<bfloat16_t>(x, y, tiling);
-}
-#endif
+#define KILN_SOFTMAX_RUN kiln::ascend::run_softmax
+KILN_ASCEND_DEFINE_KERNELS(KILN_SOFTMAX)

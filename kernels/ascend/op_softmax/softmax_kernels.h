@@ -1,18 +1,12 @@
-// Entry points of softmax_kernel.cpp, as host wrappers launch them.
+// The softmax family's kernels (softmax_kernel.cpp), described once for device and host code
+// (kernels/ascend/common/kernel_family.h): one entry per storage dtype; softmax or log_softmax
+// comes with the tiling.
 #pragma once
 
-#include <cstdint>
+#include "kernels/ascend/common/kernel_family.h"
 
-#include "kernels/ascend/common/launch.h"
-
-#if defined(KILN_ASCEND_CANN)
-#include "aclrtlaunch_kiln_softmax_float.h"
-#include "aclrtlaunch_kiln_softmax_half.h"
-#if KILN_ASCEND_BF16
-#include "aclrtlaunch_kiln_softmax_bf16.h"
-#endif
-#else
-extern "C" void kiln_softmax_float(uint8_t* x, uint8_t* y, uint8_t* tiling);
-extern "C" void kiln_softmax_half(uint8_t* x, uint8_t* y, uint8_t* tiling);
-extern "C" void kiln_softmax_bf16(uint8_t* x, uint8_t* y, uint8_t* tiling);
-#endif
+#define KILN_SOFTMAX_PARAMS(P) P(x), P(y), P(tiling)
+#define KILN_SOFTMAX_KERNELS(X, F)                         \
+  X(F, kiln_softmax_float, DeviceDtype::Float, ALL, float) \
+  X(F, kiln_softmax_half, DeviceDtype::Half, ALL, half)    \
+  X(F, kiln_softmax_bf16, DeviceDtype::BFloat16, 910B, bfloat16_t)

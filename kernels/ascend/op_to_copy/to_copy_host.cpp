@@ -7,6 +7,8 @@
 #include "kernels/ascend/op_to_copy/to_copy_tiling.h"
 #include "runtime/core/tensor_options.h"
 
+KILN_ASCEND_DECLARE_KERNELS(KILN_TO_COPY)
+
 namespace kiln::ascend {
 namespace {
 
@@ -19,24 +21,7 @@ constexpr bool kInvalidToIntMin = true;
 constexpr bool kInvalidToIntMin = false;
 #endif
 
-LaunchOutcome launch_to_copy(DeviceDtype src, const ToCopyTiling& tiling, uint8_t* x, uint8_t* y,
-                             uint8_t* t) {
-  switch (src) {
-    case DeviceDtype::Float:
-      return KILN_ASCEND_LAUNCH(kiln_to_copy_float, tiling.block_dim, launch_stream(), x, y, t);
-    case DeviceDtype::Half:
-      return KILN_ASCEND_LAUNCH(kiln_to_copy_half, tiling.block_dim, launch_stream(), x, y, t);
-    case DeviceDtype::Int32:
-      return KILN_ASCEND_LAUNCH(kiln_to_copy_int32, tiling.block_dim, launch_stream(), x, y, t);
-    case DeviceDtype::BFloat16:
-#if KILN_ASCEND_BF16
-      return KILN_ASCEND_LAUNCH(kiln_to_copy_bf16, tiling.block_dim, launch_stream(), x, y, t);
-#else
-      break;
-#endif
-  }
-  return no_kernel_for_dtype("to_copy");
-}
+KILN_ASCEND_DEFINE_LAUNCH(KILN_TO_COPY, launch_to_copy, DeviceDtype, "to_copy")
 
 }  // namespace
 }  // namespace kiln::ascend
@@ -74,7 +59,7 @@ Tensor& _to_copy_out(KernelRuntimeContext& ctx, const Tensor& self, bool non_blo
       !y.allocate(ctx, tiling.total * dst_size) || !t.upload(ctx, &tiling, sizeof(tiling))) {
     return out;
   }
-  if (finish_launch(ctx, launch_to_copy(src, tiling, x.get(), y.get(), t.get()))) {
+  if (finish_launch(ctx, launch_to_copy(src, tiling.block_dim, x.get(), y.get(), t.get()))) {
     (void)y.download(ctx, out.mutable_data_ptr(), count * dst_size);
   }
   return out;

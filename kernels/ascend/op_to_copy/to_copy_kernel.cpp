@@ -8,6 +8,7 @@
 #include "kernel_operator.h"
 #include "kernels/ascend/common/kernel_util.h"
 #include "kernels/ascend/common/row_io.h"
+#include "kernels/ascend/op_to_copy/to_copy_kernels.h"
 #include "kernels/ascend/op_to_copy/to_copy_tiling.h"
 
 using namespace AscendC;
@@ -127,22 +128,5 @@ __aicore__ inline void run_to(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
 }  // namespace
 }  // namespace kiln::ascend
 
-// One entry per source dtype.
-extern "C" __global__ __aicore__ void kiln_to_copy_float(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
-  kiln::ascend::run_to<float>(x, y, tiling);
-}
-
-extern "C" __global__ __aicore__ void kiln_to_copy_half(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
-  kiln::ascend::run_to<half>(x, y, tiling);
-}
-
-extern "C" __global__ __aicore__ void kiln_to_copy_int32(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
-  kiln::ascend::run_to<int32_t>(x, y, tiling);
-}
-
-#if !defined(__NPU_ARCH__) || __NPU_ARCH__ == 2201
-// bfloat16 exists on Ascend910B (arch 2201) only.
-extern "C" __global__ __aicore__ void kiln_to_copy_bf16(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
-  kiln::ascend::run_to<bfloat16_t>(x, y, tiling);
-}
-#endif
+#define KILN_TO_COPY_RUN kiln::ascend::run_to
+KILN_ASCEND_DEFINE_KERNELS(KILN_TO_COPY)

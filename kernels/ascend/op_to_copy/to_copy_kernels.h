@@ -1,20 +1,13 @@
-// Entry points of to_copy_kernel.cpp, as host wrappers launch them.
+// The to_copy family's kernels (to_copy_kernel.cpp), described once for device and host code
+// (kernels/ascend/common/kernel_family.h): one entry per source dtype; the destination dtype
+// comes with the tiling.
 #pragma once
 
-#include <cstdint>
+#include "kernels/ascend/common/kernel_family.h"
 
-#include "kernels/ascend/common/launch.h"
-
-#if defined(KILN_ASCEND_CANN)
-#include "aclrtlaunch_kiln_to_copy_float.h"
-#include "aclrtlaunch_kiln_to_copy_half.h"
-#include "aclrtlaunch_kiln_to_copy_int32.h"
-#if KILN_ASCEND_BF16
-#include "aclrtlaunch_kiln_to_copy_bf16.h"
-#endif
-#else
-extern "C" void kiln_to_copy_float(uint8_t* x, uint8_t* y, uint8_t* tiling);
-extern "C" void kiln_to_copy_half(uint8_t* x, uint8_t* y, uint8_t* tiling);
-extern "C" void kiln_to_copy_int32(uint8_t* x, uint8_t* y, uint8_t* tiling);
-extern "C" void kiln_to_copy_bf16(uint8_t* x, uint8_t* y, uint8_t* tiling);
-#endif
+#define KILN_TO_COPY_PARAMS(P) P(x), P(y), P(tiling)
+#define KILN_TO_COPY_KERNELS(X, F)                           \
+  X(F, kiln_to_copy_float, DeviceDtype::Float, ALL, float)   \
+  X(F, kiln_to_copy_half, DeviceDtype::Half, ALL, half)      \
+  X(F, kiln_to_copy_int32, DeviceDtype::Int32, ALL, int32_t) \
+  X(F, kiln_to_copy_bf16, DeviceDtype::BFloat16, 910B, bfloat16_t)

@@ -12,27 +12,12 @@
 #include "runtime/core/half.h"
 #include "runtime/core/scalar.h"
 
+KILN_ASCEND_DECLARE_KERNELS(KILN_UNARY)
+
 namespace kiln::ascend {
 namespace {
 
-LaunchOutcome launch_unary(DeviceDtype dtype, const UnaryTiling& tiling, uint8_t* x, uint8_t* y,
-                           uint8_t* t) {
-  switch (dtype) {
-    case DeviceDtype::Float:
-      return KILN_ASCEND_LAUNCH(kiln_unary_float, tiling.block_dim, launch_stream(), x, y, t);
-    case DeviceDtype::Half:
-      return KILN_ASCEND_LAUNCH(kiln_unary_half, tiling.block_dim, launch_stream(), x, y, t);
-    case DeviceDtype::Int32:
-      return KILN_ASCEND_LAUNCH(kiln_unary_int32, tiling.block_dim, launch_stream(), x, y, t);
-    case DeviceDtype::BFloat16:
-#if KILN_ASCEND_BF16
-      return KILN_ASCEND_LAUNCH(kiln_unary_bf16, tiling.block_dim, launch_stream(), x, y, t);
-#else
-      break;
-#endif
-  }
-  return no_kernel_for_dtype("unary");
-}
+KILN_ASCEND_DEFINE_LAUNCH(KILN_UNARY, launch_unary, DeviceDtype, "unary")
 
 // out = op(self) for a contiguous self of a dtype the kernel takes; declines everything else.
 // `dtype` is self's device dtype, already accepted.
@@ -53,7 +38,7 @@ Tensor& launch_checked(KernelRuntimeContext& ctx, UnaryOp op, DeviceDtype dtype,
       !y.allocate(ctx, tiling.total * size) || !t.upload(ctx, &tiling, sizeof(tiling))) {
     return out;
   }
-  if (finish_launch(ctx, launch_unary(dtype, tiling, x.get(), y.get(), t.get()))) {
+  if (finish_launch(ctx, launch_unary(dtype, tiling.block_dim, x.get(), y.get(), t.get()))) {
     (void)y.download(ctx, out.mutable_data_ptr(), bytes);
   }
   return out;

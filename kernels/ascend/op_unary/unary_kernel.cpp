@@ -6,6 +6,7 @@
 #include "kernel_operator.h"
 #include "kernels/ascend/common/kernel_util.h"
 #include "kernels/ascend/common/row_io.h"
+#include "kernels/ascend/op_unary/unary_kernels.h"
 #include "kernels/ascend/op_unary/unary_math.h"
 #include "kernels/ascend/op_unary/unary_tiling.h"
 
@@ -165,33 +166,23 @@ class UnaryKernel {
   uint32_t scratch_tiles_ = 0;
 };
 
+// One launch of the kernel for storage type T computing in C. The half entry computes in float
+// instead when the tiling asks (a formula of several instructions, which then rounds once).
+template <typename T, typename C>
+__aicore__ inline void run_unary(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
+  const auto t = load_tiling<UnaryTiling>(tiling);
+  if constexpr (std::is_same_v<T, half> && std::is_same_v<C, half>) {
+    if (t.compute_float != 0) {
+      run_kernel<UnaryKernel<half, float>>(t, x, y);
+      return;
+    }
+  }
+  run_kernel<UnaryKernel<T, C>>(t, x, y);
+}
+
 }  // namespace
 }  // namespace kiln::ascend
 
 // One entry per storage dtype, so each compiles only the vector code its dtype needs.
-extern "C" __global__ __aicore__ void kiln_unary_float(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
-  const auto t = kiln::ascend::load_tiling<kiln::ascend::UnaryTiling>(tiling);
-  kiln::ascend::run_kernel<kiln::ascend::UnaryKernel<float, float>>(t, x, y);
-}
-
-extern "C" __global__ __aicore__ void kiln_unary_half(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
-  const auto t = kiln::ascend::load_tiling<kiln::ascend::UnaryTiling>(tiling);
-  if (t.compute_float != 0) {
-    kiln::ascend::run_kernel<kiln::ascend::UnaryKernel<half, float>>(t, x, y);
-  } else {
-    kiln::ascend::run_kernel<kiln::ascend::UnaryKernel<half, half>>(t, x, y);
-  }
-}
-
-extern "C" __global__ __aicore__ void kiln_unary_int32(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
-  const auto t = kiln::ascend::load_tiling<kiln::ascend::UnaryTiling>(tiling);
-  kiln::ascend::run_kernel<kiln::ascend::UnaryKernel<int32_t, int32_t>>(t, x, y);
-}
-
-#if !defined(__NPU_ARCH__) || __NPU_ARCH__ == 2201
-// bfloat16 exists on Ascend910B (arch 2201) only.
-extern "C" __global__ __aicore__ void kiln_unary_bf16(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
-  const auto t = kiln::ascend::load_tiling<kiln::ascend::UnaryTiling>(tiling);
-  kiln::ascend::run_kernel<kiln::ascend::UnaryKernel<bfloat16_t, float>>(t, x, y);
-}
-#endif
+#define KILN_UNARY_RUN kiln::ascend::run_unary
+KILN_ASCEND_DEFINE_KERNELS(KILN_UNARY)
