@@ -44,7 +44,13 @@ __aicore__ inline void apply(UnaryOp op, const LocalTensor<C>& dst, const LocalT
       if constexpr (!std::is_same_v<C, int32_t>) keep_nan(dst, src, work.m0, n);
       return;
     case UnaryOp::Abs:
-      Abs(dst, src, n);
+      if constexpr (std::is_same_v<C, int32_t>) {
+        // Abs takes half and float only: |x| = max(x, -x), INT_MIN wrapping to itself as in torch.
+        Muls(dst, src, C(-1), n);
+        Max(dst, dst, src, n);
+      } else {
+        Abs(dst, src, n);
+      }
       return;
     case UnaryOp::Neg:
       Muls(dst, src, C(-1), n);  // int32: INT_MIN wraps to itself, as in torch
