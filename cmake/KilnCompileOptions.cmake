@@ -3,12 +3,20 @@
 # Lean code: no exceptions or RTTI, sections per function so unused kernels are dropped at link.
 # ATen mode keeps exceptions and RTTI: libtorch throws c10::Error, which the generated kernels
 # catch and turn into failures, and its headers need RTTI.
+# kiln_lean_target(<target> [EXCEPTIONS]): EXCEPTIONS keeps exceptions for code that exceptions
+# unwind through (the Ascend kernels in emulated builds, which the emulator's checker leaves by
+# throwing).
 function(kiln_lean_target target)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "EXCEPTIONS" "" "")
   if(KILN_ATEN_MODE)
     target_compile_options(${target} PRIVATE
       $<$<CXX_COMPILER_ID:GNU,Clang,AppleClang>:-ffunction-sections -fdata-sections -Wall -Wextra -Wno-switch>)
   else()
+    set(exceptions -fno-exceptions)
+    if(arg_EXCEPTIONS)
+      set(exceptions -fexceptions)
+    endif()
     target_compile_options(${target} PRIVATE
-      $<$<CXX_COMPILER_ID:GNU,Clang,AppleClang>:-fno-exceptions -fno-rtti -ffunction-sections -fdata-sections -Wall -Wextra>)
+      $<$<CXX_COMPILER_ID:GNU,Clang,AppleClang>:${exceptions} -fno-rtti -ffunction-sections -fdata-sections -Wall -Wextra>)
   endif()
 endfunction()
