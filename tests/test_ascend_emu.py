@@ -1,12 +1,16 @@
 """Kiln's Ascend C emulator: its native tests (correct kernels, one broken kernel per rule),
-its environment settings, and the dtype rules that must fail at compile time."""
+its environment settings, the dtype rules that must fail at compile time, and the launch report
+docs/ascend.md shows."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import subprocess
+import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -142,4 +146,23 @@ def test_supported_dtypes_compile(emu_build: Path, tmp_path: Path) -> None:
             f"-I{REPO_ROOT / 'kernels/ascend/emu'}",
             str(source),
         ]
+    )
+
+
+def _launch_report() -> ModuleType:
+    path = REPO_ROOT / "bench/ascend/report.py"
+    spec = importlib.util.spec_from_file_location("ascend_launch_report", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_docs_launch_report_is_current() -> None:
+    report = _launch_report()
+    documented = report.docs_table((REPO_ROOT / "docs/ascend.md").read_text())
+    assert documented == report.table(report.DOCS_SOC), (
+        "docs/ascend.md's launch report is out of date: "
+        "python bench/ascend/report.py --update-docs docs/ascend.md"
     )

@@ -39,7 +39,8 @@ def set_seed(seed: int) -> None:
 
 def launch_history() -> list[dict[str, Any]]:
     """This thread's launches since the last clear: kernel, blocks, ub_high_water_bytes,
-    gm_to_ub_bytes, ub_to_gm_bytes, vector_instructions, cube_instructions."""
+    gm_to_ub_bytes, ub_to_gm_bytes (vector path), gm_to_l1_bytes, l0c_to_gm_bytes (cube path),
+    vector_instructions, cube_instructions."""
     return list(_emulator().ascend_launch_history())
 
 

@@ -27,6 +27,8 @@ void bind_ascend(pybind11::module_& m) {
       entry["ub_high_water_bytes"] = report.ub_high_water_bytes;
       entry["gm_to_ub_bytes"] = report.gm_to_ub_bytes;
       entry["ub_to_gm_bytes"] = report.ub_to_gm_bytes;
+      entry["gm_to_l1_bytes"] = report.gm_to_l1_bytes;
+      entry["l0c_to_gm_bytes"] = report.l0c_to_gm_bytes;
       entry["vector_instructions"] = report.vector_instructions;
       entry["cube_instructions"] = report.cube_instructions;
       reports.append(entry);

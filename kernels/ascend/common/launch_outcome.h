@@ -13,9 +13,11 @@ namespace kiln::ascend {
 struct KernelReport {
   std::string kernel;
   uint32_t blocks = 0;
-  size_t ub_high_water_bytes = 0;  // max over blocks of the bytes TPipe::InitBuffer handed out
-  uint64_t gm_to_ub_bytes = 0;
-  uint64_t ub_to_gm_bytes = 0;
+  size_t ub_high_water_bytes = 0;    // max over blocks of the bytes TPipe::InitBuffer handed out
+  uint64_t gm_to_ub_bytes = 0;       // vector path: DataCopy GM -> UB
+  uint64_t ub_to_gm_bytes = 0;       // and UB -> GM
+  uint64_t gm_to_l1_bytes = 0;       // cube path: A, B and the bias GM -> L1
+  uint64_t l0c_to_gm_bytes = 0;      // and the results L0C -> GM
   uint64_t vector_instructions = 0;  // one per vector API call
   uint64_t cube_instructions = 0;    // one per baseM x baseN x baseK Mmad step
 };

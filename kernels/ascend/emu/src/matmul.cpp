@@ -1,4 +1,5 @@
 // Matmul API checks: the tiling against the SoC's L1/L0 buffers, and every operand's GM extent.
+#include <algorithm>
 #include <string>
 
 #include "kernels/ascend/emu/lib/matmul_intf.h"
@@ -47,6 +48,45 @@ uint64_t matrix_extent(int64_t rows, int64_t cols, int64_t stride, uint32_t elem
 }
 
 uint64_t ceil_div(int64_t a, int64_t b) { return static_cast<uint64_t>((a + b - 1) / b); }
+
+// The bytes one IterateAll moves, as the emulator models the Matmul API: baseM x baseN output
+// tiles in iterateOrder (0: along m first, n the outer loop), each needing A's rows x k panel and
+// B's k x columns panel, with the bias for those columns, in L1. A panel stays in L1 for the next
+// tile when that tile needs the same one and all its k tiles fit at once (stepKa, stepKb >= the k
+// tiles); otherwise it is loaded again. Each result tile goes L0C -> GM once.
+void note_cube_bytes(const MatmulCall& call) {
+  const TCubeTiling& t = *call.tiling;
+  const uint64_t m_tiles = ceil_div(call.m, t.baseM);
+  const uint64_t n_tiles = ceil_div(call.n, t.baseN);
+  const uint64_t k_tiles = ceil_div(call.k, t.baseK);
+  const bool a_stays = static_cast<uint64_t>(t.stepKa) >= k_tiles;
+  const bool b_stays = static_cast<uint64_t>(t.stepKb) >= k_tiles;
+  const uint64_t k = static_cast<uint64_t>(call.k);
+  uint64_t loaded = 0;
+  uint64_t stored = 0;
+  uint64_t a_panel = ~uint64_t{0};
+  uint64_t b_panel = ~uint64_t{0};
+  const uint64_t outer_tiles = t.iterateOrder == 0 ? n_tiles : m_tiles;
+  const uint64_t inner_tiles = t.iterateOrder == 0 ? m_tiles : n_tiles;
+  for (uint64_t outer = 0; outer < outer_tiles; ++outer) {
+    for (uint64_t inner = 0; inner < inner_tiles; ++inner) {
+      const uint64_t mi = t.iterateOrder == 0 ? inner : outer;
+      const uint64_t ni = t.iterateOrder == 0 ? outer : inner;
+      const uint64_t rows = std::min<uint64_t>(t.baseM, call.m - mi * t.baseM);
+      const uint64_t cols = std::min<uint64_t>(t.baseN, call.n - ni * t.baseN);
+      if (!a_stays || a_panel != mi) loaded += rows * k * call.a_size;
+      if (!b_stays || b_panel != ni) {
+        loaded += k * cols * call.a_size + (call.bias_set ? cols * call.bias_size : 0);
+      }
+      a_panel = mi;
+      b_panel = ni;
+      stored += rows * cols * call.c_size;
+    }
+  }
+  KernelReport& report = launch_context().report;
+  report.gm_to_l1_bytes += loaded;
+  report.l0c_to_gm_bytes += stored;
+}
 
 }  // namespace
 
@@ -124,6 +164,7 @@ void check_matmul(const MatmulCall& call) {
            matrix_extent(call.m, call.n, call.org_n, call.c_size), true, true);
   note_cube_instructions(ceil_div(call.m, t.baseM) * ceil_div(call.n, t.baseN) *
                          ceil_div(call.k, t.baseK));
+  note_cube_bytes(call);
 }
 
 }  // namespace kiln::ascend::emu::detail
