@@ -175,6 +175,26 @@ def test_launch_report() -> None:
     assert report["vector_instructions"] == 0
 
 
+def test_launch_report_counts_cube_bytes() -> None:
+    half = torch.float16
+    # One C block of one base tile: A, B (and the bias, widened to float) move GM -> L1 once, C
+    # moves L0C -> GM once; nothing goes through UB.
+    a, b = operand((7, 13), half, 21), operand((13, 9), half, 22)
+    (report,) = call_ascend("aten::mm.out", a, b, out=torch.empty(0, dtype=half))
+    assert report["gm_to_l1_bytes"] == (7 * 13 + 13 * 9) * 2
+    assert report["l0c_to_gm_bytes"] == 7 * 9 * 2
+    assert report["gm_to_ub_bytes"] == report["ub_to_gm_bytes"] == 0
+    w, bias = operand((9, 13), half, 23), operand((9,), half, 24)
+    (report,) = call_ascend("aten::linear.out", a, w, bias, out=torch.empty(0, dtype=half))
+    assert report["gm_to_l1_bytes"] == (7 * 13 + 9 * 13) * 2 + 9 * 4
+    assert report["l0c_to_gm_bytes"] == 7 * 9 * 2
+    # C blocks on many cores: each loads its own rows of A and columns of B; C leaves once.
+    a, b = operand((512, 512), half, 25), operand((512, 512), half, 26)
+    (report,) = call_ascend("aten::mm.out", a, b, out=torch.empty(0, dtype=half))
+    assert report["gm_to_l1_bytes"] > 2 * 512 * 512 * 2
+    assert report["l0c_to_gm_bytes"] == 512 * 512 * 2
+
+
 def test_declines() -> None:
     f64 = torch.ones(3, 4, dtype=torch.float64)
     check_declines(
