@@ -2,8 +2,8 @@
 
 Kiln's Ascend kernels run in its checking emulator of the Ascend C API unless Kiln was built with
 CANN. `kiln.call_op(..., backend="ascend")` runs them; these functions choose the SoC profile
-(Ascend910B: 192 KiB UB, 48 vector cores, bfloat16; Ascend310P: 256 KiB UB, no bfloat16) and
-read the per-launch reports an Ascend developer tunes against.
+(Ascend910B: 192 KiB UB, 48 vector cores, bfloat16; Ascend310P: 256 KiB UB, no bfloat16), read
+the per-launch reports an Ascend developer tunes against, and seed the order blocks run in.
 """
 
 from __future__ import annotations
@@ -32,8 +32,15 @@ def set_soc(name: str) -> None:
     _emulator().ascend_set_soc(name)
 
 
+def seed() -> int:
+    """The seed of the order in which the emulator runs a launch's blocks on this thread."""
+    return int(_emulator().ascend_seed())
+
+
 def set_seed(seed: int) -> None:
-    """Seeds the order in which the emulator runs a launch's blocks."""
+    """Seeds the order in which the emulator runs this thread's later launches' blocks (the
+    device runs them in any order). A kernel whose result depends on the order is wrong; an
+    overlap error names the seed it ran under, and setting that seed replays the order."""
     _emulator().ascend_set_seed(seed)
 
 

@@ -17,6 +17,7 @@ void bind_ascend(pybind11::module_& m) {
       throw py::value_error("unknown Ascend SoC '" + name + "'; use Ascend910B or Ascend310P");
     }
   });
+  m.def("ascend_seed", [] { return emu::seed(); });
   m.def("ascend_set_seed", [](uint64_t seed) { emu::set_seed(seed); });
   m.def("ascend_launch_history", [] {
     py::list reports;
