@@ -184,3 +184,28 @@ def test_index_put_one_value_mask_converts_like_masked_fill(call_op: Any) -> Non
         "aten::index_put.out", self, indices, values, out=torch.empty(0, dtype=torch.int16)
     )
     assert torch.equal(out, expected)
+
+
+@pytest.mark.parametrize(
+    ("dtype", "value"),
+    [
+        (torch.uint8, torch.tensor(-30036, dtype=torch.int16)),
+        (torch.uint8, torch.tensor([300.5])),
+        (torch.int8, torch.tensor(True)),
+        (torch.int32, torch.tensor(3.0, dtype=torch.float64)),
+        (torch.float16, torch.tensor(1e6)),
+    ],
+)
+def test_index_put_one_value_mask_checks_the_conversion(
+    call_op: Any, dtype: torch.dtype, value: torch.Tensor
+) -> None:
+    # On the masked_fill_ route a value that does not fit self's dtype is refused, as in ATen.
+    self = torch.zeros(3, dtype=dtype)
+    indices = [torch.tensor([True, False, True])]
+    check_op(
+        call_op,
+        "aten::index_put.out",
+        aten.index_put.out,
+        (self, indices, value, False),
+        out=torch.empty(0, dtype=dtype),
+    )

@@ -80,6 +80,20 @@ bool takes_masked_fill_route(ArrayRef<std::optional<Tensor>> indices, const Tens
   return true;
 }
 
+// The one element of `values` as a Scalar of its kind (bool, integer or floating).
+Scalar single_value(const Tensor& values) {
+  const ScalarType dtype = values.scalar_type();
+  if (dtype == ScalarType::Bool) return Scalar(*values.const_data_ptr<bool>());
+  if (is_floating_type(dtype)) {
+    double value = 0;
+    convert_element(values.const_data_ptr(), dtype, &value, ScalarType::Double);
+    return Scalar(value);
+  }
+  int64_t value = 0;
+  convert_element(values.const_data_ptr(), dtype, &value, ScalarType::Long);
+  return Scalar(value);
+}
+
 // masked_fill_ refuses Byte masks and a list with no index tensor at all.
 bool check_masked_fill_route(KernelRuntimeContext& ctx, ArrayRef<std::optional<Tensor>> indices) {
   const Tensor* mask = nullptr;
@@ -111,12 +125,16 @@ Tensor& index_put_out(KernelRuntimeContext& ctx, const Tensor& self,
                         to_string(self.scalar_type()), to_string(values.scalar_type()));
   if (!check_out_dtype_is(ctx, out, self.scalar_type())) return out;
   if (masked_fill && !check_masked_fill_route(ctx, indices)) return out;
-  // On the masked-fill route the one value is converted to self's dtype first.
-  alignas(8) unsigned char converted_value[8];
+  // On the masked-fill route the one value is read as a scalar (ATen's item()) and converted to
+  // self's dtype as masked_fill_ converts it: refused when it does not fit.
+  alignas(8) unsigned char converted_value[8] = {};
   const void* value_data = values.const_data_ptr();
   if (masked_fill) {
-    convert_element(values.const_data_ptr(), values.scalar_type(), converted_value,
-                    self.scalar_type());
+    const Scalar value = single_value(values);
+    KILN_KERNEL_CHECK_MSG(ctx, fill_value_fits(value, self.scalar_type()), InvalidArgument, out,
+                          "value cannot be converted to type %s without overflow: %s",
+                          to_string(self.scalar_type()), format_scalar(value).text);
+    store_fill_value(value, self.scalar_type(), converted_value);
     value_data = converted_value;
   }
   AdvancedIndex plan;
