@@ -107,6 +107,18 @@ def _dim_order(node: Node, alias: str, fix: str) -> tuple[int, ...]:
     return tuple(order)
 
 
+def _expect_alias(
+    pair: Node, arg_name: str, alias: str, defined: dict[str, Any], what: str, section: str
+) -> None:
+    """Refuses an ``arg_meta`` alias that the entry's ``section`` does not define."""
+    if alias not in defined:
+        raise pair.error(
+            f"unknown {what} '{alias}' for '{arg_name}'",
+            f"{did_you_mean(alias, defined)}define it under '{section}:' of this entry"
+            + (f" (defined: {', '.join(defined)})" if defined else ""),
+        )
+
+
 def _arg_meta_keys(
     node: Node,
     op_name: str,
@@ -139,20 +151,10 @@ def _arg_meta_keys(
             raise pair.error(f"arg_meta of '{arg_name}' has {len(pair)} items, not 2", fix)
         dtype_alias = expect_str(pair.items[0], "a type alias", fix)
         order_alias = expect_str(pair.items[1], "a dim order alias", fix)
-        if dtype_alias not in type_alias:
-            hint = did_you_mean(dtype_alias, type_alias)
-            raise pair.error(
-                f"unknown type alias '{dtype_alias}' for '{arg_name}'",
-                f"{hint}define it under 'type_alias:' of this entry"
-                + (f" (defined: {', '.join(type_alias)})" if type_alias else ""),
-            )
-        if order_alias not in dim_order_alias:
-            hint = did_you_mean(order_alias, dim_order_alias)
-            raise pair.error(
-                f"unknown dim order alias '{order_alias}' for '{arg_name}'",
-                f"{hint}define it under 'dim_order_alias:' of this entry"
-                + (f" (defined: {', '.join(dim_order_alias)})" if dim_order_alias else ""),
-            )
+        _expect_alias(pair, arg_name, dtype_alias, type_alias, "type alias", "type_alias")
+        _expect_alias(
+            pair, arg_name, order_alias, dim_order_alias, "dim order alias", "dim_order_alias"
+        )
     missing = [n for n in tensors if normalize(arguments[n]) == "Tensor" and n not in meta]
     if missing:
         raise meta.error(

@@ -10,22 +10,9 @@
 #include "runtime/core/error.h"
 #include "runtime/core/scalar_type.h"
 #include "runtime/core/span.h"
+#include "runtime/core/tensor_types.h"
 
 namespace kiln {
-
-using SizesType = int64_t;
-using StridesType = int64_t;
-using DimOrderType = uint8_t;
-
-// Tensors have at most this many dimensions (ATen's practical limit for kernels here).
-constexpr size_t kTensorDimensionLimit = 16;
-
-// How an out tensor may change shape when a kernel resizes it.
-enum class TensorShapeDynamism : uint8_t {
-  Static,          // shape fixed: resizing to another shape is an error
-  DynamicBound,    // any shape of the same rank whose bytes fit in capacity_bytes
-  DynamicUnbound,  // any shape: a Resizer provides memory (e.g. the Python binding)
-};
 
 class TensorImpl;
 
@@ -88,9 +75,6 @@ class TensorImpl {
   TensorResizer resizer_ = nullptr;
   void* resizer_user_ = nullptr;
 };
-
-// Product of sizes; 1 for a 0-dim tensor.
-int64_t compute_numel(ArrayRef<SizesType> sizes);
 
 }  // namespace kiln
 #endif
