@@ -65,6 +65,28 @@ inline uint16_t next_16bit_float(uint16_t bits, bool up) {
   return static_cast<uint16_t>(negative == up ? bits - 1 : bits + 1);
 }
 
+// An inexact x rounded to one of its two neighbours low < x < high in a directed mode
+// (CAST_FLOOR, CAST_CEIL, CAST_TRUNC) or else CAST_ROUND: the nearer one, a tie away from zero.
+// The distances are exact in double for the narrowings that call it (V is half, bfloat16 or float).
+template <class V>
+V round_between(double x, const V& low, const V& high, AscendC::RoundMode mode) {
+  const bool negative = x < 0;
+  switch (mode) {
+    case AscendC::RoundMode::CAST_FLOOR:
+      return low;
+    case AscendC::RoundMode::CAST_CEIL:
+      return high;
+    case AscendC::RoundMode::CAST_TRUNC:
+      return negative ? high : low;
+    default: {
+      const double to_low = x - static_cast<double>(static_cast<float>(low));
+      const double to_high = static_cast<double>(static_cast<float>(high)) - x;
+      if (to_low != to_high) return to_low < to_high ? low : high;
+      return negative ? low : high;
+    }
+  }
+}
+
 // float -> half/bfloat16 in any round mode: the nearest-even result tells which two neighbours
 // bracket x, and the mode picks one.
 template <class Narrow>
@@ -82,25 +104,8 @@ Narrow narrow_float(float x, AscendC::RoundMode mode) {
   } else {
     low = Narrow::from_bits(next_16bit_float(nearest.x, false));
   }
-  const bool negative = x < 0;
-  switch (mode) {
-    case AscendC::RoundMode::CAST_FLOOR:
-      return low;
-    case AscendC::RoundMode::CAST_CEIL:
-      return high;
-    case AscendC::RoundMode::CAST_TRUNC:
-      return negative ? high : low;
-    case AscendC::RoundMode::CAST_ROUND: {
-      const float to_low = x - static_cast<float>(low);
-      const float to_high = static_cast<float>(high) - x;
-      if (to_low != to_high) return to_low < to_high ? low : high;
-      return negative ? low : high;  // a tie goes away from zero
-    }
-    case AscendC::RoundMode::CAST_ODD:
-      return (low.x & 1u) != 0 ? low : high;
-    default:
-      return nearest;
-  }
+  if (mode == AscendC::RoundMode::CAST_ODD) return (low.x & 1u) != 0 ? low : high;
+  return round_between(x, low, high, mode);
 }
 
 inline int32_t saturate_int32(float x) {
@@ -130,20 +135,7 @@ Dst convert(const Src& value, AscendC::RoundMode mode) {
         static_cast<double>(nearest) < exact ? nearest : std::nextafter(nearest, -1e38f);
     const float high =
         static_cast<double>(nearest) > exact ? nearest : std::nextafter(nearest, 1e38f);
-    switch (mode) {
-      case AscendC::RoundMode::CAST_FLOOR:
-        return low;
-      case AscendC::RoundMode::CAST_CEIL:
-        return high;
-      case AscendC::RoundMode::CAST_TRUNC:
-        return exact < 0 ? high : low;
-      default: {
-        const double to_low = exact - low;
-        const double to_high = high - exact;
-        if (to_low != to_high) return to_low < to_high ? low : high;
-        return exact < 0 ? low : high;
-      }
-    }
+    return round_between(exact, low, high, mode);
   } else {
     return static_cast<Dst>(static_cast<float>(value));  // exact widening
   }
