@@ -79,11 +79,13 @@ void copy_pad_gm_to_ub(const LocalRef& dst, const GmView& src, const AscendC::Da
 void copy_pad_ub_to_gm(const GmView& dst, const LocalRef& src, uint32_t elem_size,
                        const AscendC::DataCopyExtParams& p);
 
+// The element type rules of every DataCopy and DataCopyPad: its size, and bfloat16's SoC.
 template <class T>
-constexpr void check_copy_dtype() {
+void check_copy_dtype(const char* api) {
   static_assert(std::is_trivially_copyable_v<T> &&
                     (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8),
                 "DataCopy moves 1, 2, 4 or 8-byte elements");
+  require_dtype<T>(api);
 }
 
 inline CopyShape contiguous(uint64_t bytes) { return CopyShape{1, bytes, 0, 0}; }
@@ -98,24 +100,21 @@ namespace AscendC {
 
 template <class T>
 void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const uint32_t count) {
-  kiln::ascend::emu::detail::check_copy_dtype<T>();
-  kiln::ascend::emu::detail::require_dtype<T>("DataCopy");
+  kiln::ascend::emu::detail::check_copy_dtype<T>("DataCopy");
   kiln::ascend::emu::detail::copy_gm_to_ub(
       "DataCopy", dst.ref(), src.view(), kiln::ascend::emu::detail::contiguous(count * sizeof(T)));
 }
 
 template <class T>
 void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t count) {
-  kiln::ascend::emu::detail::check_copy_dtype<T>();
-  kiln::ascend::emu::detail::require_dtype<T>("DataCopy");
+  kiln::ascend::emu::detail::check_copy_dtype<T>("DataCopy");
   kiln::ascend::emu::detail::copy_ub_to_gm(
       "DataCopy", dst.view(), src.ref(), kiln::ascend::emu::detail::contiguous(count * sizeof(T)));
 }
 
 template <class T>
 void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t count) {
-  kiln::ascend::emu::detail::check_copy_dtype<T>();
-  kiln::ascend::emu::detail::require_dtype<T>("DataCopy");
+  kiln::ascend::emu::detail::check_copy_dtype<T>("DataCopy");
   kiln::ascend::emu::detail::copy_ub_to_ub(
       "DataCopy", dst.ref(), src.ref(), sizeof(T),
       kiln::ascend::emu::detail::contiguous(count * sizeof(T)));
@@ -123,24 +122,21 @@ void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32
 
 template <class T>
 void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& params) {
-  kiln::ascend::emu::detail::check_copy_dtype<T>();
-  kiln::ascend::emu::detail::require_dtype<T>("DataCopy");
+  kiln::ascend::emu::detail::check_copy_dtype<T>("DataCopy");
   kiln::ascend::emu::detail::copy_gm_to_ub("DataCopy", dst.ref(), src.view(),
                                            kiln::ascend::emu::detail::strided(params));
 }
 
 template <class T>
 void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& params) {
-  kiln::ascend::emu::detail::check_copy_dtype<T>();
-  kiln::ascend::emu::detail::require_dtype<T>("DataCopy");
+  kiln::ascend::emu::detail::check_copy_dtype<T>("DataCopy");
   kiln::ascend::emu::detail::copy_ub_to_gm("DataCopy", dst.view(), src.ref(),
                                            kiln::ascend::emu::detail::strided(params));
 }
 
 template <class T>
 void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& params) {
-  kiln::ascend::emu::detail::check_copy_dtype<T>();
-  kiln::ascend::emu::detail::require_dtype<T>("DataCopy");
+  kiln::ascend::emu::detail::check_copy_dtype<T>("DataCopy");
   kiln::ascend::emu::detail::copy_ub_to_ub("DataCopy", dst.ref(), src.ref(), sizeof(T),
                                            kiln::ascend::emu::detail::strided(params));
 }
@@ -148,8 +144,7 @@ void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const DataCo
 template <class T>
 void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src,
                  const DataCopyExtParams& params, const DataCopyPadExtParams<T>& padParams) {
-  kiln::ascend::emu::detail::check_copy_dtype<T>();
-  kiln::ascend::emu::detail::require_dtype<T>("DataCopyPad");
+  kiln::ascend::emu::detail::check_copy_dtype<T>("DataCopyPad");
   const T value = padParams.paddingValue;
   kiln::ascend::emu::detail::copy_pad_gm_to_ub(
       dst.ref(), src.view(), params,
@@ -160,8 +155,7 @@ void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src,
 template <class T>
 void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src,
                  const DataCopyExtParams& params) {
-  kiln::ascend::emu::detail::check_copy_dtype<T>();
-  kiln::ascend::emu::detail::require_dtype<T>("DataCopyPad");
+  kiln::ascend::emu::detail::check_copy_dtype<T>("DataCopyPad");
   kiln::ascend::emu::detail::copy_pad_ub_to_gm(dst.view(), src.ref(), sizeof(T), params);
 }
 
