@@ -16,6 +16,12 @@ __aicore__ inline void wait_pipe() {
   AscendC::WaitFlag<kEvent>(id);
 }
 
+// The float the vector unit last wrote at t[0], read on the scalar unit.
+__aicore__ inline float vector_result(const AscendC::LocalTensor<float>& t) {
+  wait_pipe<AscendC::HardEvent::V_S>();
+  return t.GetValue(0);
+}
+
 // The sum of data[0, n) (n >= 1) in float, as a balanced tree: while more than one 256-byte
 // repeat remains, the upper half is added onto the lower half (halves start on 32-byte
 // boundaries), then ReduceSum adds the last repeat as a tree. The error grows with log2(n)
@@ -30,8 +36,7 @@ __aicore__ inline float tree_sum(const AscendC::LocalTensor<float>& data,
     n = upper;
   }
   AscendC::ReduceSum(work, data, work, static_cast<int32_t>(n));
-  wait_pipe<AscendC::HardEvent::V_S>();
-  return work.GetValue(0);
+  return vector_result(work);
 }
 
 // The largest of data[0, n) (n >= 1) as the vector unit orders floats (NaN is not promised to
@@ -39,26 +44,27 @@ __aicore__ inline float tree_sum(const AscendC::LocalTensor<float>& data,
 __aicore__ inline float row_max(const AscendC::LocalTensor<float>& data,
                                 const AscendC::LocalTensor<float>& work, uint32_t n) {
   AscendC::ReduceMax(work, data, work, static_cast<int32_t>(n));
-  wait_pipe<AscendC::HardEvent::V_S>();
-  return work.GetValue(0);
+  return vector_result(work);
+}
+
+// x in the first 32-byte block (8 floats) of `scratch`, for a vector instruction on one float.
+__aicore__ inline void vector_scalar(const AscendC::LocalTensor<float>& scratch, float x) {
+  wait_pipe<AscendC::HardEvent::S_V>();
+  AscendC::Duplicate(scratch, x, 8);
 }
 
 // ln(x) and sqrt(x) of one float through the vector unit (the scalar unit has neither);
 // `scratch` holds at least 8 floats.
 __aicore__ inline float vector_ln(const AscendC::LocalTensor<float>& scratch, float x) {
-  wait_pipe<AscendC::HardEvent::S_V>();
-  AscendC::Duplicate(scratch, x, 8);
+  vector_scalar(scratch, x);
   AscendC::Ln(scratch, scratch, 8);
-  wait_pipe<AscendC::HardEvent::V_S>();
-  return scratch.GetValue(0);
+  return vector_result(scratch);
 }
 
 __aicore__ inline float vector_sqrt(const AscendC::LocalTensor<float>& scratch, float x) {
-  wait_pipe<AscendC::HardEvent::S_V>();
-  AscendC::Duplicate(scratch, x, 8);
+  vector_scalar(scratch, x);
   AscendC::Sqrt(scratch, scratch, 8);
-  wait_pipe<AscendC::HardEvent::V_S>();
-  return scratch.GetValue(0);
+  return vector_result(scratch);
 }
 
 // Storage tiles of half/bfloat16 to float and back (round to nearest even, once).
