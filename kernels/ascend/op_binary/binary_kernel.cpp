@@ -150,9 +150,7 @@ class BinaryKernel {
       DataCopy(staged, y_, pitch);
     } else {
       for (uint32_t i = 0; i < pitch; ++i) staged.SetValue(i, y_.GetValue(i % t_.cols));
-      const TEventID event = pipe_.FetchEventID(HardEvent::S_V);
-      SetFlag<HardEvent::S_V>(event);
-      WaitFlag<HardEvent::S_V>(event);
+      wait_pipe<HardEvent::S_V>();
     }
     in_.EnQue(staged);
     staged = in_.DeQue<T>();
