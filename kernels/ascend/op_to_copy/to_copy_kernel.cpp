@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "kernel_operator.h"
+#include "kernels/ascend/common/elementwise_stream.h"
 #include "kernels/ascend/common/kernel_util.h"
 #include "kernels/ascend/common/row_io.h"
 #include "kernels/ascend/op_to_copy/to_copy_kernels.h"
@@ -16,8 +17,6 @@ using namespace AscendC;
 namespace kiln::ascend {
 namespace {
 
-constexpr int32_t kBufferNum = 2;  // double buffering: tile i+1 copies in while tile i converts
-
 // S is the source storage type, D the destination's.
 template <typename S, typename D>
 class ToCopyKernel {
@@ -26,34 +25,19 @@ class ToCopyKernel {
 
  public:
   __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, const ToCopyTiling& tiling) {
-    tile_ = tiling.tile_elems;
+    const uint32_t tile = tiling.tile_elems;
     int_min_ = tiling.invalid_to_int_min != 0;
-    const BlockRange range = block_range(tiling.total, tiling.block_elems);
-    length_ = range.length;
-    if (length_ == 0) return;
-    x_.SetGlobalBuffer(reinterpret_cast<__gm__ S*>(x) + range.start, length_);
-    y_.SetGlobalBuffer(reinterpret_cast<__gm__ D*>(y) + range.start, length_);
-    pipe_.InitBuffer(in_, kBufferNum, tile_ * sizeof(S));
-    pipe_.InitBuffer(out_, kBufferNum, tile_ * sizeof(D));
-    if constexpr (kViaFloat) pipe_.InitBuffer(wide_, tile_ * sizeof(float));
+    if (!stream_.Init(pipe_, x, y, tiling.total, tiling.block_elems, tile)) return;
+    if constexpr (kViaFloat) pipe_.InitBuffer(wide_, tile * sizeof(float));
     if constexpr (std::is_same_v<D, int32_t> && !std::is_same_v<S, int32_t>) {
-      pipe_.InitBuffer(mask_, tile_ / 8);
+      pipe_.InitBuffer(mask_, tile / 8);
     }
   }
 
-  __aicore__ inline void Process() {
-    for (uint64_t offset = 0; offset < length_; offset += tile_) {
-      const uint32_t n = static_cast<uint32_t>(length_ - offset < tile_ ? length_ - offset : tile_);
-      copy_in(in_, x_[offset], n);
-      Compute(n);
-      copy_out(y_[offset], out_, n);
-    }
-  }
+  __aicore__ inline void Process() { stream_.Process(*this); }
 
- private:
-  __aicore__ inline void Compute(uint32_t n) {
-    LocalTensor<S> x = in_.DeQue<S>();
-    LocalTensor<D> y = out_.AllocTensor<D>();
+  // y = x converted, over one tile's n elements (ElementwiseStream::Process).
+  __aicore__ inline void Compute(const LocalTensor<D>& y, const LocalTensor<S>& x, uint32_t n) {
     if constexpr (std::is_same_v<S, D>) {
       DataCopy(y, x, n);
     } else if constexpr (std::is_same_v<D, float>) {
@@ -77,10 +61,9 @@ class ToCopyKernel {
       PipeBarrier<PIPE_V>();
       Cast(y, f, RoundMode::CAST_RINT, n);
     }
-    out_.EnQue(y);
-    in_.FreeTensor(x);
   }
 
+ private:
   // NaN, +inf and values >= 2^31 become -2^31, which Cast truncates to INT32_MIN; -inf and
   // values below -2^31 already saturate there. (x < 2^31 is false exactly for those.)
   __aicore__ inline void ToIntMin(const LocalTensor<float>& f, uint32_t n) {
@@ -92,14 +75,9 @@ class ToCopyKernel {
   }
 
   TPipe pipe_;
-  TQue<TPosition::VECIN, 1> in_;
-  TQue<TPosition::VECOUT, 1> out_;
+  ElementwiseStream<S, D> stream_;
   TBuf<TPosition::VECCALC> wide_;
   TBuf<TPosition::VECCALC> mask_;
-  GlobalTensor<S> x_;
-  GlobalTensor<D> y_;
-  uint64_t length_ = 0;
-  uint32_t tile_ = 0;
   bool int_min_ = false;
 };
 

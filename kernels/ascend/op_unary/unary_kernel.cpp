@@ -4,6 +4,7 @@
 // exact); multi-step formulas on half, and every op on bfloat16 (a storage type there), cast the
 // tile to float, compute and cast back, so the result rounds once, to nearest even.
 #include "kernel_operator.h"
+#include "kernels/ascend/common/elementwise_stream.h"
 #include "kernels/ascend/common/kernel_util.h"
 #include "kernels/ascend/common/row_io.h"
 #include "kernels/ascend/op_unary/unary_kernels.h"
@@ -14,8 +15,6 @@ using namespace AscendC;
 
 namespace kiln::ascend {
 namespace {
-
-constexpr int32_t kBufferNum = 2;  // double buffering: tile i+1 copies in while tile i computes
 
 // clamp: min(max(x, lo), hi), so lo > hi gives hi as in torch; floats keep NaN from x.
 template <typename C>
@@ -104,13 +103,7 @@ class UnaryKernel {
     op_ = static_cast<UnaryOp>(tiling.op);
     limits_ = tiling.limits;
     tile_ = tiling.tile_elems;
-    const BlockRange range = block_range(tiling.total, tiling.block_elems);
-    length_ = range.length;
-    if (length_ == 0) return;
-    x_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x) + range.start, length_);
-    y_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y) + range.start, length_);
-    pipe_.InitBuffer(in_, kBufferNum, tile_ * sizeof(T));
-    pipe_.InitBuffer(out_, kBufferNum, tile_ * sizeof(T));
+    if (!stream_.Init(pipe_, x, y, tiling.total, tiling.block_elems, tile_)) return;
     const UnaryNeeds needs = unary_needs(op_);
     if (needs.masks > 0) pipe_.InitBuffer(mask0_, tile_ / 8);
     if (needs.masks > 1) pipe_.InitBuffer(mask1_, tile_ / 8);
@@ -120,19 +113,10 @@ class UnaryKernel {
     if (scratch_tiles_ > 0) pipe_.InitBuffer(scratch_, scratch_tiles_ * tile_ * sizeof(C));
   }
 
-  __aicore__ inline void Process() {
-    for (uint64_t offset = 0; offset < length_; offset += tile_) {
-      const uint32_t n = static_cast<uint32_t>(length_ - offset < tile_ ? length_ - offset : tile_);
-      copy_in(in_, x_[offset], n);
-      Compute(n);
-      copy_out(y_[offset], out_, n);
-    }
-  }
+  __aicore__ inline void Process() { stream_.Process(*this); }
 
- private:
-  __aicore__ inline void Compute(uint32_t n) {
-    LocalTensor<T> x = in_.DeQue<T>();
-    LocalTensor<T> y = out_.AllocTensor<T>();
+  // y = op(x) over one tile's n elements (ElementwiseStream::Process).
+  __aicore__ inline void Compute(const LocalTensor<T>& y, const LocalTensor<T>& x, uint32_t n) {
     const UnaryNeeds needs = unary_needs(op_);
     LocalTensor<C> scratch;
     if (scratch_tiles_ > 0) scratch = scratch_.Get<C>(scratch_tiles_ * tile_);
@@ -153,21 +137,16 @@ class UnaryKernel {
       apply<C>(op_, b, a, work, limits_, n);
       Cast(y, b, RoundMode::CAST_RINT, n);
     }
-    out_.EnQue(y);
-    in_.FreeTensor(x);
   }
 
+ private:
   TPipe pipe_;
-  TQue<TPosition::VECIN, 1> in_;
-  TQue<TPosition::VECOUT, 1> out_;
+  ElementwiseStream<T, T> stream_;
   TBuf<TPosition::VECCALC> mask0_;
   TBuf<TPosition::VECCALC> mask1_;
   TBuf<TPosition::VECCALC> scratch_;
-  GlobalTensor<T> x_;
-  GlobalTensor<T> y_;
   UnaryOp op_ = UnaryOp::Relu;
   UnaryLimits limits_;
-  uint64_t length_ = 0;
   uint32_t tile_ = 0;
   uint32_t scratch_tiles_ = 0;
 };
