@@ -2,17 +2,89 @@
 
 from __future__ import annotations
 
-import re
+import sys
 from pathlib import Path
 
-from buildtools import run
+import pytest
+from gtest_runs import GTestRun, run_gtest
+
+from buildtools import REPO_ROOT, run
+
+# Every GoogleTest test of tests/native/runtime (runtime_tests), as Suite.Name. A test added,
+# renamed or deleted there must be added, renamed or deleted here too.
+RUNTIME_TESTS = (
+    "CallOperatorTest.ADeclinedCallRunsOnThePortableKernel",
+    "CallOperatorTest.WithoutFallbackADeclineIsNotSupportedWithTheKernelsReason",
+    "CallOperatorTest.ADeclineWithNoOtherBackendIsNotSupported",
+    "CallOperatorTest.ABackendWithoutAKernelIsACountedFallback",
+    "KernelRuntimeContextTest.KeepsTheFirstFailureWithTheOpName",
+    "KernelRuntimeContextTest.AllocatesTempMemoryOnlyFromItsAllocator",
+    "HalfTest.EveryNonNanValueRoundTripsThroughFloat",
+    "HalfTest.RoundsTiesToEven",
+    "HalfTest.OverflowsToInfinityPastTheLargestFiniteValue",
+    "HalfTest.RoundsIntoAndBelowTheSubnormals",
+    "HalfTest.KeepsNan",
+    "BFloat16Test.RoundsTiesToEven",
+    "BFloat16Test.KeepsNanAndExactValues",
+    "MissingOperatorsTest.ReportsMissingOperatorsAndLogsThem",
+    "MissingOperatorsTest.ReportsAKernelKeyWithoutKernel",
+    "RegistryTest.RegisteringATableAgainIsANoOp",
+    "RegistryTest.FindsTheKeyedKernelAndFallsBackToTheDefaultKey",
+    "RegistryTest.CountsFallbacksToAnotherBackend",
+    "RegistryTest.FindsTheKernelKeyedByAStackOfFloatTensors",
+    "RegistryTest.ADuplicateNamesBothOriginsAndRegistersNothing",
+    "RegistryTest.RefusesAnUnsortedTable",
+    "ResizeTest.StaticShapeTakesOnlyItsOwnShape",
+    "ResizeTest.DynamicBoundTakesShapesWithinItsCapacity",
+    "ResizeTest.ResizeOrFailNamesBothShapes",
+    "ResultTest.HoldsAValue",
+    "ResultTest.HoldsAnError",
+    "ResultTest.OkAsAnErrorBecomesInternal",
+    "UnboxTest.AcceptsMatchingArguments",
+    "UnboxTest.RefusesAWrongArgumentCount",
+    "UnboxTest.NamesTheArgumentWithTheWrongTag",
+    "UnboxTest.RefusesAnUnknownScalarType",
+)
 
 
-def test_runtime_unit_tests_pass(native_build: Path) -> None:
-    result = run([str(native_build / "tests/native/runtime_tests")])
-    summary = re.search(r"^(\d+) passed, (\d+) failed$", result.stdout, re.MULTILINE)
-    assert summary is not None, result.stdout
-    assert int(summary.group(1)) > 50 and summary.group(2) == "0"
+@pytest.fixture(scope="module")
+def runtime_tests(native_build: Path, tmp_path_factory: pytest.TempPathFactory) -> GTestRun:
+    """One run of runtime_tests, shared by the items below."""
+    report = tmp_path_factory.mktemp("runtime_tests") / "report.json"
+    return run_gtest(native_build / "tests/native/runtime/runtime_tests", report)
+
+
+@pytest.mark.parametrize("name", RUNTIME_TESTS)
+def test_runtime_unit_test(runtime_tests: GTestRun, name: str) -> None:
+    runtime_tests.assert_passed(name)
+
+
+def test_runtime_unit_tests_are_the_expected_ones(runtime_tests: GTestRun) -> None:
+    runtime_tests.assert_ran_exactly(RUNTIME_TESTS)
+
+
+def test_native_tests_without_googletest_fail_to_configure_naming_the_package(
+    tmp_path: Path,
+) -> None:
+    result = run(
+        [
+            "cmake",
+            "-S",
+            str(REPO_ROOT),
+            "-B",
+            str(tmp_path / "build"),
+            "-G",
+            "Ninja",
+            f"-DKILN_PYTHON_EXECUTABLE={sys.executable}",
+            "-DKILN_BUILD_TESTS=ON",
+            "-DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON",  # as on a machine without GoogleTest
+        ],
+        check=False,
+    )
+    assert result.returncode != 0
+    message = " ".join(result.stderr.split())
+    assert "KILN_BUILD_TESTS=ON needs GoogleTest, which was not found." in message, message
+    assert "Install libgtest-dev (apt-get install libgtest-dev" in message, message
 
 
 def test_add_lib_demo_adds_through_the_registry(native_build: Path) -> None:

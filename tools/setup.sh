@@ -10,6 +10,8 @@ command -v g++ >/dev/null || missing+=(g++)
 command -v cmake >/dev/null || missing+=(cmake)
 command -v ninja >/dev/null || missing+=(ninja-build)
 command -v nm >/dev/null || missing+=(binutils)
+# GoogleTest, for the native tests (KILN_BUILD_TESTS=ON, which pytest builds).
+[ -f /usr/include/gtest/gtest.h ] || missing+=(libgtest-dev)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
     echo "setup: missing ${missing[*]}; install them (as root: apt-get install ${missing[*]})" >&2
