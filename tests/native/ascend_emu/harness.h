@@ -1,5 +1,8 @@
-// Test harness for the Ascend emulator tests: CHECK counters, device buffers, failure matching.
+// Helpers for the Ascend emulator's GoogleTest tests: launch expectations (success, or failure
+// with a message containing given fragments), device buffers freed per test, a SoC scope.
 #pragma once
+
+#include <gtest/gtest.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -13,49 +16,47 @@
 
 namespace emu_test {
 
-extern int passed;
-extern int failed;
-
-#define CHECK(cond)                                                 \
-  do {                                                              \
-    if (cond) {                                                     \
-      ++::emu_test::passed;                                         \
-    } else {                                                        \
-      ++::emu_test::failed;                                         \
-      std::printf("FAILED %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-    }                                                               \
-  } while (0)
-
-// A launch that must succeed; prints the emulator's message when it does not.
-#define CHECK_OK(outcome)                                                                         \
-  do {                                                                                            \
-    const auto& check_ok_outcome_ = (outcome);                                                    \
-    CHECK(check_ok_outcome_.ok);                                                                  \
-    if (!check_ok_outcome_.ok) std::printf("  message: %s\n", check_ok_outcome_.message.c_str()); \
-  } while (0)
+// A launch that must succeed; the failure shows the emulator's message.
+#define EXPECT_LAUNCH_OK(outcome) EXPECT_PRED_FORMAT1(::emu_test::launch_succeeded, outcome)
 
 // A launch that must fail with a message containing every fragment.
-#define CHECK_FAILS(outcome, ...) \
-  ::emu_test::check_fails((outcome), {__VA_ARGS__}, __FILE__, __LINE__)
+#define EXPECT_LAUNCH_FAILS(outcome, ...) \
+  EXPECT_PRED_FORMAT1(::emu_test::launch_failed_with({__VA_ARGS__}), outcome)
 
-inline void check_fails(const kiln::ascend::LaunchOutcome& outcome,
-                        std::initializer_list<const char*> fragments, const char* file, int line) {
-  // KILN_EMU_TEST_VERBOSE=1 shows every message the emulator produced, to review their wording.
-  if (std::getenv("KILN_EMU_TEST_VERBOSE") != nullptr) std::printf("%s\n", outcome.message.c_str());
-  bool ok = !outcome.ok;
-  for (const char* fragment : fragments) {
-    if (outcome.message.find(fragment) == std::string::npos) {
-      ok = false;
-      std::printf("FAILED %s:%d: message lacks \"%s\"\n", file, line, fragment);
+inline testing::AssertionResult launch_succeeded(const char* expression,
+                                                 const kiln::ascend::LaunchOutcome& outcome) {
+  if (outcome.ok) return testing::AssertionSuccess();
+  return testing::AssertionFailure() << expression << " failed: " << outcome.message;
+}
+
+// The predicate formatter behind EXPECT_LAUNCH_FAILS.
+class LaunchFailedWith {
+ public:
+  explicit LaunchFailedWith(std::initializer_list<const char*> fragments) : fragments_(fragments) {}
+
+  testing::AssertionResult operator()(const char* expression,
+                                      const kiln::ascend::LaunchOutcome& outcome) const {
+    // KILN_EMU_TEST_VERBOSE=1 shows every message the emulator produced, to review their wording.
+    if (std::getenv("KILN_EMU_TEST_VERBOSE") != nullptr) {
+      std::printf("%s\n", outcome.message.c_str());
     }
+    std::string missing;
+    for (const char* fragment : fragments_) {
+      if (outcome.message.find(fragment) == std::string::npos) {
+        missing += std::string("\n  message lacks \"") + fragment + "\"";
+      }
+    }
+    if (!outcome.ok && missing.empty()) return testing::AssertionSuccess();
+    return testing::AssertionFailure() << expression << " " << (outcome.ok ? "succeeded" : "failed")
+                                       << ": " << outcome.message << missing;
   }
-  if (ok) {
-    ++passed;
-  } else {
-    ++failed;
-    std::printf("FAILED %s:%d: launch %s: %s\n", file, line, outcome.ok ? "succeeded" : "failed",
-                outcome.message.c_str());
-  }
+
+ private:
+  std::vector<const char*> fragments_;
+};
+
+inline LaunchFailedWith launch_failed_with(std::initializer_list<const char*> fragments) {
+  return LaunchFailedWith(fragments);
 }
 
 // Device allocations of one test, freed together.
@@ -111,12 +112,5 @@ class SocScope {
  private:
   std::string previous_;
 };
-
-void run_correct_kernel_tests();
-void run_matmul_tests();
-void run_soc_and_copy_rule_tests();
-void run_queue_rule_tests();
-void run_bounds_rule_tests();
-void run_precision_tests();
 
 }  // namespace emu_test

@@ -262,7 +262,7 @@ namespace {
 
 uint32_t round_up(uint32_t value, uint32_t unit) { return (value + unit - 1) / unit * unit; }
 
-void test_add_half_with_tail() {
+TEST(EmuCorrectKernelTest, AddHalfWithAPaddedTailAndItsLaunchReport) {
   const uint32_t total = 100003;  // odd: the last block's tail needs DataCopyPad
   const uint32_t blocks = 48;
   AddTiling tiling{total, round_up((total + blocks - 1) / blocks, 16), 1024};
@@ -277,33 +277,33 @@ void test_add_half_with_tail() {
   half* z = pool.alloc<half>(total);
   uint8_t* t = pool.upload_struct(tiling);
   const auto outcome = KILN_ASCEND_LAUNCH(emu_add_half, blocks, nullptr, x, y, z, t);
-  CHECK_OK(outcome);
+  EXPECT_LAUNCH_OK(outcome);
   const std::vector<half> hz = DevicePool::download(z, total);
   int mismatches = 0;
   for (uint32_t i = 0; i < total; ++i) {
     if (hz[i].x != half(static_cast<float>(hx[i]) + static_cast<float>(hy[i])).x) ++mismatches;
   }
-  CHECK(mismatches == 0);
+  EXPECT_EQ(mismatches, 0);
   const auto& report = outcome.report;
-  CHECK(report.kernel == "emu_add_half");
-  CHECK(report.blocks == blocks);
-  CHECK(report.ub_high_water_bytes == 3 * kBufferNum * 1024 * sizeof(half));
-  CHECK(report.gm_to_ub_bytes == 2ull * total * sizeof(half));
-  CHECK(report.ub_to_gm_bytes == 1ull * total * sizeof(half));
+  EXPECT_EQ(report.kernel, "emu_add_half");
+  EXPECT_EQ(report.blocks, blocks);
+  EXPECT_EQ(report.ub_high_water_bytes, 3 * kBufferNum * 1024 * sizeof(half));
+  EXPECT_EQ(report.gm_to_ub_bytes, 2ull * total * sizeof(half));
+  EXPECT_EQ(report.ub_to_gm_bytes, 1ull * total * sizeof(half));
   uint64_t tiles = 0;
   for (uint32_t b = 0; b < blocks; ++b) {
     const uint32_t start = b * tiling.per_block;
     const uint32_t length = start >= total ? 0 : std::min(tiling.per_block, total - start);
     tiles += (length + tiling.tile - 1) / tiling.tile;
   }
-  CHECK(report.vector_instructions == tiles);
-  CHECK(report.cube_instructions == 0);
-  CHECK(!kiln::ascend::emu::launch_history().empty() &&
-        kiln::ascend::emu::launch_history().back().kernel == "emu_add_half");
+  EXPECT_EQ(report.vector_instructions, tiles);
+  EXPECT_EQ(report.cube_instructions, 0);
+  ASSERT_FALSE(kiln::ascend::emu::launch_history().empty());
+  EXPECT_EQ(kiln::ascend::emu::launch_history().back().kernel, "emu_add_half");
 }
 
 // 310P has no DataCopyPad: a host that pads to whole 32 B blocks runs the same kernel there.
-void test_add_float_on_310p_and_speed() {
+TEST(EmuCorrectKernelTest, AddFloatOn310PWithHostPadding) {
   SocScope scope("Ascend310P3");
   const uint32_t total = 1 << 20;
   const uint32_t blocks = 8;
@@ -322,15 +322,15 @@ void test_add_float_on_310p_and_speed() {
   const auto outcome = KILN_ASCEND_LAUNCH(emu_add_float, blocks, nullptr, x, y, z, t);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  CHECK_OK(outcome);
+  EXPECT_LAUNCH_OK(outcome);
   std::printf("1M-element float add on the emulator: %.3f s\n", seconds);
   const std::vector<float> hz = DevicePool::download(z, total);
   int mismatches = 0;
   for (uint32_t i = 0; i < total; ++i) mismatches += hz[i] != hx[i] + hy[i];
-  CHECK(mismatches == 0);
+  EXPECT_EQ(mismatches, 0);
 }
 
-void test_reduce_sum_and_max() {
+TEST(EmuCorrectKernelTest, ReduceSumAndArgMaxPerBlock) {
   const uint32_t blocks = 4;
   const uint32_t per_block = 1000;  // 4000 B: a whole number of 32 B blocks
   std::vector<float> hx(blocks * per_block);
@@ -342,23 +342,24 @@ void test_reduce_sum_and_max() {
   int32_t* indices = pool.alloc<int32_t>(blocks);
   const auto outcome =
       KILN_ASCEND_LAUNCH(emu_reduce_float, blocks, nullptr, x, sums, maxima, indices, per_block);
-  CHECK_OK(outcome);
+  EXPECT_LAUNCH_OK(outcome);
   const auto got_sums = DevicePool::download(sums, blocks);
   const auto got_max = DevicePool::download(maxima, blocks);
   const auto got_index = DevicePool::download(indices, blocks);
   for (uint32_t b = 0; b < blocks; ++b) {
+    SCOPED_TRACE(testing::Message() << "block " << b);
     const float* row = hx.data() + b * per_block;
     double sum = 0;
     for (uint32_t i = 0; i < per_block; ++i) sum += row[i];
     const auto best = std::max_element(row, row + per_block) - row;
-    CHECK(std::fabs(got_sums[b] - sum) <= 1e-3);  // integers: every float sum is exact
-    CHECK(got_max[b] == row[best]);
-    CHECK(got_index[b] == best);
+    EXPECT_LE(std::fabs(got_sums[b] - sum), 1e-3);  // integers: every float sum is exact
+    EXPECT_EQ(got_max[b], row[best]);
+    EXPECT_EQ(got_index[b], best);
   }
-  CHECK(outcome.report.vector_instructions == 2 * blocks);
+  EXPECT_EQ(outcome.report.vector_instructions, 2 * blocks);
 }
 
-void test_cast_bf16_round_trip() {
+TEST(EmuCorrectKernelTest, CastBFloat16ThroughFloatAndToInt32) {
   const uint32_t n = 48;  // 96 B of bfloat16: whole 32 B blocks
   std::vector<bfloat16_t> hx(n);
   for (uint32_t i = 0; i < n; ++i) hx[i] = bfloat16_t(static_cast<float>(i) * 1.3f - 20.0f);
@@ -368,7 +369,7 @@ void test_cast_bf16_round_trip() {
   int32_t* rounded = pool.alloc<int32_t>(n);
   const float scale = 2.5f;
   const auto outcome = KILN_ASCEND_LAUNCH(emu_cast_bf16, 1, nullptr, x, y, rounded, n, scale);
-  CHECK_OK(outcome);
+  EXPECT_LAUNCH_OK(outcome);
   const auto hy = DevicePool::download(y, n);
   const auto hr = DevicePool::download(rounded, n);
   int mismatches = 0;
@@ -377,11 +378,11 @@ void test_cast_bf16_round_trip() {
     if (hy[i].x != bfloat16_t(f).x) ++mismatches;
     if (hr[i] != static_cast<int32_t>(std::round(f))) ++mismatches;
   }
-  CHECK(mismatches == 0);
-  CHECK(outcome.report.vector_instructions == 5);
+  EXPECT_EQ(mismatches, 0);
+  EXPECT_EQ(outcome.report.vector_instructions, 5);
 }
 
-void test_strided_copies() {
+TEST(EmuCorrectKernelTest, StridedAndPaddedCopies) {
   std::vector<float> matrix(4 * 32), rows(3 * 8);
   for (uint32_t i = 0; i < matrix.size(); ++i) matrix[i] = static_cast<float>(i);
   for (uint32_t i = 0; i < rows.size(); ++i) rows[i] = 100.0f + static_cast<float>(i);
@@ -393,7 +394,7 @@ void test_strided_copies() {
   float* dense = pool.alloc<float>(15);
   const auto outcome =
       KILN_ASCEND_LAUNCH(emu_strided_copies, 1, nullptr, m, window, r, padded, dense);
-  CHECK_OK(outcome);
+  EXPECT_LAUNCH_OK(outcome);
   const auto hw = DevicePool::download(window, 64);
   const auto hp = DevicePool::download(padded, 24);
   const auto hd = DevicePool::download(dense, 15);
@@ -408,47 +409,38 @@ void test_strided_copies() {
     }
     for (uint32_t col = 0; col < 5; ++col) mismatches += hd[row * 5 + col] != rows[row * 8 + col];
   }
-  CHECK(mismatches == 0);
-  CHECK(outcome.report.gm_to_ub_bytes == 4 * 64 + 3 * 20);
-  CHECK(outcome.report.ub_to_gm_bytes == 4 * 64 + 24 * 4 + 3 * 20);
+  EXPECT_EQ(mismatches, 0);
+  EXPECT_EQ(outcome.report.gm_to_ub_bytes, 4 * 64 + 3 * 20);
+  EXPECT_EQ(outcome.report.ub_to_gm_bytes, 4 * 64 + 24 * 4 + 3 * 20);
 }
 
-void test_pipe_reset() {
+TEST(EmuCorrectKernelTest, PipeResetReleasesTheUbAndStaleTensors) {
   DevicePool pool;
   uint8_t* x = pool.alloc<uint8_t>(32);
   const uint32_t fresh = 0;
   const auto outcome = KILN_ASCEND_LAUNCH(emu_pipe_reset, 2, nullptr, x, fresh);
-  CHECK_OK(outcome);
-  CHECK(outcome.report.ub_high_water_bytes == 150 * 1024);
+  EXPECT_LAUNCH_OK(outcome);
+  EXPECT_EQ(outcome.report.ub_high_water_bytes, 150 * 1024);
   const uint32_t stale = 1;
-  CHECK_FAILS(KILN_ASCEND_LAUNCH(emu_pipe_reset, 1, nullptr, x, stale), "emu_pipe_reset (block 0)",
-              "Duplicate dst: uses TQue<VECIN>#0 buffer 0 after TPipe::Reset released it");
+  EXPECT_LAUNCH_FAILS(KILN_ASCEND_LAUNCH(emu_pipe_reset, 1, nullptr, x, stale),
+                      "emu_pipe_reset (block 0)",
+                      "Duplicate dst: uses TQue<VECIN>#0 buffer 0 after TPipe::Reset released it");
 }
 
-void test_compare_select() {
+TEST(EmuCorrectKernelTest, CompareAndSelectComputeLeakyRelu) {
   std::vector<float> hx(64);
   for (uint32_t i = 0; i < 64; ++i) hx[i] = static_cast<float>(i) - 31.5f;
   DevicePool pool;
   float* x = pool.upload(hx);
   float* y = pool.alloc<float>(64);
   const float slope = 0.25f;
-  CHECK_OK(KILN_ASCEND_LAUNCH(emu_leaky_relu, 1, nullptr, x, y, slope));
+  EXPECT_LAUNCH_OK(KILN_ASCEND_LAUNCH(emu_leaky_relu, 1, nullptr, x, y, slope));
   const auto hy = DevicePool::download(y, 64);
   int mismatches = 0;
   for (uint32_t i = 0; i < 64; ++i) mismatches += hy[i] != (hx[i] > 0 ? hx[i] : slope * hx[i]);
-  CHECK(mismatches == 0);
+  EXPECT_EQ(mismatches, 0);
 }
 
 }  // namespace
-
-void run_correct_kernel_tests() {
-  test_strided_copies();
-  test_pipe_reset();
-  test_compare_select();
-  test_add_half_with_tail();
-  test_add_float_on_310p_and_speed();
-  test_reduce_sum_and_max();
-  test_cast_bf16_round_trip();
-}
 
 }  // namespace emu_test

@@ -80,7 +80,7 @@ extern "C" __global__ __aicore__ void emu_matmul_bias(GM_ADDR a, GM_ADDR b, GM_A
 namespace emu_test {
 namespace {
 
-void test_matmul_with_bias_and_tails() {
+TEST(EmuMatmulTest, MultiCoreHalfGemmWithBiasAndTails) {
   const int32_t m = 100, n = 72, k = 48, single_m = 64, single_n = 48;
   MatmulTiling tiling{cube_tiling(m, n, k, single_m, single_n), 2};
   const uint32_t blocks = 2 * 2;
@@ -96,7 +96,7 @@ void test_matmul_with_bias_and_tails() {
   float* c = pool.alloc<float>(m * n);
   uint8_t* t = pool.upload_struct(tiling);
   const auto outcome = KILN_ASCEND_LAUNCH(emu_matmul_bias, blocks, nullptr, a, b, bias, c, t);
-  CHECK_OK(outcome);
+  EXPECT_LAUNCH_OK(outcome);
   const auto hc = DevicePool::download(c, m * n);
   int mismatches = 0;
   for (int32_t i = 0; i < m; ++i) {
@@ -108,25 +108,26 @@ void test_matmul_with_bias_and_tails() {
       if (std::fabs(hc[i * n + j] - expected) > 1e-4f * (1.0f + std::fabs(expected))) ++mismatches;
     }
   }
-  CHECK(mismatches == 0);
+  EXPECT_EQ(mismatches, 0);
   // Tiles: 64x48, 64x24, 36x48, 36x24 -> base steps (2*2 + 2*1 + 2*2 + 2*1) * (48/32 -> 2).
-  CHECK(outcome.report.cube_instructions == (4 + 2 + 4 + 2) * 2);
+  EXPECT_EQ(outcome.report.cube_instructions, (4 + 2 + 4 + 2) * 2);
 }
 
 void launch_with_tiling(const MatmulTiling& tiling, const char* fragment_a,
                         const char* fragment_b) {
   const int32_t m = tiling.cube.M, n = tiling.cube.N, k = tiling.cube.Ka;
+  SCOPED_TRACE(fragment_a);
   DevicePool pool;
   half* a = pool.alloc<half>(m * k);
   half* b = pool.alloc<half>(k * n);
   float* bias = pool.alloc<float>(n);
   float* c = pool.alloc<float>(m * n);
   uint8_t* t = pool.upload_struct(tiling);
-  CHECK_FAILS(KILN_ASCEND_LAUNCH(emu_matmul_bias, 1, nullptr, a, b, bias, c, t), "emu_matmul_bias",
-              "(block 0)", fragment_a, fragment_b);
+  EXPECT_LAUNCH_FAILS(KILN_ASCEND_LAUNCH(emu_matmul_bias, 1, nullptr, a, b, bias, c, t),
+                      "emu_matmul_bias", "(block 0)", fragment_a, fragment_b);
 }
 
-void test_matmul_tiling_rules() {
+TEST(EmuMatmulTest, RefusesTilingsTheSocCannotHold) {
   MatmulTiling misaligned{cube_tiling(64, 64, 64, 64, 64), 1};
   misaligned.cube.baseM = 24;
   launch_with_tiling(misaligned, "TCubeTiling.baseM 24 is not a multiple of 16",
@@ -140,10 +141,5 @@ void test_matmul_tiling_rules() {
 }
 
 }  // namespace
-
-void run_matmul_tests() {
-  test_matmul_with_bias_and_tails();
-  test_matmul_tiling_rules();
-}
 
 }  // namespace emu_test

@@ -83,7 +83,7 @@ extern "C" __global__ __aicore__ void emu_cast_widen_rint(GM_ADDR x) {
 namespace emu_test {
 namespace {
 
-void test_half_rounds_every_operation() {
+TEST(EmuPrecisionTest, HalfRoundsAfterEveryOperation) {
   const std::vector<float> xs = {2048, 2048, 0.1f, 1.0f / 3, 65504, -7.25f, 1e-5f, 3.0f,
                                  2049, 1000, 0.3f, 0.7f,     -1,    5,      6,     7};
   const std::vector<float> ys = {1, 3,    0.2f, 1.0f / 3, 32, 0.001f, 1e-5f, 1e-3f,
@@ -98,7 +98,7 @@ void test_half_rounds_every_operation() {
   half* x = pool.upload(hx);
   half* y = pool.upload(hy);
   half* z = pool.alloc<half>(n);
-  CHECK_OK(KILN_ASCEND_LAUNCH(emu_half_chain, 1, nullptr, x, y, z, n));
+  EXPECT_LAUNCH_OK(KILN_ASCEND_LAUNCH(emu_half_chain, 1, nullptr, x, y, z, n));
   const auto hz = DevicePool::download(z, n);
   int mismatches = 0;
   for (uint32_t i = 0; i < n; ++i) {
@@ -107,14 +107,14 @@ void test_half_rounds_every_operation() {
     const half expected(static_cast<float>(product) + 1.0f);
     mismatches += hz[i].x != expected.x;
   }
-  CHECK(mismatches == 0);
+  EXPECT_EQ(mismatches, 0);
   // 2048 + 1 ties to even (2048), then x3 + 1 = 6145 ties to 6144; 2048 + 3 = 2051 -> 2052.
-  CHECK(static_cast<float>(hz[0]) == 6144.0f);
-  CHECK(static_cast<float>(hz[1]) == 6156.0f);
-  CHECK(static_cast<float>(hz[4]) == INFINITY);  // 65536 * 3 overflows half
+  EXPECT_EQ(static_cast<float>(hz[0]), 6144.0f);
+  EXPECT_EQ(static_cast<float>(hz[1]), 6156.0f);
+  EXPECT_EQ(static_cast<float>(hz[4]), INFINITY);  // 65536 * 3 overflows half
 }
 
-void test_reduce_sum_half_order() {
+TEST(EmuPrecisionTest, ReduceSumHalfAddsInTheDevicesOrder) {
   // 2048 then 255 ones. Tree within each 128-element repeat (2048 + 1 rounds back to 2048),
   // then the repeats in order: 2174 + 128 = 2302. Exact: 2303 (2304 in half); one by one in
   // half: 2048.
@@ -124,8 +124,8 @@ void test_reduce_sum_half_order() {
   half* x = pool.upload(hx);
   half* out = pool.alloc<half>(16);
   const uint32_t n = 256;
-  CHECK_OK(KILN_ASCEND_LAUNCH(emu_reduce_half, 1, nullptr, x, out, n));
-  CHECK(static_cast<float>(DevicePool::download(out, 1)[0]) == 2302.0f);
+  EXPECT_LAUNCH_OK(KILN_ASCEND_LAUNCH(emu_reduce_half, 1, nullptr, x, out, n));
+  EXPECT_EQ(static_cast<float>(DevicePool::download(out, 1)[0]), 2302.0f);
 }
 
 std::vector<half> cast_to_half(const std::vector<float>& values, RoundMode mode) {
@@ -136,7 +136,7 @@ std::vector<half> cast_to_half(const std::vector<float>& values, RoundMode mode)
   const uint32_t n = static_cast<uint32_t>(values.size());
   const uint32_t mode_value = static_cast<uint32_t>(mode);
   const uint32_t to_int = 0;
-  CHECK_OK(KILN_ASCEND_LAUNCH(emu_cast_modes, 1, nullptr, x, y, r, n, mode_value, to_int));
+  EXPECT_LAUNCH_OK(KILN_ASCEND_LAUNCH(emu_cast_modes, 1, nullptr, x, y, r, n, mode_value, to_int));
   return DevicePool::download(y, values.size());
 }
 
@@ -148,11 +148,11 @@ std::vector<int32_t> cast_to_int(const std::vector<float>& values, RoundMode mod
   const uint32_t n = static_cast<uint32_t>(values.size());
   const uint32_t mode_value = static_cast<uint32_t>(mode);
   const uint32_t to_int = 1;
-  CHECK_OK(KILN_ASCEND_LAUNCH(emu_cast_modes, 1, nullptr, x, y, r, n, mode_value, to_int));
+  EXPECT_LAUNCH_OK(KILN_ASCEND_LAUNCH(emu_cast_modes, 1, nullptr, x, y, r, n, mode_value, to_int));
   return DevicePool::download(r, values.size());
 }
 
-void test_cast_round_modes() {
+TEST(EmuPrecisionTest, CastRoundModes) {
   const float ulp = 1.0f / 1024;  // half spacing in [1, 2)
   // 16 values (32 B of half): 1 + 0.75 ulp, its negation, a tie 1 + 0.5 ulp, then padding.
   std::vector<float> values(16, 0.0f);
@@ -161,11 +161,12 @@ void test_cast_round_modes() {
   values[2] = 1.0f + 0.5f * ulp;
   values[3] = 1.0f + 1.5f * ulp;
   const auto expect = [&](RoundMode mode, float v0, float v1, float v2, float v3) {
+    SCOPED_TRACE(testing::Message() << "to half, RoundMode " << static_cast<int>(mode));
     const auto got = cast_to_half(values, mode);
-    CHECK(static_cast<float>(got[0]) == v0);
-    CHECK(static_cast<float>(got[1]) == v1);
-    CHECK(static_cast<float>(got[2]) == v2);
-    CHECK(static_cast<float>(got[3]) == v3);
+    EXPECT_EQ(static_cast<float>(got[0]), v0);
+    EXPECT_EQ(static_cast<float>(got[1]), v1);
+    EXPECT_EQ(static_cast<float>(got[2]), v2);
+    EXPECT_EQ(static_cast<float>(got[3]), v3);
   };
   const float up = 1.0f + ulp, up2 = 1.0f + 2 * ulp;
   expect(RoundMode::CAST_RINT, up, -up, 1.0f, up2);
@@ -178,7 +179,8 @@ void test_cast_round_modes() {
 
   std::vector<float> ints = {2.5f, -2.5f, 3.5f, -0.4f, 3e9f, -3e9f, NAN, 7.0f};
   const auto check_ints = [&](RoundMode mode, std::vector<int32_t> expected) {
-    CHECK(cast_to_int(ints, mode) == expected);
+    SCOPED_TRACE(testing::Message() << "to int32_t, RoundMode " << static_cast<int>(mode));
+    EXPECT_EQ(cast_to_int(ints, mode), expected);
   };
   check_ints(RoundMode::CAST_RINT, {2, -2, 4, 0, INT_MAX, INT_MIN, 0, 7});
   check_ints(RoundMode::CAST_ROUND, {3, -3, 4, 0, INT_MAX, INT_MIN, 0, 7});
@@ -187,11 +189,11 @@ void test_cast_round_modes() {
   check_ints(RoundMode::CAST_TRUNC, {2, -2, 3, 0, INT_MAX, INT_MIN, 0, 7});
 }
 
-void test_cast_mode_rules() {
+TEST(EmuPrecisionTest, CastModeRules) {
   DevicePool pool;
   uint8_t* x = pool.alloc<uint8_t>(32);
-  CHECK_FAILS(KILN_ASCEND_LAUNCH(emu_cast_widen_rint, 1, nullptr, x), "emu_cast_widen_rint",
-              "Cast half->float: takes RoundMode::CAST_NONE only");
+  EXPECT_LAUNCH_FAILS(KILN_ASCEND_LAUNCH(emu_cast_widen_rint, 1, nullptr, x), "emu_cast_widen_rint",
+                      "Cast half->float: takes RoundMode::CAST_NONE only");
   std::vector<float> values(8, 1.0f);
   float* v = pool.upload(values);
   half* y = pool.alloc<half>(8);
@@ -199,23 +201,15 @@ void test_cast_mode_rules() {
   const uint32_t n = 8;
   const uint32_t odd = static_cast<uint32_t>(RoundMode::CAST_ODD);
   const uint32_t to_int = 1;
-  CHECK_FAILS(KILN_ASCEND_LAUNCH(emu_cast_modes, 1, nullptr, v, y, r, n, odd, to_int),
-              "Cast float->int32_t: RoundMode::CAST_ODD exists for float->half only");
+  EXPECT_LAUNCH_FAILS(KILN_ASCEND_LAUNCH(emu_cast_modes, 1, nullptr, v, y, r, n, odd, to_int),
+                      "Cast float->int32_t: RoundMode::CAST_ODD exists for float->half only");
 }
 
-void test_bfloat16_rounding() {
-  CHECK(bfloat16_t(1.00390625f).x == 0x3f80);  // tie to even, as the Cast test relies on
-  CHECK(bfloat16_t(1.01171875f).x == 0x3f82);
+TEST(EmuPrecisionTest, BFloat16RoundsTiesToEven) {
+  EXPECT_EQ(bfloat16_t(1.00390625f).x, 0x3f80);  // tie to even, as the Cast test relies on
+  EXPECT_EQ(bfloat16_t(1.01171875f).x, 0x3f82);
 }
 
 }  // namespace
-
-void run_precision_tests() {
-  test_half_rounds_every_operation();
-  test_reduce_sum_half_order();
-  test_cast_round_modes();
-  test_cast_mode_rules();
-  test_bfloat16_rounding();
-}
 
 }  // namespace emu_test

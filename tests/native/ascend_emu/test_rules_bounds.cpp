@@ -86,107 +86,101 @@ extern "C" __global__ __aicore__ void emu_overlapping_writes(GM_ADDR z) {
 namespace emu_test {
 namespace {
 
-void test_ub_out_of_bounds() {
+TEST(EmuBoundsRuleTest, UbAccessOutOfBounds) {
   DevicePool pool;
   float* x = pool.alloc<float>(64);
-  CHECK_FAILS(
+  EXPECT_LAUNCH_FAILS(
       KILN_ASCEND_LAUNCH(emu_ub_out_of_bounds, 1, nullptr, x), "emu_ub_out_of_bounds (block 0)",
       "Relu dst: elements [0, 80) of TQue<VECOUT>#1 buffer 0 are bytes [0, 320) of TQue<VECOUT>#1 "
       "buffer 0",
       "which has 256 B: UB access out of bounds");
 }
 
-void test_partial_overlap() {
+TEST(EmuBoundsRuleTest, PartialOverlapOfVectorOperands) {
   DevicePool pool;
   float* x = pool.alloc<float>(64);
-  CHECK_FAILS(KILN_ASCEND_LAUNCH(emu_partial_overlap, 1, nullptr, x),
-              "emu_partial_overlap (block 0)",
-              "Add: dst (UB bytes [32, 288) in TBuf<VECCALC>#0) partially overlaps src0 (UB bytes "
-              "[0, 256) in TBuf<VECCALC>#0)");
+  EXPECT_LAUNCH_FAILS(
+      KILN_ASCEND_LAUNCH(emu_partial_overlap, 1, nullptr, x), "emu_partial_overlap (block 0)",
+      "Add: dst (UB bytes [32, 288) in TBuf<VECCALC>#0) partially overlaps src0 (UB bytes "
+      "[0, 256) in TBuf<VECCALC>#0)");
 }
 
-void test_gm_out_of_range() {
+TEST(EmuBoundsRuleTest, GmAccessOutsideTheGlobalTensorRange) {
   DevicePool pool;
   float* x = pool.alloc<float>(200);
   const uint32_t size = 100;
   const uint32_t offset = 64;
-  CHECK_FAILS(KILN_ASCEND_LAUNCH(emu_gm_out_of_range, 2, nullptr, x, size, offset),
-              "emu_gm_out_of_range (block ",
-              "DataCopy GM->UB reads elements [64, 128) of a GlobalTensor whose SetGlobalBuffer "
-              "range is 100 elements (it starts at `x` + 0 B): GM access out of bounds");
+  EXPECT_LAUNCH_FAILS(
+      KILN_ASCEND_LAUNCH(emu_gm_out_of_range, 2, nullptr, x, size, offset),
+      "emu_gm_out_of_range (block ",
+      "DataCopy GM->UB reads elements [64, 128) of a GlobalTensor whose SetGlobalBuffer "
+      "range is 100 elements (it starts at `x` + 0 B): GM access out of bounds");
   const uint32_t ok_offset = 32;
-  CHECK_OK(KILN_ASCEND_LAUNCH(emu_gm_out_of_range, 2, nullptr, x, size, ok_offset));
+  EXPECT_LAUNCH_OK(KILN_ASCEND_LAUNCH(emu_gm_out_of_range, 2, nullptr, x, size, ok_offset));
 }
 
-void test_gm_past_allocation() {
+TEST(EmuBoundsRuleTest, GmAccessPastTheDeviceAllocation) {
   DevicePool pool;
   float* x = pool.alloc<float>(100);
   const uint32_t size = 1000;  // the host promised more than it allocated
   const uint32_t offset = 64;
-  CHECK_FAILS(KILN_ASCEND_LAUNCH(emu_gm_out_of_range, 1, nullptr, x, size, offset),
-              "emu_gm_out_of_range (block 0)",
-              "DataCopy GM->UB reads 256 B at `x` + 256 B, running 112 B past the end of its 400 B "
-              "device allocation: outside any live device_malloc allocation");
+  EXPECT_LAUNCH_FAILS(
+      KILN_ASCEND_LAUNCH(emu_gm_out_of_range, 1, nullptr, x, size, offset),
+      "emu_gm_out_of_range (block 0)",
+      "DataCopy GM->UB reads 256 B at `x` + 256 B, running 112 B past the end of its 400 B "
+      "device allocation: outside any live device_malloc allocation");
   std::vector<float> host(1000);
   float* host_x = host.data();
-  CHECK_FAILS(KILN_ASCEND_LAUNCH(emu_gm_out_of_range, 1, nullptr, host_x, size, offset),
-              "emu_gm_out_of_range (block 0)", "at `host_x` + 256 B",
-              "outside any live device_malloc allocation (a host pointer");
+  EXPECT_LAUNCH_FAILS(KILN_ASCEND_LAUNCH(emu_gm_out_of_range, 1, nullptr, host_x, size, offset),
+                      "emu_gm_out_of_range (block 0)", "at `host_x` + 256 B",
+                      "outside any live device_malloc allocation (a host pointer");
 }
 
-void test_gm_set_value_past_range() {
+TEST(EmuBoundsRuleTest, GmSetValuePastTheRange) {
   DevicePool pool;
   int32_t* z = pool.alloc<int32_t>(32);
-  CHECK_FAILS(KILN_ASCEND_LAUNCH(emu_gm_set_value, 1, nullptr, z), "emu_gm_set_value (block 0)",
-              "GlobalTensor::SetValue writes elements [16, 17) of a GlobalTensor whose "
-              "SetGlobalBuffer range is 16 elements",
-              "GM access out of bounds");
+  EXPECT_LAUNCH_FAILS(KILN_ASCEND_LAUNCH(emu_gm_set_value, 1, nullptr, z),
+                      "emu_gm_set_value (block 0)",
+                      "GlobalTensor::SetValue writes elements [16, 17) of a GlobalTensor whose "
+                      "SetGlobalBuffer range is 16 elements",
+                      "GM access out of bounds");
   // What a failed launch wrote before the violation stays in device memory.
-  CHECK(DevicePool::download(z, 16)[15] == 15);
+  EXPECT_EQ(DevicePool::download(z, 16)[15], 15);
 }
 
-void test_overlapping_writes() {
+TEST(EmuBoundsRuleTest, OverlappingGmWritesBetweenBlocks) {
   const uint64_t previous = kiln::ascend::emu::seed();
   kiln::ascend::emu::set_seed(1234);
   DevicePool pool;
   float* z = pool.alloc<float>(32 * 9);
-  CHECK_FAILS(KILN_ASCEND_LAUNCH(emu_overlapping_writes, 8, nullptr, z),
-              "emu_overlapping_writes: ", "blocks 0 and 1 both write 128 B at `z` + 128 B",
-              "overlapping GM writes between blocks", "seed 0x4d2");
+  EXPECT_LAUNCH_FAILS(KILN_ASCEND_LAUNCH(emu_overlapping_writes, 8, nullptr, z),
+                      "emu_overlapping_writes: ", "blocks 0 and 1 both write 128 B at `z` + 128 B",
+                      "overlapping GM writes between blocks", "seed 0x4d2");
   kiln::ascend::emu::set_seed(previous);
-  CHECK_OK(KILN_ASCEND_LAUNCH(emu_overlapping_writes, 1, nullptr, z));
+  EXPECT_LAUNCH_OK(KILN_ASCEND_LAUNCH(emu_overlapping_writes, 1, nullptr, z));
 }
 
-void test_reduce_overlap() {
+TEST(EmuBoundsRuleTest, ReductionWorkTensorInsideItsSource) {
   std::vector<half> hx(384);
   for (uint32_t i = 0; i < hx.size(); ++i) hx[i] = half(static_cast<float>((i * 53) % 384) - 7.0f);
   DevicePool pool;
   half* x = pool.upload(hx);
   half* out = pool.alloc<half>(16);
   const uint32_t in_place = 0;
-  CHECK_OK(KILN_ASCEND_LAUNCH(emu_reduce_overlap, 1, nullptr, x, out, in_place));
+  EXPECT_LAUNCH_OK(KILN_ASCEND_LAUNCH(emu_reduce_overlap, 1, nullptr, x, out, in_place));
   const auto result = DevicePool::download(out, 2);
   uint32_t best = 0;
   for (uint32_t i = 1; i < hx.size(); ++i)
     best = static_cast<float>(hx[i]) < static_cast<float>(hx[best]) ? i : best;
-  CHECK(static_cast<float>(result[0]) == static_cast<float>(hx[best]));
-  CHECK(result[1].x == best);  // the index, as uint16_t bits
+  EXPECT_EQ(static_cast<float>(result[0]), static_cast<float>(hx[best]));
+  EXPECT_EQ(result[1].x, best);  // the index, as uint16_t bits
   const uint32_t inside = 16;
-  CHECK_FAILS(KILN_ASCEND_LAUNCH(emu_reduce_overlap, 1, nullptr, x, out, inside),
-              "emu_reduce_overlap (block 0)",
-              "ReduceMin: src (UB bytes [0, 768)) partially overlaps work (UB bytes [32, 64))");
+  EXPECT_LAUNCH_FAILS(
+      KILN_ASCEND_LAUNCH(emu_reduce_overlap, 1, nullptr, x, out, inside),
+      "emu_reduce_overlap (block 0)",
+      "ReduceMin: src (UB bytes [0, 768)) partially overlaps work (UB bytes [32, 64))");
 }
 
 }  // namespace
-
-void run_bounds_rule_tests() {
-  test_reduce_overlap();
-  test_ub_out_of_bounds();
-  test_partial_overlap();
-  test_gm_out_of_range();
-  test_gm_past_allocation();
-  test_gm_set_value_past_range();
-  test_overlapping_writes();
-}
 
 }  // namespace emu_test

@@ -107,35 +107,65 @@ kiln::ascend::LaunchOutcome run_misuse(uint32_t misuse) {
   return KILN_ASCEND_LAUNCH(emu_queue_misuse, 2, nullptr, x, misuse);
 }
 
-}  // namespace
+TEST(EmuQueueRuleTest, CorrectUseOfTheQueues) { EXPECT_LAUNCH_OK(run_misuse(kNoMisuse)); }
 
-void run_queue_rule_tests() {
-  CHECK_OK(run_misuse(kNoMisuse));
-  CHECK_FAILS(run_misuse(kAllocWithoutFree), "emu_queue_misuse (block ",
-              "TQue<VECIN>#0::AllocTensor with no free buffer: all 2 buffers are allocated",
-              "a hang");
-  CHECK_FAILS(run_misuse(kDequeEmpty), "emu_queue_misuse (block ",
-              "TQue<VECIN>#0::DeQue on an empty queue");
-  CHECK_FAILS(run_misuse(kEnqueuePastDepth), "emu_queue_misuse (block ",
-              "TQue<VECIN>#0::EnQue past the queue depth: the queue has depth 1");
-  CHECK_FAILS(run_misuse(kDoubleFree), "emu_queue_misuse (block ",
-              "TQue<VECIN>#0::FreeTensor: TQue<VECIN>#0 buffer 0 is already free",
-              "FreeTensor twice");
-  CHECK_FAILS(run_misuse(kForeignFree), "emu_queue_misuse (block ",
-              "TQue<VECOUT>#1::FreeTensor: the tensor belongs to TQue<VECIN>#0 buffer 0",
-              "a foreign tensor");
-  CHECK_FAILS(run_misuse(kUseAfterFree), "emu_queue_misuse (block ",
-              "LocalTensor::GetValue tensor: uses TQue<VECIN>#0 buffer 0", "use after free");
-  CHECK_FAILS(run_misuse(kUseWhileQueued), "emu_queue_misuse (block ",
-              "Exp src: uses TQue<VECIN>#0 buffer 0 while it sits in the queue");
-  CHECK_FAILS(run_misuse(kWriteAfterFree), "emu_queue_misuse (block ",
-              "Duplicate dst: uses TQue<VECIN>#0 buffer 0", "use after free of a stale tensor");
-  CHECK_FAILS(run_misuse(kTooManyBuffers), "emu_queue_misuse (block ",
-              "TPipe::InitBuffer of TQue<VECIN>#6 (2 buffers of 32 B): 10 queue buffers at "
-              "TPosition VECIN",
-              "at most 8 buffers per TPosition");
-  CHECK_FAILS(run_misuse(kInitTwice), "emu_queue_misuse (block ",
-              "TPipe::InitBuffer called twice for TQue<VECOUT>#1");
+TEST(EmuQueueRuleTest, AllocTensorWithNoFreeBuffer) {
+  EXPECT_LAUNCH_FAILS(run_misuse(kAllocWithoutFree), "emu_queue_misuse (block ",
+                      "TQue<VECIN>#0::AllocTensor with no free buffer: all 2 buffers are allocated",
+                      "a hang");
 }
+
+TEST(EmuQueueRuleTest, DeQueOnAnEmptyQueue) {
+  EXPECT_LAUNCH_FAILS(run_misuse(kDequeEmpty), "emu_queue_misuse (block ",
+                      "TQue<VECIN>#0::DeQue on an empty queue");
+}
+
+TEST(EmuQueueRuleTest, EnQuePastTheDepth) {
+  EXPECT_LAUNCH_FAILS(run_misuse(kEnqueuePastDepth), "emu_queue_misuse (block ",
+                      "TQue<VECIN>#0::EnQue past the queue depth: the queue has depth 1");
+}
+
+TEST(EmuQueueRuleTest, FreeTensorTwice) {
+  EXPECT_LAUNCH_FAILS(run_misuse(kDoubleFree), "emu_queue_misuse (block ",
+                      "TQue<VECIN>#0::FreeTensor: TQue<VECIN>#0 buffer 0 is already free",
+                      "FreeTensor twice");
+}
+
+TEST(EmuQueueRuleTest, FreeTensorOfAnotherQueue) {
+  EXPECT_LAUNCH_FAILS(run_misuse(kForeignFree), "emu_queue_misuse (block ",
+                      "TQue<VECOUT>#1::FreeTensor: the tensor belongs to TQue<VECIN>#0 buffer 0",
+                      "a foreign tensor");
+}
+
+TEST(EmuQueueRuleTest, UseAfterFree) {
+  EXPECT_LAUNCH_FAILS(run_misuse(kUseAfterFree), "emu_queue_misuse (block ",
+                      "LocalTensor::GetValue tensor: uses TQue<VECIN>#0 buffer 0",
+                      "use after free");
+}
+
+TEST(EmuQueueRuleTest, UseWhileQueued) {
+  EXPECT_LAUNCH_FAILS(run_misuse(kUseWhileQueued), "emu_queue_misuse (block ",
+                      "Exp src: uses TQue<VECIN>#0 buffer 0 while it sits in the queue");
+}
+
+TEST(EmuQueueRuleTest, WriteThroughAStaleTensor) {
+  EXPECT_LAUNCH_FAILS(run_misuse(kWriteAfterFree), "emu_queue_misuse (block ",
+                      "Duplicate dst: uses TQue<VECIN>#0 buffer 0",
+                      "use after free of a stale tensor");
+}
+
+TEST(EmuQueueRuleTest, MoreThanEightBuffersPerPosition) {
+  EXPECT_LAUNCH_FAILS(run_misuse(kTooManyBuffers), "emu_queue_misuse (block ",
+                      "TPipe::InitBuffer of TQue<VECIN>#6 (2 buffers of 32 B): 10 queue buffers at "
+                      "TPosition VECIN",
+                      "at most 8 buffers per TPosition");
+}
+
+TEST(EmuQueueRuleTest, InitBufferTwice) {
+  EXPECT_LAUNCH_FAILS(run_misuse(kInitTwice), "emu_queue_misuse (block ",
+                      "TPipe::InitBuffer called twice for TQue<VECOUT>#1");
+}
+
+}  // namespace
 
 }  // namespace emu_test

@@ -88,17 +88,17 @@ extern "C" __global__ __aicore__ void emu_misaligned_gm(GM_ADDR x) {
 namespace emu_test {
 namespace {
 
-void test_block_dim_zero() {
+TEST(EmuSocAndCopyRuleTest, BlockDimZero) {
   DevicePool pool;
   half* x = pool.alloc<half>(64);
   half* z = pool.alloc<half>(64);
   const uint32_t n = 64;
-  CHECK_FAILS(KILN_ASCEND_LAUNCH(emu_copy_half, 0, nullptr, x, z, n), "emu_copy_half",
-              "block_dim is 0");
+  EXPECT_LAUNCH_FAILS(KILN_ASCEND_LAUNCH(emu_copy_half, 0, nullptr, x, z, n), "emu_copy_half",
+                      "block_dim is 0");
 }
 
 // More blocks than cores is fine: the device runs them in rounds.
-void test_block_dim_above_core_count() {
+TEST(EmuSocAndCopyRuleTest, BlockDimAboveTheCoreCountRunsInRounds) {
   const uint32_t blocks = 100;
   const uint32_t n = 64;
   std::vector<half> hx(blocks * n);
@@ -107,98 +107,92 @@ void test_block_dim_above_core_count() {
   half* x = pool.upload(hx);
   half* z = pool.alloc<half>(blocks * n);
   const auto outcome = KILN_ASCEND_LAUNCH(emu_copy_half, blocks, nullptr, x, z, n);
-  CHECK_OK(outcome);
-  CHECK(outcome.report.blocks == blocks);
+  EXPECT_LAUNCH_OK(outcome);
+  EXPECT_EQ(outcome.report.blocks, blocks);
   const auto hz = DevicePool::download(z, blocks * n);
   int mismatches = 0;
   for (uint32_t i = 0; i < hz.size(); ++i) mismatches += hz[i].x != hx[i].x;
-  CHECK(mismatches == 0);
+  EXPECT_EQ(mismatches, 0);
 }
 
-void test_bfloat16_on_310p() {
+TEST(EmuSocAndCopyRuleTest, BFloat16On310P) {
   SocScope scope("Ascend310P");
   DevicePool pool;
   bfloat16_t* x = pool.alloc<bfloat16_t>(32);
   bfloat16_t* z = pool.alloc<bfloat16_t>(32);
-  CHECK_FAILS(KILN_ASCEND_LAUNCH(emu_copy_bf16, 1, nullptr, x, z), "emu_copy_bf16 (block 0)",
-              "TBuf::Get: bfloat16_t is not supported on Ascend310P");
+  EXPECT_LAUNCH_FAILS(KILN_ASCEND_LAUNCH(emu_copy_bf16, 1, nullptr, x, z),
+                      "emu_copy_bf16 (block 0)",
+                      "TBuf::Get: bfloat16_t is not supported on Ascend310P");
 }
 
-void test_data_copy_pad_on_310p() {
+TEST(EmuSocAndCopyRuleTest, DataCopyPadOn310P) {
   DevicePool pool;
   float* x = pool.alloc<float>(8);
   float* z = pool.alloc<float>(8);
-  CHECK_OK(KILN_ASCEND_LAUNCH(emu_pad_copy, 1, nullptr, x, z));
+  EXPECT_LAUNCH_OK(KILN_ASCEND_LAUNCH(emu_pad_copy, 1, nullptr, x, z));
   SocScope scope("Ascend310P");
-  CHECK_FAILS(KILN_ASCEND_LAUNCH(emu_pad_copy, 1, nullptr, x, z), "emu_pad_copy (block 0)",
-              "DataCopyPad is not available on Ascend310P", "pad the tensor on the host");
+  EXPECT_LAUNCH_FAILS(KILN_ASCEND_LAUNCH(emu_pad_copy, 1, nullptr, x, z), "emu_pad_copy (block 0)",
+                      "DataCopyPad is not available on Ascend310P", "pad the tensor on the host");
 }
 
-void test_soc_profiles() {
-  CHECK(kiln::ascend::emu::set_soc("Ascend910B3"));
-  CHECK(kiln::ascend::emu::soc().soc == kiln::ascend::emu::Soc::Ascend910B);
-  CHECK(kiln::ascend::emu::soc().ub_bytes == 192 * 1024);
-  CHECK(kiln::ascend::emu::soc().vector_cores == 48);
-  CHECK(!kiln::ascend::emu::set_soc("Ascend910A"));
-  CHECK(kiln::ascend::emu::soc().soc == kiln::ascend::emu::Soc::Ascend910B);
-  CHECK(kiln::ascend::emu::set_soc("ascend310p3"));
-  CHECK(kiln::ascend::emu::soc().ub_usable_bytes == 248 * 1024);
-  CHECK(!kiln::ascend::emu::soc().has_bfloat16 && !kiln::ascend::emu::soc().has_data_copy_pad);
-  CHECK(kiln::ascend::emu::set_soc("Ascend910B"));
+TEST(EmuSocAndCopyRuleTest, SocProfiles) {
+  EXPECT_TRUE(kiln::ascend::emu::set_soc("Ascend910B3"));
+  EXPECT_EQ(kiln::ascend::emu::soc().soc, kiln::ascend::emu::Soc::Ascend910B);
+  EXPECT_EQ(kiln::ascend::emu::soc().ub_bytes, 192 * 1024);
+  EXPECT_EQ(kiln::ascend::emu::soc().vector_cores, 48);
+  EXPECT_FALSE(kiln::ascend::emu::set_soc("Ascend910A"));
+  EXPECT_EQ(kiln::ascend::emu::soc().soc, kiln::ascend::emu::Soc::Ascend910B);
+  EXPECT_TRUE(kiln::ascend::emu::set_soc("ascend310p3"));
+  EXPECT_EQ(kiln::ascend::emu::soc().ub_usable_bytes, 248 * 1024);
+  EXPECT_FALSE(kiln::ascend::emu::soc().has_bfloat16);
+  EXPECT_FALSE(kiln::ascend::emu::soc().has_data_copy_pad);
+  EXPECT_TRUE(kiln::ascend::emu::set_soc("Ascend910B"));
 }
 
-void test_ub_capacity() {
+TEST(EmuSocAndCopyRuleTest, UbCapacity) {
   DevicePool pool;
   uint8_t* x = pool.alloc<uint8_t>(32);
-  CHECK_FAILS(KILN_ASCEND_LAUNCH(emu_ub_overflow, 3, nullptr, x), "emu_ub_overflow (block ",
-              "TPipe::InitBuffer of TQue<VECIN>#1 (2 buffers of 102400 B)",
-              "UB use would reach 205824 B, over the 188416 B a TPipe can use on Ascend910B",
-              "UB capacity exceeded");
+  EXPECT_LAUNCH_FAILS(
+      KILN_ASCEND_LAUNCH(emu_ub_overflow, 3, nullptr, x), "emu_ub_overflow (block ",
+      "TPipe::InitBuffer of TQue<VECIN>#1 (2 buffers of 102400 B)",
+      "UB use would reach 205824 B, over the 188416 B a TPipe can use on Ascend910B",
+      "UB capacity exceeded");
   // The same plan fits the 248 KiB a TPipe gets on 310P.
   SocScope scope("Ascend310P");
-  CHECK_OK(KILN_ASCEND_LAUNCH(emu_ub_overflow, 3, nullptr, x));
+  EXPECT_LAUNCH_OK(KILN_ASCEND_LAUNCH(emu_ub_overflow, 3, nullptr, x));
 }
 
-void test_misaligned_slice() {
+TEST(EmuSocAndCopyRuleTest, MisalignedUbSlice) {
   DevicePool pool;
   half* x = pool.alloc<half>(256);
-  CHECK_FAILS(KILN_ASCEND_LAUNCH(emu_misaligned_slice, 1, nullptr, x), "emu_misaligned_slice",
-              "Add src0", "TQue<VECIN>#0 buffer 0 + 6 B (element 3)", "not 32-byte aligned");
+  EXPECT_LAUNCH_FAILS(KILN_ASCEND_LAUNCH(emu_misaligned_slice, 1, nullptr, x),
+                      "emu_misaligned_slice", "Add src0",
+                      "TQue<VECIN>#0 buffer 0 + 6 B (element 3)", "not 32-byte aligned");
 }
 
-void test_data_copy_length() {
+TEST(EmuSocAndCopyRuleTest, DataCopyLengthNotAWholeNumberOf32ByteBlocks) {
   DevicePool pool;
   half* x = pool.alloc<half>(64);
   half* z = pool.alloc<half>(64);
   const uint32_t n = 35;  // 70 B
-  CHECK_FAILS(KILN_ASCEND_LAUNCH(emu_copy_half, 1, nullptr, x, z, n), "emu_copy_half (block 0)",
-              "DataCopy GM->UB of 70 B from `x` + 0 B into TQue<VECIN>#0 buffer 0",
-              "length is not a multiple of 32 B (the device silently truncates it to 64 B)",
-              "use DataCopyPad or pad on the host");
+  EXPECT_LAUNCH_FAILS(KILN_ASCEND_LAUNCH(emu_copy_half, 1, nullptr, x, z, n),
+                      "emu_copy_half (block 0)",
+                      "DataCopy GM->UB of 70 B from `x` + 0 B into TQue<VECIN>#0 buffer 0",
+                      "length is not a multiple of 32 B (the device silently truncates it to 64 B)",
+                      "use DataCopyPad or pad on the host");
   SocScope scope("Ascend310P");
-  CHECK_FAILS(KILN_ASCEND_LAUNCH(emu_copy_half, 1, nullptr, x, z, n), "emu_copy_half",
-              "pad on the host (Ascend310P has no DataCopyPad)");
+  EXPECT_LAUNCH_FAILS(KILN_ASCEND_LAUNCH(emu_copy_half, 1, nullptr, x, z, n), "emu_copy_half",
+                      "pad on the host (Ascend310P has no DataCopyPad)");
 }
 
-void test_misaligned_gm() {
+TEST(EmuSocAndCopyRuleTest, MisalignedGmAddress) {
   DevicePool pool;
   uint8_t* x = pool.alloc<uint8_t>(256);
-  CHECK_FAILS(KILN_ASCEND_LAUNCH(emu_misaligned_gm, 1, nullptr, x), "emu_misaligned_gm (block 0)",
-              "DataCopy GM->UB: GM address `x` + 2 B is not aligned to the element size (4 B)");
+  EXPECT_LAUNCH_FAILS(
+      KILN_ASCEND_LAUNCH(emu_misaligned_gm, 1, nullptr, x), "emu_misaligned_gm (block 0)",
+      "DataCopy GM->UB: GM address `x` + 2 B is not aligned to the element size (4 B)");
 }
 
 }  // namespace
-
-void run_soc_and_copy_rule_tests() {
-  test_soc_profiles();
-  test_block_dim_zero();
-  test_block_dim_above_core_count();
-  test_bfloat16_on_310p();
-  test_data_copy_pad_on_310p();
-  test_ub_capacity();
-  test_misaligned_slice();
-  test_data_copy_length();
-  test_misaligned_gm();
-}
 
 }  // namespace emu_test
