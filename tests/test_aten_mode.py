@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
 import torch
+from gtest_runs import GTestRun, run_gtest
 
 import kiln
 from buildtools import REPO_ROOT, cmake_build, cmake_configure, run
@@ -59,15 +59,44 @@ def test_custom_op_runs_in_aten_mode(aten_build: Path) -> None:
     )
 
 
-def test_runtime_api_on_libtorch(aten_build: Path) -> None:
-    result = subprocess.run(
-        [str(aten_build / "tests/native/aten_mode/aten_mode_tests")],
-        capture_output=True,
-        text=True,
+# Every GoogleTest test of tests/native/aten_mode (aten_mode_tests), as Suite.Name. A test added,
+# renamed or deleted there must be added, renamed or deleted here too.
+ATEN_MODE_TESTS = (
+    "AtenModeTest.EValueHoldsATensorReference",
+    "AtenModeTest.RegistryHoldsLibtorchKernels",
+    "AtenModeTest.LibtorchErrorsBecomeFailuresWithoutItsBacktrace",
+    "AtenModeTest.AWrongArgumentTagIsAnUnboxingError",
+    "AtenModeTest.KernelKeyReadsTheDimOrderFromStrides",
+    "AtenModeTest.ResizeStaysWithinCallerMemory",
+    "AtenModeTest.MissingOperatorsAreReported",
+    "FunctionsHTest.TypedAddCallsLibtorch",
+    "FunctionsHTest.TypedMaxWritesTwoOuts",
+    "FunctionsHTest.TypedCatTakesATensorList",
+    "FunctionsHTest.TypedIndexTakesAnOptionalTensorList",
+    "FunctionsHTest.TypedSumTakesAnOptionalIntList",
+)
+
+
+@pytest.fixture(scope="module")
+def aten_mode_tests(aten_build: Path, tmp_path_factory: pytest.TempPathFactory) -> GTestRun:
+    """One run of aten_mode_tests (Kiln's runtime API on libtorch), shared by the items below."""
+    report = tmp_path_factory.mktemp("aten_mode_tests") / "report.json"
+    return run_gtest(aten_build / "tests/native/aten_mode/aten_mode_tests", report)
+
+
+@pytest.mark.parametrize("name", ATEN_MODE_TESTS)
+def test_runtime_api_on_libtorch(aten_mode_tests: GTestRun, name: str) -> None:
+    aten_mode_tests.assert_passed(name)
+
+
+def test_runtime_api_tests_on_libtorch_are_the_expected_ones(aten_mode_tests: GTestRun) -> None:
+    aten_mode_tests.assert_ran_exactly(ATEN_MODE_TESTS)
+
+
+def test_missing_operators_are_logged_on_libtorch(aten_mode_tests: GTestRun) -> None:
+    assert re.search(r"Missing operator: \[1\] aten::mul\.out", aten_mode_tests.stderr), (
+        aten_mode_tests.stderr
     )
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "0 failed" in result.stdout
-    assert re.search(r"Missing operator: \[1\] aten::mul\.out", result.stderr), result.stderr
 
 
 def test_aten_build_follows_torch_abi_and_standard(aten_build: Path) -> None:
