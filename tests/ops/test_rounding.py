@@ -8,9 +8,8 @@ import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from op_compare import check_op
+from op_compare import check_op, raises
 from strategies import ALL_DTYPES, float_dtypes, make_tensor, out_tensors, tensors
-from unary_checks import raises
 
 SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -9,9 +9,8 @@ import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from op_compare import check_op, eps, magnitude
+from op_compare import check_op, eps, magnitude, raises
 from strategies import ALL_DTYPES, FLOAT_DTYPES, dtypes, make_tensor, out_like, tensors
-from unary_checks import raises
 
 SETTINGS = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
