@@ -22,6 +22,7 @@ from typing import Any
 import torch
 
 import kiln
+from codegen.model.op_names import qualified
 
 # The originals, taken before conftest.py wraps them.
 _CALL_OP: Callable[..., Any] = kiln.call_op
@@ -46,10 +47,6 @@ class Selection:
 
 # Set by conftest.py once collection is final.
 SELECTION = Selection(False, "the session's collection was not examined")
-
-
-def qualified(name: str) -> str:
-    return name if "::" in name else f"aten::{name}"
 
 
 def _served_by(name: str, requested: str) -> str:
