@@ -81,3 +81,22 @@ def test_any_all_of_nothing(call_op: Any) -> None:
 def test_any_rejects_non_bool_out(call_op: Any) -> None:
     with pytest.raises(kiln.KilnError, match="any only supports bool tensor for result"):
         call_op("aten::any.all_out", torch.ones(3), out=torch.empty(0, dtype=torch.int32))
+
+
+@pytest.mark.parametrize("op", ["any", "all"])
+@pytest.mark.parametrize(
+    "a",
+    [
+        torch.tensor(0.0626, dtype=torch.float16),
+        torch.tensor([[256.0]]),
+        torch.tensor([[0.5], [256.0], [0.0]]),
+        torch.tensor([0.5, 3.0]),
+    ],
+    ids=["0-dim", "one-element", "column", "row"],
+)
+def test_any_all_byte_out_of_fractions(call_op: Any, op: str, a: torch.Tensor) -> None:
+    # ATen casts to Byte before testing (0.5 and 256 are zero) except for a one-element input.
+    packet = getattr(aten, op)
+    out = torch.empty(0, dtype=torch.uint8)
+    check_op(call_op, f"aten::{op}.all_out", packet.all_out, (a,), out=out)
+    check_op(call_op, f"aten::{op}.out", packet.out, (a, -1, False), out=out)

@@ -28,8 +28,9 @@ Tensor& any_all(KernelRuntimeContext& ctx, const Tensor& self, std::optional<Int
   SelectOptions options;
   options.max = any;
   options.nonzero = true;
-  // ATen computes a Byte result on the input cast to Byte (so 0.5 and 256 count as zero).
-  options.via_byte = out_type == ScalarType::Byte;
+  // ATen computes a Byte result on the input cast to Byte (so 0.5 and 256 count as zero), except
+  // for a one-element input, which it tests for nonzero directly.
+  options.via_byte = out_type == ScalarType::Byte && self.numel() != 1;
   options.values = &out;
   select_reduce(self, mask, options);
   return out;
