@@ -64,7 +64,17 @@ def _needs(options: argparse.Namespace) -> list[Need]:
 
 def _yamls(options: argparse.Namespace, manifest: Manifest) -> list[YamlFile]:
     given = [p for p in (options.functions_yaml, options.custom_ops_yaml) if p]
-    paths = given or [p for p in manifest.yaml_paths if os.path.exists(p)]
+    gone = [p for p in manifest.yaml_paths if not os.path.isfile(p)]
+    if not given and gone:
+        raise UserError(
+            manifest.path,
+            None,
+            f"the library was generated from {', '.join(gone)}, which is no longer there, so "
+            "whether an unselected operator has a kernel cannot be told",
+            "pass --functions-yaml / --custom-ops-yaml with the YAML files the library was "
+            "generated from",
+        )
+    paths = given or list(manifest.yaml_paths)
     schemas = AtenSchemas()
     return [YamlFile.from_yaml(path, schemas) for path in paths]
 

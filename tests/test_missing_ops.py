@@ -287,3 +287,49 @@ def test_binary_without_a_manifest_is_a_clear_error(
     assert missing_ops.main(["--library", str(library["kernels"]), "--ops", "add.out"]) == 2
     err = capsys.readouterr().err
     assert "no embedded manifest found" in err and "EMBED_MANIFEST" in err
+
+
+def _module(cwd: Path, module: str, *argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", module, *argv], cwd=cwd, capture_output=True, text=True
+    )
+
+
+def test_diagnosis_does_not_depend_on_the_working_directory(tmp_path: Path) -> None:
+    # The library is generated with a relative YAML path; the tool runs from elsewhere.
+    project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    project.mkdir()
+    elsewhere.mkdir()
+    (project / "ops.yaml").write_text(OPS_YAML)
+    generated = _module(
+        project,
+        "codegen",
+        *("--functions-yaml", "ops.yaml", "--root-ops", "aten::add.out"),
+        *("--output-dir", "gen", "--lib-name", "my_lib"),
+    )
+    assert generated.returncode == 0, generated.stderr
+    manifest = project / "gen" / "my_lib.manifest.json"
+    answers = []
+    for cwd, library in ((project, "gen/my_lib.manifest.json"), (elsewhere, str(manifest))):
+        result = _module(
+            cwd, "codegen.missing_ops", "--library", library, "--ops", "mul.out", "--json"
+        )
+        assert "Traceback" not in result.stderr, result.stderr
+        document = json.loads(result.stdout)
+        answers.append([(f["op"], f["cause"]) for f in document["findings"]])
+    assert answers[0] == answers[1] == [("aten::mul.out", "not_selected")]
+
+
+def test_a_yaml_that_is_gone_is_said_not_guessed(tmp_path: Path) -> None:
+    (tmp_path / "ops.yaml").write_text(OPS_YAML)
+    argv = ["--functions-yaml", str(tmp_path / "ops.yaml"), "--root-ops", "aten::add.out"]
+    assert cli.main([*argv, "--output-dir", str(tmp_path / "gen"), "--lib-name", "my_lib"]) == 0
+    (tmp_path / "ops.yaml").unlink()
+    result = _module(
+        tmp_path,
+        "codegen.missing_ops",
+        *("--library", str(tmp_path / "gen" / "my_lib.manifest.json"), "--ops", "mul.out"),
+    )
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert f"generated from {tmp_path / 'ops.yaml'}, which is no longer there" in result.stderr
+    assert "pass --functions-yaml / --custom-ops-yaml" in result.stderr

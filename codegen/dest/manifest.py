@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 from codegen.library import Library, LibraryOp
 
@@ -42,6 +43,11 @@ def _operator(op: LibraryOp) -> dict[str, object]:
     }
 
 
+def _absolute(path: str | None) -> str | None:
+    """Paths are recorded absolute: a manifest is read from other working directories."""
+    return os.path.abspath(path) if path is not None else None
+
+
 def emit(library: Library) -> str:
     document = {
         "schema_version": SCHEMA_VERSION,
@@ -49,9 +55,9 @@ def emit(library: Library) -> str:
         "generator": "kiln-codegen",
         "backends": list(library.backends),
         "sources": {
-            "functions_yaml": library.functions_yaml,
-            "custom_ops_yaml": library.custom_ops_yaml,
-            "selected_ops": library.selection.selected_ops_path,
+            "functions_yaml": _absolute(library.functions_yaml),
+            "custom_ops_yaml": _absolute(library.custom_ops_yaml),
+            "selected_ops": _absolute(library.selection.selected_ops_path),
         },
         "selection": {
             "include_all_operators": library.selection.include_all,
