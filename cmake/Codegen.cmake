@@ -312,7 +312,9 @@ endfunction()
 #   kiln_add_operator_library(NAME <lib> [ROOT_OPS ...] [OPS_YAML ...] [MODEL ...]
 #                             [INCLUDE_ALL_OPS] [DTYPE_SELECTIVE_BUILD] [BACKENDS ...]
 #                             [FUNCTIONS_YAML <f>] [CUSTOM_OPS_YAML <f>] [KERNEL_LIBS ...])
-# FUNCTIONS_YAML defaults to Kiln's functions.yaml and KERNEL_LIBS to Kiln's kernel libraries.
+# FUNCTIONS_YAML defaults to Kiln's functions.yaml, with or without CUSTOM_OPS_YAML: adding a custom
+# operator keeps Kiln's operators selectable. Kiln's kernel libraries are linked whenever Kiln's
+# functions.yaml is used, after any KERNEL_LIBS given.
 function(kiln_add_operator_library)
   cmake_parse_arguments(ARG "INCLUDE_ALL_OPS;DTYPE_SELECTIVE_BUILD" "NAME;FUNCTIONS_YAML;CUSTOM_OPS_YAML"
                         "ROOT_OPS;OPS_YAML;MODEL;BACKENDS;KERNEL_LIBS" ${ARGN})
@@ -335,7 +337,7 @@ function(kiln_add_operator_library)
   endforeach()
   gen_selected_ops(LIB_NAME ${ARG_NAME} ${select_args})
 
-  if(NOT ARG_FUNCTIONS_YAML AND NOT ARG_CUSTOM_OPS_YAML)
+  if(NOT ARG_FUNCTIONS_YAML)
     set(ARG_FUNCTIONS_YAML "${KILN_FUNCTIONS_YAML}")
   endif()
   set(binding_args "")
@@ -349,7 +351,7 @@ function(kiln_add_operator_library)
   endif()
   generate_bindings_for_kernels(LIB_NAME ${ARG_NAME} ${binding_args})
 
-  if(NOT ARG_KERNEL_LIBS)
+  if(ARG_FUNCTIONS_YAML STREQUAL KILN_FUNCTIONS_YAML)
     foreach(candidate kiln_portable_kernels Kiln::portable_kernels kiln_ascend_kernels
                       Kiln::ascend_kernels)
       if(TARGET ${candidate})

@@ -45,6 +45,18 @@ def test_find_package_after_install(installed_prefix: Path, tmp_path: Path) -> N
     assert "[24, 45, 66]" in demo.stdout
 
 
+def test_custom_op_keeps_kiln_operators(installed_prefix: Path, tmp_path: Path) -> None:
+    # A user's own YAML and kernels in kiln_add_operator_library still select Kiln's operators.
+    cmake_configure(
+        REPO_ROOT / "tests/cmake_projects/custom_and_kiln_ops",
+        tmp_path / "build",
+        f"-DCMAKE_PREFIX_PATH={installed_prefix}",
+    )
+    cmake_build(tmp_path / "build")
+    lines = run([str(tmp_path / "build/acme_demo")]).stdout.splitlines()
+    assert lines == ["doubled: -2 0 4", "sigmoid: 0.1192 0.5000 0.9820"]
+
+
 def test_installed_kiln_reads_the_runtime_backend_list(
     installed_prefix: Path, tmp_path: Path
 ) -> None:
