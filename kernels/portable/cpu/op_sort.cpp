@@ -7,7 +7,6 @@
 #include <type_traits>
 
 #include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/index_util.h"
 #include "kernels/portable/cpu/util/sort_util.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
@@ -97,27 +96,16 @@ void sort_impl(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim, bool 
     return;
   }
   if (self.numel() == 0) return;
-  const ArrayRef<SizesType> sizes = self.sizes();
-  const int64_t n = self.dim() > 0 ? sizes[d] : 1;
-  const int64_t outer = self.dim() > 0 ? size_product(sizes, 0, d) : 1;
-  const int64_t inner = self.dim() > 0 ? size_product(sizes, d + 1, sizes.size()) : 1;
-  int64_t* positions = indices.mutable_data_ptr<int64_t>();
-  dispatch_element_type(self.scalar_type(), [&](auto* tag) {
-    using T = std::remove_pointer_t<decltype(tag)>;
-    const T* src = self.const_data_ptr<T>();
-    T* dst = values.mutable_data_ptr<T>();
-    for (int64_t o = 0; o < outer; ++o) {
-      for (int64_t j = 0; j < inner; ++j) {
-        const int64_t base = o * n * inner + j;
-        const T* row = src + base;
-        const StridedIterator<int64_t> first{positions + base, inner};
-        if (try_sort_row_packed(row, inner, n, descending, first, dst + base)) continue;
+  const int64_t kept = self.dim() > 0 ? self.size(d) : 1;  // a sort keeps the whole row
+  for_each_dim_row(
+      self, d, kept, values, indices,
+      [&](const auto* row, int64_t stride, int64_t n, StridedIterator<int64_t> first, auto* dst) {
+        using T = std::remove_pointer_t<decltype(dst)>;
+        if (try_sort_row_packed(row, stride, n, descending, first, dst)) return;
         for (int64_t i = 0; i < n; ++i) first[i] = i;
-        std::sort(first, first + n, PositionOrder<T>{row, inner, descending});
-        for (int64_t i = 0; i < n; ++i) dst[base + i * inner] = row[first[i] * inner];
-      }
-    }
-  });
+        std::sort(first, first + n, PositionOrder<T>{row, stride, descending});
+        for (int64_t i = 0; i < n; ++i) dst[i * stride] = row[first[i] * stride];
+      });
 }
 
 }  // namespace

@@ -5,7 +5,6 @@
 #include <type_traits>
 
 #include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/index_util.h"
 #include "kernels/portable/cpu/util/sort_util.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
@@ -77,25 +76,15 @@ std::tuple<Tensor&, Tensor&> topk_values(KernelRuntimeContext& ctx, const Tensor
   // A 0-dim self yields its one element even for k == 0, as ATen does.
   const int64_t kept = self.dim() > 0 ? k : 1;
   if (kept == 0 || self.numel() == 0) return result;
-  const int64_t outer = self.dim() > 0 ? size_product(sizes, 0, d) : 1;
-  const int64_t inner = self.dim() > 0 ? size_product(sizes, d + 1, sizes.size()) : 1;
-  int64_t* positions = indices.mutable_data_ptr<int64_t>();
-  dispatch_element_type(self.scalar_type(), [&](auto* tag) {
-    using T = std::remove_pointer_t<decltype(tag)>;
-    const T* src = self.const_data_ptr<T>();
-    T* dst = values.mutable_data_ptr<T>();
-    for (int64_t o = 0; o < outer; ++o) {
-      for (int64_t j = 0; j < inner; ++j) {
-        const int64_t out_base = o * kept * inner + j;
-        const StridedIterator<int64_t> heap{positions + out_base, inner};
+  for_each_dim_row(
+      self, d, kept, values, indices,
+      [&](const auto* row, int64_t stride, int64_t n, StridedIterator<int64_t> heap, auto* dst) {
         if (largest) {
-          select_row<true>(src + o * n * inner + j, inner, n, kept, heap, dst + out_base);
+          select_row<true>(row, stride, n, kept, heap, dst);
         } else {
-          select_row<false>(src + o * n * inner + j, inner, n, kept, heap, dst + out_base);
+          select_row<false>(row, stride, n, kept, heap, dst);
         }
-      }
-    }
-  });
+      });
   return result;
 }
 

@@ -6,7 +6,9 @@
 #include <iterator>
 #include <type_traits>
 
+#include "kernels/portable/cpu/util/index_util.h"
 #include "runtime/core/half.h"
+#include "runtime/core/tensor.h"
 
 namespace kiln::portable {
 
@@ -98,6 +100,32 @@ inline void dispatch_element_type(ScalarType t, F&& f) {
     default:
       return;
   }
+}
+
+// Calls row(src, stride, n, positions, dst) for each row of self along dim d: src (a const T*,
+// T self's element type) points at the row's n elements, `stride` apart; positions (a
+// StridedIterator<int64_t> into indices) and dst (a T* into values) at the row's `kept` out
+// slots, with the same stride. values and indices are sized with `kept` along d.
+template <typename F>
+void for_each_dim_row(const Tensor& self, int64_t d, int64_t kept, Tensor& values, Tensor& indices,
+                      F&& row) {
+  const ArrayRef<SizesType> sizes = self.sizes();
+  const int64_t n = self.dim() > 0 ? sizes[d] : 1;
+  const int64_t outer = self.dim() > 0 ? size_product(sizes, 0, d) : 1;
+  const int64_t inner = self.dim() > 0 ? size_product(sizes, d + 1, sizes.size()) : 1;
+  int64_t* positions = indices.mutable_data_ptr<int64_t>();
+  dispatch_element_type(self.scalar_type(), [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const T* src = self.const_data_ptr<T>();
+    T* dst = values.mutable_data_ptr<T>();
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t j = 0; j < inner; ++j) {
+        const int64_t out_base = o * kept * inner + j;
+        row(src + o * n * inner + j, inner, n,
+            StridedIterator<int64_t>{positions + out_base, inner}, dst + out_base);
+      }
+    }
+  });
 }
 
 }  // namespace kiln::portable
