@@ -86,9 +86,7 @@ Tensor& logsumexp_out(KernelRuntimeContext& ctx, const Tensor& self, IntArrayRef
                         "dims; pass the dims to reduce, or keepdim=True");
   DimMask mask = 0;
   if (!make_dim_mask(ctx, dim, self.dim(), &mask)) return out;
-  SizesType out_sizes[kTensorDimensionLimit];
-  const size_t out_dim = reduced_shape(self.sizes(), mask, keepdim, out_sizes);
-  if (!resize_or_fail(ctx, out, {out_sizes, out_dim})) return out;
+  if (!resize_reduced(ctx, self, mask, keepdim, out)) return out;
   if (out.numel() == 0) return out;
   ReduceLayout layout;
   make_reduce_layout(self.sizes(), mask, &layout);

@@ -28,16 +28,19 @@ bool make_dim_mask(KernelRuntimeContext& ctx, std::optional<IntArrayRef> dims, i
   return true;
 }
 
-size_t reduced_shape(ArrayRef<SizesType> sizes, DimMask mask, bool keepdim, SizesType* out) {
+bool resize_reduced(KernelRuntimeContext& ctx, const Tensor& self, DimMask mask, bool keepdim,
+                    Tensor& out) {
+  const ArrayRef<SizesType> sizes = self.sizes();
+  SizesType shape[kTensorDimensionLimit];
   size_t dim = 0;
   for (size_t d = 0; d < sizes.size(); ++d) {
     if ((mask >> d) & 1) {
-      if (keepdim) out[dim++] = 1;
+      if (keepdim) shape[dim++] = 1;
     } else {
-      out[dim++] = sizes[d];
+      shape[dim++] = sizes[d];
     }
   }
-  return dim;
+  return resize_or_fail(ctx, out, {shape, dim});
 }
 
 void make_reduce_layout(ArrayRef<SizesType> sizes, DimMask mask, ReduceLayout* layout) {

@@ -18,9 +18,10 @@ static_assert(kTensorDimensionLimit <= 32, "DimMask holds one bit per dim");
 bool make_dim_mask(KernelRuntimeContext& ctx, std::optional<IntArrayRef> dims, int64_t rank,
                    DimMask* mask);
 
-// Writes the shape of reducing `sizes` over `mask` into `out` (room for kTensorDimensionLimit):
-// reduced dims become 1 with keepdim, else vanish. Returns the rank.
-size_t reduced_shape(ArrayRef<SizesType> sizes, DimMask mask, bool keepdim, SizesType* out);
+// Resizes out to the shape of reducing self over `mask`: reduced dims become 1 with keepdim, else
+// vanish. False after ctx.fail.
+bool resize_reduced(KernelRuntimeContext& ctx, const Tensor& self, DimMask mask, bool keepdim,
+                    Tensor& out);
 
 // Where each output's reduced elements lie in a contiguous input, for reductions that visit one
 // output at a time. Outputs come in row-major order of the kept dims; an output's elements are

@@ -224,9 +224,7 @@ Tensor& accumulate_out(KernelRuntimeContext& ctx, const Tensor& self,
   if (!check_out_dtype_is(ctx, out, op_type)) return out;
   DimMask mask = 0;
   if (!make_dim_mask(ctx, dims, self.dim(), &mask)) return out;
-  SizesType out_sizes[kTensorDimensionLimit];
-  const size_t out_dim = reduced_shape(self.sizes(), mask, keepdim, out_sizes);
-  if (!resize_or_fail(ctx, out, {out_sizes, out_dim})) return out;
+  if (!resize_reduced(ctx, self, mask, keepdim, out)) return out;
   accumulate_reduce(self, mask, op_type, kind, out);
   return out;
 }

@@ -22,9 +22,7 @@ Tensor& any_all(KernelRuntimeContext& ctx, const Tensor& self, std::optional<Int
   if (!dims.has_value() || !dims->empty()) {
     if (!make_dim_mask(ctx, dims, self.dim(), &mask)) return out;
   }
-  SizesType out_sizes[kTensorDimensionLimit];
-  const size_t out_dim = reduced_shape(self.sizes(), mask, keepdim, out_sizes);
-  if (!resize_or_fail(ctx, out, {out_sizes, out_dim})) return out;
+  if (!resize_reduced(ctx, self, mask, keepdim, out)) return out;
   SelectOptions options;
   options.max = any;
   options.nonzero = true;
@@ -47,9 +45,7 @@ Tensor& amax_amin(KernelRuntimeContext& ctx, const Tensor& self, IntArrayRef dim
   DimMask mask = 0;
   if (!make_dim_mask(ctx, dim, self.dim(), &mask)) return out;
   if (!check_nonempty_reduction(ctx, self, mask, dim.empty(), max ? "amax" : "amin")) return out;
-  SizesType out_sizes[kTensorDimensionLimit];
-  const size_t out_dim = reduced_shape(self.sizes(), mask, keepdim, out_sizes);
-  if (!resize_or_fail(ctx, out, {out_sizes, out_dim})) return out;
+  if (!resize_reduced(ctx, self, mask, keepdim, out)) return out;
   SelectOptions options;
   options.max = max;
   options.values = &out;
@@ -73,9 +69,7 @@ Tensor& arg_max_min(KernelRuntimeContext& ctx, const Tensor& self, std::optional
   }
   if (!check_nonempty_reduction(ctx, self, mask, !dim.has_value(), op)) return out;
   // Without a dim the input is flattened: keepdim keeps every dim as 1.
-  SizesType out_sizes[kTensorDimensionLimit];
-  const size_t out_dim = reduced_shape(self.sizes(), mask, keepdim, out_sizes);
-  if (!resize_or_fail(ctx, out, {out_sizes, out_dim})) return out;
+  if (!resize_reduced(ctx, self, mask, keepdim, out)) return out;
   SelectOptions options;
   options.max = max;
   options.indices = &out;
@@ -95,10 +89,8 @@ std::tuple<Tensor&, Tensor&> max_min_dim(KernelRuntimeContext& ctx, const Tensor
   DimMask mask = 0;
   if (!make_dim_mask(ctx, IntArrayRef(&dim, 1), self.dim(), &mask)) return result;
   if (!check_nonempty_reduction(ctx, self, mask, false, max ? "max" : "min")) return result;
-  SizesType out_sizes[kTensorDimensionLimit];
-  const size_t out_dim = reduced_shape(self.sizes(), mask, keepdim, out_sizes);
-  if (!resize_or_fail(ctx, values, {out_sizes, out_dim}) ||
-      !resize_or_fail(ctx, indices, {out_sizes, out_dim})) {
+  if (!resize_reduced(ctx, self, mask, keepdim, values) ||
+      !resize_reduced(ctx, self, mask, keepdim, indices)) {
     return result;
   }
   SelectOptions options;

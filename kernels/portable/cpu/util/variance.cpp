@@ -57,9 +57,7 @@ Tensor& var_std(KernelRuntimeContext& ctx, const Tensor& self, std::optional<Int
                         to_string(out.scalar_type()));
   DimMask mask = 0;
   if (!make_dim_mask(ctx, dim, self.dim(), &mask)) return out;
-  SizesType out_sizes[kTensorDimensionLimit];
-  const size_t out_dim = reduced_shape(self.sizes(), mask, keepdim, out_sizes);
-  if (!resize_or_fail(ctx, out, {out_sizes, out_dim})) return out;
+  if (!resize_reduced(ctx, self, mask, keepdim, out)) return out;
   // ATen's whole-tensor path (one output) has no Half/BFloat16 version for a wider out.
   KILN_KERNEL_CHECK_MSG(
       ctx,
