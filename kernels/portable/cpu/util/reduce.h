@@ -88,4 +88,16 @@ void for_each_run(const ReduceLayout& layout, int64_t base, Fn&& fn) {
                   [&](int64_t offset) { fn(base + offset); });
 }
 
+// For a layout whose innermost dim is kept (run_stride > 1), where neighbouring outputs read
+// neighbouring inputs: calls fn(base, n) for each block of n <= `block` neighbouring outputs along
+// that dim, in output order, `base` being the input offset of the block's first output.
+template <typename Fn>
+void for_each_output_block(const ReduceLayout& layout, int64_t block, Fn&& fn) {
+  const int32_t outer_kept = layout.kept_dim - 1;
+  const int64_t width = layout.kept_sizes[outer_kept];
+  for_each_offset(layout.kept_sizes, layout.kept_strides, outer_kept, [&](int64_t base) {
+    for (int64_t k = 0; k < width; k += block) fn(base + k, width - k < block ? width - k : block);
+  });
+}
+
 }  // namespace kiln::portable

@@ -110,23 +110,16 @@ class AccumulateRunner {
   // The innermost dim is kept: neighbouring outputs read neighbouring inputs, so up to kChunk
   // outputs accumulate side by side, one contiguous input row at a time.
   void columns(const ReduceLayout& layout) {
-    const int32_t outer_kept = layout.kept_dim - 1;
-    const int64_t width = layout.kept_sizes[outer_kept];
-    int64_t pending = 0;
-    for_each_offset(layout.kept_sizes, layout.kept_strides, outer_kept, [&](int64_t base) {
-      for (int64_t k = 0; k < width; k += kChunk) {
-        const int64_t m = width - k < kChunk ? width - k : kChunk;
-        for (int64_t i = 0; i < m; ++i) totals_[i] = kProd ? 1 : 0;
-        for_each_run(layout, base + k, [&](int64_t offset) {
-          for (int64_t j = 0; j < layout.run_size; ++j) {
-            const int64_t row = offset + j * layout.run_stride;
-            const C* x = direct_ ? pointer(row) : load(row, 1, m);
-            column_accumulate<C, kProd>(totals_, x, m);
-          }
-        });
-        pending = m;
-        flush(pending);
-      }
+    for_each_output_block(layout, kChunk, [&](int64_t base, int64_t m) {
+      for (int64_t i = 0; i < m; ++i) totals_[i] = kProd ? 1 : 0;
+      for_each_run(layout, base, [&](int64_t offset) {
+        for (int64_t j = 0; j < layout.run_size; ++j) {
+          const int64_t row = offset + j * layout.run_stride;
+          const C* x = direct_ ? pointer(row) : load(row, 1, m);
+          column_accumulate<C, kProd>(totals_, x, m);
+        }
+      });
+      flush(m);
     });
   }
 

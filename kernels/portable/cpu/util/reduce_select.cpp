@@ -152,28 +152,23 @@ class SelectRunner {
 
   // The innermost dim is kept: up to kChunk outputs at once, one contiguous input row at a time.
   void columns(const ReduceLayout& layout) {
-    const int32_t outer_kept = layout.kept_dim - 1;
-    const int64_t width = layout.kept_sizes[outer_kept];
-    for_each_offset(layout.kept_sizes, layout.kept_strides, outer_kept, [&](int64_t base) {
-      for (int64_t k = 0; k < width; k += kChunk) {
-        int64_t m = width - k < kChunk ? width - k : kChunk;
-        for (int64_t i = 0; i < m; ++i) {
-          values_buf_[i] = start_;
-          index_buf_[i] = 0;
-        }
-        int64_t position = 0;
-        for_each_run(layout, base + k, [&](int64_t offset) {
-          for (int64_t j = 0; j < layout.run_size; ++j, ++position) {
-            const C* x = read(offset + j * layout.run_stride, 1, m);
-            if (indices_ != nullptr) {
-              column_pick_index<C, kMax>(values_buf_, index_buf_, x, m, position);
-            } else {
-              column_pick<C, kMax>(values_buf_, x, m);
-            }
-          }
-        });
-        flush(m);
+    for_each_output_block(layout, kChunk, [&](int64_t base, int64_t m) {
+      for (int64_t i = 0; i < m; ++i) {
+        values_buf_[i] = start_;
+        index_buf_[i] = 0;
       }
+      int64_t position = 0;
+      for_each_run(layout, base, [&](int64_t offset) {
+        for (int64_t j = 0; j < layout.run_size; ++j, ++position) {
+          const C* x = read(offset + j * layout.run_stride, 1, m);
+          if (indices_ != nullptr) {
+            column_pick_index<C, kMax>(values_buf_, index_buf_, x, m, position);
+          } else {
+            column_pick<C, kMax>(values_buf_, x, m);
+          }
+        }
+      });
+      flush(m);
     });
   }
 
