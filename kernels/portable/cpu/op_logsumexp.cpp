@@ -1,15 +1,13 @@
 // logsumexp.out: log(sum(exp(x))) over dims, computed as max + log(sum(exp(x - max))).
 #include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/convert.h"
 #include "kernels/portable/cpu/util/dtype_util.h"
 #include "kernels/portable/cpu/util/reduce.h"
 #include "kernels/portable/cpu/util/reduce_math.h"
+#include "kernels/portable/cpu/util/reduce_runs.h"
 #include "kernels/portable/cpu/util/target.h"
 
 namespace kiln::portable::native {
 namespace {
-
-constexpr int64_t kChunk = 256;
 
 template <typename C>
 KILN_HOT_LOOP C run_max(const C* x, int64_t n, C start) {
@@ -25,48 +23,19 @@ KILN_HOT_LOOP C run_exp_sum(const C* x, int64_t n, C shift) {
 // it (by 0 when the max is infinite, as ATen does, so all -inf gives -inf and +inf gives +inf).
 template <typename C>
 void logsumexp_typed(const Tensor& self, const ReduceLayout& layout, Tensor& out) {
-  const ScalarType in_type = self.scalar_type();
-  const bool direct = in_type == CppToScalarType<C>::value && layout.run_stride == 1;
-  const char* src = static_cast<const char*>(self.const_data_ptr());
-  const size_t in_size = self.element_size();
-  char* dst = static_cast<char*>(out.mutable_data_ptr());
-  C buf[kChunk];
-  C results[kChunk];
-  int64_t pending = 0;
-  int64_t written = 0;
-  // Calls fn(values, n) for the output's elements, whole runs when they are C in place.
-  auto visit = [&](int64_t base, auto&& fn) {
-    for_each_run(layout, base, [&](int64_t offset) {
-      if (direct) {
-        fn(reinterpret_cast<const C*>(src) + offset, layout.run_size);
-        return;
-      }
-      for (int64_t s = 0; s < layout.run_size; s += kChunk) {
-        const int64_t m = layout.run_size - s < kChunk ? layout.run_size - s : kChunk;
-        load_row<C>(src + (offset + s * layout.run_stride) * in_size, in_type, layout.run_stride, m,
-                    buf);
-        fn(static_cast<const C*>(buf), m);
-      }
-    });
-  };
-  for_each_output(layout, [&](int64_t base) {
+  RunReader<C> reader(self, layout, /*in_place=*/true);
+  store_outputs<C>(layout, out, [&](int64_t base) {
     C max = -INFINITY;
-    visit(base, [&](const C* x, int64_t n) { max = run_max(x, n, max); });
+    reader.visit(base, [&](const C* x, int64_t n) { max = run_max(x, n, max); });
     // ATen shifts by 0 when the max is infinite: all -inf gives log(0) = -inf, and a +inf
     // (without NaN) gives +inf, which needs no second pass.
     const C shift = std::isinf(max) ? C(0) : max;
     C sum = 0;
     if (max != C(INFINITY)) {
-      visit(base, [&](const C* x, int64_t n) { sum += run_exp_sum(x, n, shift); });
+      reader.visit(base, [&](const C* x, int64_t n) { sum += run_exp_sum(x, n, shift); });
     }
-    results[pending++] = max == C(INFINITY) ? max : std::log(sum) + shift;
-    if (pending == kChunk) {
-      store_row<C>(results, pending, out.scalar_type(), dst + written * out.element_size());
-      written += pending;
-      pending = 0;
-    }
+    return max == C(INFINITY) ? max : std::log(sum) + shift;
   });
-  store_row<C>(results, pending, out.scalar_type(), dst + written * out.element_size());
 }
 
 }  // namespace

@@ -4,14 +4,12 @@
 #include <cmath>
 
 #include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/convert.h"
 #include "kernels/portable/cpu/util/reduce.h"
+#include "kernels/portable/cpu/util/reduce_runs.h"
 #include "kernels/portable/cpu/util/target.h"
 
 namespace kiln::portable {
 namespace {
-
-constexpr int64_t kChunk = 256;
 
 KILN_HOT_LOOP double chunk_sum(const double* x, int64_t n) {
   constexpr int kLanes = 8;
@@ -71,39 +69,18 @@ Tensor& var_std(KernelRuntimeContext& ctx, const Tensor& self, std::optional<Int
   const double dof_correction = correction.has_value() ? correction->toDouble() : 1.0;
   const double count = static_cast<double>(layout.count);
   const double divisor = count - dof_correction > 0 ? count - dof_correction : 0.0;
-  const ScalarType in_type = self.scalar_type();
-  const size_t in_size = self.element_size();
-  const char* src = static_cast<const char*>(self.const_data_ptr());
-  char* dst = static_cast<char*>(out.mutable_data_ptr());
-  double buf[kChunk];
-  double results[kChunk];
-  int64_t pending = 0;
-  int64_t written = 0;
-  auto visit = [&](int64_t base, auto&& fn) {
-    for_each_run(layout, base, [&](int64_t offset) {
-      for (int64_t s = 0; s < layout.run_size; s += kChunk) {
-        const int64_t m = layout.run_size - s < kChunk ? layout.run_size - s : kChunk;
-        load_row<double>(src + (offset + s * layout.run_stride) * in_size, in_type,
-                         layout.run_stride, m, buf);
-        fn(m);
-      }
-    });
-  };
-  for_each_output(layout, [&](int64_t base) {
+  // Chunked even for a Double input, so the lane sums do not depend on the input dtype.
+  RunReader<double> reader(self, layout, /*in_place=*/false);
+  store_outputs<double>(layout, out, [&](int64_t base) {
     double sum = 0;
-    visit(base, [&](int64_t n) { sum += chunk_sum(buf, n); });
+    reader.visit(base, [&](const double* x, int64_t n) { sum += chunk_sum(x, n); });
     const double mean = sum / count;
     double squares = 0;
-    visit(base, [&](int64_t n) { squares += chunk_squared_deviation(buf, n, mean); });
+    reader.visit(
+        base, [&](const double* x, int64_t n) { squares += chunk_squared_deviation(x, n, mean); });
     const double var = squares / divisor;
-    results[pending++] = take_sqrt ? std::sqrt(var) : var;
-    if (pending == kChunk) {
-      store_row<double>(results, pending, out.scalar_type(), dst + written * out.element_size());
-      written += pending;
-      pending = 0;
-    }
+    return take_sqrt ? std::sqrt(var) : var;
   });
-  store_row<double>(results, pending, out.scalar_type(), dst + written * out.element_size());
   return out;
 }
 
