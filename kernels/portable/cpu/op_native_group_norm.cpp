@@ -1,10 +1,8 @@
 // native_group_norm.out: normalises each of `group` channel groups per sample over its channels
 // and HxW positions; out1/out2 get the [N, group] means and 1/sqrt(var + eps).
-#include <cmath>
 #include <tuple>
 
 #include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/convert.h"
 #include "kernels/portable/cpu/util/normalization.h"
 
 namespace kiln::portable::native {
@@ -63,29 +61,21 @@ std::tuple<Tensor&, Tensor&, Tensor&> native_group_norm_out(
   const int64_t group_channels = C / group;
   const int64_t group_size = group_channels * HxW;
   const size_t element = input.element_size();
-  const size_t stat_element = element_size(stat_type);
   const char* src = static_cast<const char*>(input.const_data_ptr());
   char* dst = static_cast<char*>(out0.mutable_data_ptr());
-  char* mean_dst = static_cast<char*>(out1.mutable_data_ptr());
-  char* rstd_dst = static_cast<char*>(out2.mutable_data_ptr());
   for (int64_t n = 0; n < N; ++n) {
     for (int64_t g = 0; g < group; ++g) {
       const int64_t index = n * group + g;
       const int64_t start = index * group_size;
-      double mean = 0;
-      double variance = 0;
-      row_moments(src + start * element, dtype, group_size, &mean, &variance);
-      const double rstd = 1.0 / std::sqrt((variance < 0 ? 0.0 : variance) + eps);
-      if (group_size == 0) mean = 0;  // ATen: mean 0 and rstd NaN over nothing
-      store_row<double>(&mean, 1, stat_type, mean_dst + index * stat_element);
-      store_row<double>(&rstd, 1, stat_type, rstd_dst + index * stat_element);
+      const RowStats stats = RowStats::of(src + start * element, dtype, group_size, eps);
+      stats.store(out1, out2, index);
       for (int64_t k = 0; k < group_channels; ++k) {
         const int64_t c = g * group_channels + k;
-        const double scale = (weight.has_value() ? load_double(*weight, c) : 1.0) * rstd;
+        const double scale = (weight.has_value() ? load_double(*weight, c) : 1.0) * stats.rstd;
         const double shift = bias.has_value() ? load_double(*bias, c) : 0.0;
         const int64_t offset = start + k * HxW;
-        scale_shift_row(src + offset * element, dst + offset * element, dtype, HxW, mean, scale,
-                        shift);
+        scale_shift_row(src + offset * element, dst + offset * element, dtype, HxW, stats.mean,
+                        scale, shift);
       }
     }
   }

@@ -1,10 +1,8 @@
 // native_layer_norm.out: normalises over the trailing `normalized_shape` dims; out1/out2 get the
 // mean and 1/sqrt(var + eps) of each row, shaped like the input with those dims set to 1.
-#include <cmath>
 #include <tuple>
 
 #include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/convert.h"
 #include "kernels/portable/cpu/util/normalization.h"
 
 namespace kiln::portable::native {
@@ -79,21 +77,13 @@ std::tuple<Tensor&, Tensor&, Tensor&> native_layer_norm_out(
   }
   const AffineParams params = AffineParams::of(weight, bias);
   const size_t element = input.element_size();
-  const size_t stat_element = element_size(stat_type);
   const char* src = static_cast<const char*>(input.const_data_ptr());
   char* dst = static_cast<char*>(out0.mutable_data_ptr());
-  char* mean_dst = static_cast<char*>(out1.mutable_data_ptr());
-  char* rstd_dst = static_cast<char*>(out2.mutable_data_ptr());
   for (int64_t r = 0; r < rows; ++r) {
-    double mean = 0;
-    double variance = 0;
-    row_moments(src + r * row_size * element, dtype, row_size, &mean, &variance);
-    const double rstd = 1.0 / std::sqrt((variance < 0 ? 0.0 : variance) + eps);
-    if (row_size == 0) mean = 0;  // ATen: mean 0 and rstd NaN over nothing
-    normalize_row(src + r * row_size * element, dst + r * row_size * element, dtype, row_size, mean,
-                  rstd, params, 0);
-    store_row<double>(&mean, 1, stat_type, mean_dst + r * stat_element);
-    store_row<double>(&rstd, 1, stat_type, rstd_dst + r * stat_element);
+    const RowStats stats = RowStats::of(src + r * row_size * element, dtype, row_size, eps);
+    normalize_row(src + r * row_size * element, dst + r * row_size * element, dtype, row_size,
+                  stats.mean, stats.rstd, params, 0);
+    stats.store(out1, out2, r);
   }
   return result;
 }

@@ -82,6 +82,7 @@ const C* view_or_load(const void* src, ScalarType type, int64_t offset, int64_t 
   return buf;
 }
 
+// Mean and biased variance of n contiguous elements; n == 0 gives NaN for both.
 template <typename C>
 void moments_typed(const void* src, ScalarType type, int64_t n, double* mean, double* variance) {
   C buf[kChunk];
@@ -148,12 +149,25 @@ void scale_shift_typed(const void* src, void* dst, ScalarType type, int64_t n, d
 
 }  // namespace
 
-void row_moments(const void* src, ScalarType type, int64_t n, double* mean, double* variance) {
+RowStats RowStats::of(const void* src, ScalarType type, int64_t n, double eps) {
+  double mean = 0;
+  double variance = 0;
   if (type == ScalarType::Double) {
-    moments_typed<double>(src, type, n, mean, variance);
+    moments_typed<double>(src, type, n, &mean, &variance);
   } else {
-    moments_typed<float>(src, type, n, mean, variance);
+    moments_typed<float>(src, type, n, &mean, &variance);
   }
+  const double rstd = 1.0 / std::sqrt((variance < 0 ? 0.0 : variance) + eps);
+  return {n == 0 ? 0.0 : mean, rstd};
+}
+
+void RowStats::store(Tensor& mean_out, Tensor& rstd_out, int64_t index) const {
+  store_row<double>(
+      &mean, 1, mean_out.scalar_type(),
+      static_cast<char*>(mean_out.mutable_data_ptr()) + index * mean_out.element_size());
+  store_row<double>(
+      &rstd, 1, rstd_out.scalar_type(),
+      static_cast<char*>(rstd_out.mutable_data_ptr()) + index * rstd_out.element_size());
 }
 
 AffineParams AffineParams::of(const std::optional<Tensor>& weight,

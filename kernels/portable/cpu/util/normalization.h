@@ -10,9 +10,19 @@
 
 namespace kiln::portable {
 
-// Mean and biased variance of n contiguous elements of dtype `type` at `src`, in two passes in
-// double (stable where a one-pass sum of squares cancels). n == 0 gives NaN for both.
-void row_moments(const void* src, ScalarType type, int64_t n, double* mean, double* variance);
+// A normalised row's statistics, as layer and group norm compute and return them.
+struct RowStats {
+  double mean;
+  double rstd;  // 1 / sqrt(biased variance + eps)
+
+  // The statistics of n contiguous elements of dtype `type` at `src`, the mean and biased
+  // variance in two passes in double (stable where a one-pass sum of squares cancels); over
+  // nothing, mean 0 and rstd NaN (as ATen).
+  static RowStats of(const void* src, ScalarType type, int64_t n, double eps);
+
+  // Stores them as element `index` of the mean and rstd outputs.
+  void store(Tensor& mean_out, Tensor& rstd_out, int64_t index) const;
+};
 
 // Elements [start, start + n) of an optional per-feature tensor (weight or bias), as an affine
 // row transform reads them; a missing tensor reads as null.
