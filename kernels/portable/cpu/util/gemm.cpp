@@ -53,19 +53,18 @@ const C* read_row(const GemmInput& x, int64_t row, int64_t col0, int64_t n, C* b
   return buffer;
 }
 
-// Packs rows [i0, i0 + mc) x cols [p0, p0 + kc) of `a` into kMr-row panels, each stored column
-// by column (panel[p * kMr + i]); rows past mc are zero.
-template <typename C>
-void pack_a(const GemmInput& a, int64_t i0, int64_t mc, int64_t p0, int64_t kc, C* packed,
-            C* buffer) {
-  constexpr int kMr = Shape<C>::kMr;
-  for (int64_t i = 0; i < round_up(mc, kMr); ++i) {
-    C* panel = packed + (i / kMr) * kMr * kc + i % kMr;
-    if (i < mc) {
-      const C* row = read_row<C>(a, i0 + i, p0, kc, buffer);
-      for (int64_t p = 0; p < kc; ++p) panel[p * kMr] = row[p];
+// Packs rows [i0, i0 + m) x cols [p0, p0 + kc) of `x` into kR-row panels, each stored column by
+// column (panel[p * kR + i]); rows past m are zero. A's blocks pack this way with kR = kMr.
+template <int kR, typename C>
+void pack_panels(const GemmInput& x, int64_t i0, int64_t m, int64_t p0, int64_t kc, C* packed,
+                 C* buffer) {
+  for (int64_t i = 0; i < round_up(m, kR); ++i) {
+    C* panel = packed + (i / kR) * kR * kc + i % kR;
+    if (i < m) {
+      const C* row = read_row<C>(x, i0 + i, p0, kc, buffer);
+      for (int64_t p = 0; p < kc; ++p) panel[p * kR] = row[p];
     } else {
-      for (int64_t p = 0; p < kc; ++p) panel[p * kMr] = C(0);
+      for (int64_t p = 0; p < kc; ++p) panel[p * kR] = C(0);
     }
   }
 }
@@ -108,17 +107,10 @@ void pack_b(const GemmInput& b, int64_t p0, int64_t kc, int64_t j0, int64_t nc, 
     return;
   }
   if (b.loader == nullptr && b.row_stride == 1 && b.col_stride != 1) {
-    // A transposed operand of another dtype: convert its contiguous columns.
+    // A transposed operand of another dtype: its contiguous columns, converted, are the rows of
+    // the panels.
     const GemmInput columns = {b.data, b.dtype, b.col_stride, 1};
-    for (int64_t j = 0; j < round_up(nc, kNr); ++j) {
-      C* dst = packed + (j / kNr) * kNr * kc + j % kNr;
-      if (j < nc) {
-        const C* column = read_row<C>(columns, j0 + j, p0, kc, buffer);
-        for (int64_t p = 0; p < kc; ++p) dst[p * kNr] = column[p];
-      } else {
-        for (int64_t p = 0; p < kc; ++p) dst[p * kNr] = C(0);
-      }
-    }
+    pack_panels<kNr>(columns, j0, nc, p0, kc, packed, buffer);
     return;
   }
   const int64_t full = nc / kNr * kNr;
@@ -348,7 +340,7 @@ void gemm_typed(int64_t m, int64_t n, int64_t k, const GemmInput& a, const GemmI
             a_block = static_cast<const C*>(a.data) + i0 * a.row_stride + p0;
             lda = a.row_stride;
           } else {
-            pack_a<C>(a, i0, mc, p0, kc, a_packed, buffer);
+            pack_panels<Shape<C>::kMr>(a, i0, mc, p0, kc, a_packed, buffer);
           }
           run_block(mc, nc, kc, a_block, lda, b_packed, dst + i0 * out.row_stride + j0,
                     out.row_stride, p0 > 0);
@@ -374,7 +366,7 @@ void gemm_typed(int64_t m, int64_t n, int64_t k, const GemmInput& a, const GemmI
       for (int64_t p0 = 0; p0 < k; p0 += S::kKc) {
         const int64_t kc = k - p0 < S::kKc ? k - p0 : S::kKc;
         pack_b<C>(b, p0, kc, j0, nc, b_packed, buffer);
-        pack_a<C>(a, i0, mc, p0, kc, a_packed, buffer);
+        pack_panels<Shape<C>::kMr>(a, i0, mc, p0, kc, a_packed, buffer);
         run_block(mc, nc, kc, a_packed, -1, b_packed, acc, S::kNc, p0 > 0);
       }
       for (int64_t i = 0; i < mc; ++i) {
