@@ -8,14 +8,8 @@
 #include <limits>
 #include <type_traits>
 
+#include "kernels/portable/cpu/util/target.h"
 #include "kernels/portable/cpu/util/vec_math.h"
-
-// Forces a helper into its caller, so a KILN_HOT_LOOP caller's vector clone compiles it too.
-#if defined(__GNUC__) || defined(__clang__)
-#define KILN_REDUCE_INLINE inline __attribute__((always_inline))
-#else
-#define KILN_REDUCE_INLINE inline
-#endif
 
 namespace kiln::portable {
 
@@ -31,7 +25,7 @@ using Vector = typename VectorOf<C>::type;
 // The largest (kMax) or smallest of `start` and x[0..n) (floating C), NaN winning: NaN if any
 // value (or start) is NaN.
 template <typename C, bool kMax>
-KILN_REDUCE_INLINE C extreme_nan(const C* x, int64_t n, C start) {
+KILN_ALWAYS_INLINE C extreme_nan(const C* x, int64_t n, C start) {
   using V = Vector<C>;
   constexpr int kWidth = sizeof(V) / sizeof(C);
   V best[4];
@@ -65,11 +59,12 @@ KILN_REDUCE_INLINE C extreme_nan(const C* x, int64_t n, C start) {
 // e^x for x <= 0 or NaN (softmax's x - max): vec_math's exp_float without the overflow
 // handling this range never needs, so the vector loop is shorter. Same accuracy; results below
 // FLT_MIN flush to 0, NaN stays NaN.
-KILN_REDUCE_INLINE float exp_nonpositive(float x) {
+KILN_ALWAYS_INLINE float exp_nonpositive(float x) {
   constexpr float kLowest = -87.33654f;                   // e^kLowest is FLT_MIN
   const float clamped = select(x < kLowest, kLowest, x);  // NaN stays NaN (compares false)
-  float shifted;
-  const float p = detail::exp_polynomial(detail::exp_reduce(clamped, &shifted));
+  float r, shifted, p;
+  detail::exp_reduce(clamped, &r, &shifted);
+  detail::exp_polynomial(r, &p);
   // n is in [-126, 0], so 2^n is one normal float built from its exponent bits.
   const float scale =
       kiln::detail::bits_float(static_cast<uint32_t>(detail::exp_exponent(shifted) + 127) << 23);
@@ -78,35 +73,26 @@ KILN_REDUCE_INLINE float exp_nonpositive(float x) {
 
 // exp_nonpositive on eight floats at once (*y = e^x), written with vector operations so the loop
 // around it keeps its accumulators in registers.
-KILN_REDUCE_INLINE void exp_nonpositive_vector(const Vector<float>& x, Vector<float>* y) {
+KILN_ALWAYS_INLINE void exp_nonpositive_vector(const Vector<float>& x, Vector<float>* y) {
   using V = Vector<float>;
   using Bits = VectorOf<uint32_t>::type;
-  const V magic = V{} + 12582912.0f;
   // No clamp: below kLowest the lane computes garbage (or NaN for -inf), which the final mask
   // replaces by 0; unsigned wrap-around keeps the exponent arithmetic defined.
   const Bits tiny = (Bits)(x < -87.33654f);
-  const V shifted = x * 1.44269504088896341f + magic;
-  const V n = shifted - magic;
-  const V r = (x - n * 0.693359375f) - n * -2.12194440e-4f;
-  V p = V{} + 1.0f / 5040.0f;
-  p = p * r + 1.0f / 720.0f;
-  p = p * r + 1.0f / 120.0f;
-  p = p * r + 1.0f / 24.0f;
-  p = p * r + 1.0f / 6.0f;
-  p = p * r + 0.5f;
-  p = p * r + 1.0f;
-  p = p * r + 1.0f;
+  V r, shifted, p;
+  detail::exp_reduce(x, &r, &shifted);
+  detail::exp_polynomial(r, &p);
   const Bits scale_bits = ((Bits)shifted - (0x4b400000u - 127u)) << 23;
   *y = (V)((Bits)(p * (V)scale_bits) & ~tiny);
 }
 
 // The exp a softmax-style loop uses for x - max: the short one for float.
-KILN_REDUCE_INLINE float exp_shifted(float x) { return exp_nonpositive(x); }
-KILN_REDUCE_INLINE double exp_shifted(double x) { return std::exp(x); }
+KILN_ALWAYS_INLINE float exp_shifted(float x) { return exp_nonpositive(x); }
+KILN_ALWAYS_INLINE double exp_shifted(double x) { return std::exp(x); }
 
 // y[i] = e^(x[i] - shift) (y may be null: not stored); returns the sum of those values.
 template <typename C>
-KILN_REDUCE_INLINE C exp_sum_lanes(const C* x, C* y, int64_t n, C shift) {
+KILN_ALWAYS_INLINE C exp_sum_lanes(const C* x, C* y, int64_t n, C shift) {
   if constexpr (std::is_same_v<C, float>) {
     using V = Vector<float>;
     constexpr int kWidth = sizeof(V) / sizeof(float);

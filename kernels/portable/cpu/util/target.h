@@ -8,3 +8,10 @@
 #else
 #define KILN_HOT_LOOP
 #endif
+
+// Forces a helper into its caller, so a KILN_HOT_LOOP caller's vector clone compiles it too.
+#if defined(__GNUC__) || defined(__clang__)
+#define KILN_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define KILN_ALWAYS_INLINE inline
+#endif

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "kernels/portable/cpu/util/target.h"
 #include "runtime/core/half.h"
 
 namespace kiln::portable {
@@ -39,27 +40,40 @@ namespace detail {
 
 constexpr float kExpRoundMagic = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
 
-// e^c = 2^n * e^r: returns r (|r| <= ln2 / 2) and leaves n in the low mantissa bits of *shifted
+// The exp building blocks below take F = float or a GCC/Clang vector of floats (reduce_math.h's
+// Vector<float>), so scalar and vector loops compute bit-identical values. They pass F by
+// reference and return through pointers: a 32-byte vector by value changes the ABI without AVX.
+
+// e^c = 2^n * e^r: sets *r (|r| <= ln2 / 2) and leaves n in the low mantissa bits of *shifted
 // (read it with exp_exponent). ln 2 is split so that n * kLn2Hi is exact.
-inline float exp_reduce(float c, float* shifted) {
+template <typename F>
+KILN_ALWAYS_INLINE void exp_reduce(const F& c, F* r, F* shifted) {
   constexpr float kLog2e = 1.44269504088896341f;
   constexpr float kLn2Hi = 0.693359375f;
   constexpr float kLn2Lo = -2.12194440e-4f;
   *shifted = c * kLog2e + kExpRoundMagic;
-  const float n = *shifted - kExpRoundMagic;
-  return (c - n * kLn2Hi) - n * kLn2Lo;
+  const F n = *shifted - kExpRoundMagic;
+  *r = (c - n * kLn2Hi) - n * kLn2Lo;
 }
 
-// e^r for |r| <= ln2 / 2: Taylor series to degree 7 (error below 1e-8), Horner form.
-inline float exp_polynomial(float r) {
-  float p = 1.0f / 5040.0f;
+// *tail = (e^r - 1 - r) / r^2 for |r| <= ln2 / 2: e^r's Taylor series to degree 7 from its r^2
+// term on, in Horner form, so that e^r = 1 + r + r^2 * tail and e^r - 1 = r + r^2 * tail.
+template <typename F>
+KILN_ALWAYS_INLINE void exp_series_tail(const F& r, F* tail) {
+  F p = F{} + 1.0f / 5040.0f;
   p = p * r + 1.0f / 720.0f;
   p = p * r + 1.0f / 120.0f;
   p = p * r + 1.0f / 24.0f;
   p = p * r + 1.0f / 6.0f;
-  p = p * r + 0.5f;
-  p = p * r + 1.0f;
-  return p * r + 1.0f;
+  *tail = p * r + 0.5f;
+}
+
+// *y = e^r for |r| <= ln2 / 2 (error below 1e-8).
+template <typename F>
+KILN_ALWAYS_INLINE void exp_polynomial(const F& r, F* y) {
+  F tail;
+  exp_series_tail(r, &tail);
+  *y = (tail * r + 1.0f) * r + 1.0f;
 }
 
 // n from exp_reduce's shifted value, read from the bits (a NaN input gives garbage, not UB).
@@ -76,8 +90,9 @@ inline float exp_float(float x) {
   constexpr float kLowest = -87.33654f;  // e^kLowest is FLT_MIN
   constexpr float kHighest = 88.72283f;  // e^kHighest is FLT_MAX
   const float clamped = select(x < kLowest, kLowest, select(x > kHighest, kHighest, x));
-  float shifted;
-  const float p = detail::exp_polynomial(detail::exp_reduce(clamped, &shifted));
+  float r, shifted, p;
+  detail::exp_reduce(clamped, &r, &shifted);
+  detail::exp_polynomial(r, &p);
   // 2^n as two factors, since n reaches 128 (just past float's largest exponent) near overflow.
   const int32_t exponent = detail::exp_exponent(shifted);
   const int32_t low = exponent >> 1;
@@ -115,25 +130,14 @@ inline uint32_t sign_bit(float x) { return kiln::detail::float_bits(x) & 0x80000
 // e^x - 1 = 2^n * (e^r - 1) + (2^n - 1), where both terms keep their relative accuracy (so
 // tiny x loses nothing to cancellation). Below -18 the float result is -1 anyway.
 inline float expm1_clamped(float x) {
-  constexpr float kLog2e = 1.44269504088896341f;
-  constexpr float kLn2Hi = 0.693359375f;
-  constexpr float kLn2Lo = -2.12194440e-4f;
-  constexpr float kRoundMagic = 12582912.0f;
-  const float shifted = x * kLog2e + kRoundMagic;
-  const float n = shifted - kRoundMagic;
-  const float r = (x - n * kLn2Hi) - n * kLn2Lo;
+  float r, shifted, tail;
+  exp_reduce(x, &r, &shifted);
+  exp_series_tail(r, &tail);
   // Taylor series of e^r - 1 to degree 7 (relative error below 2e-8 on the interval).
-  float p = 1.0f / 5040.0f;
-  p = p * r + 1.0f / 720.0f;
-  p = p * r + 1.0f / 120.0f;
-  p = p * r + 1.0f / 24.0f;
-  p = p * r + 1.0f / 6.0f;
-  p = p * r + 0.5f;
-  p = p * r * r + r;
+  const float p = tail * r * r + r;
   // n is in [-26, 127] here, so 2^n is one normal float.
-  const int32_t exponent = static_cast<int32_t>(kiln::detail::float_bits(shifted)) -
-                           static_cast<int32_t>(kiln::detail::float_bits(kRoundMagic));
-  const float scale = kiln::detail::bits_float(static_cast<uint32_t>(exponent + 127) << 23);
+  const float scale =
+      kiln::detail::bits_float(static_cast<uint32_t>(exp_exponent(shifted) + 127) << 23);
   return scale * p + (scale - 1.0f);
 }
 
@@ -203,8 +207,9 @@ namespace detail {
 // handling, for callers whose result is insensitive to those ends (NaN still gives NaN).
 inline float exp_clamped(float x) {
   const float c = select(x < -87.0f, -87.0f, select(x > 88.0f, 88.0f, x));
-  float shifted;
-  const float p = exp_polynomial(exp_reduce(c, &shifted));
+  float r, shifted, p;
+  exp_reduce(c, &r, &shifted);
+  exp_polynomial(r, &p);
   return p * kiln::detail::bits_float(static_cast<uint32_t>(exp_exponent(shifted) + 127) << 23);
 }
 
