@@ -17,9 +17,7 @@ Tensor& expand_copy_out(KernelRuntimeContext& ctx, const Tensor& self, IntArrayR
                         "greater or equal to the number of dimensions in the tensor (%lld)",
                         format_shape(self.sizes()).text, format_shape(size).text,
                         static_cast<long long>(ndim), static_cast<long long>(rank));
-  KILN_KERNEL_CHECK_MSG(ctx, ndim <= static_cast<int64_t>(kTensorDimensionLimit), InvalidArgument,
-                        out, "size has %lld dims; tensors have at most %zu",
-                        static_cast<long long>(ndim), kTensorDimensionLimit);
+  if (!check_rank_limit(ctx, size.size(), "size")) return out;
   int64_t strides[kTensorDimensionLimit];
   contiguous_strides(self.sizes(), strides);
   SizesType sizes[kTensorDimensionLimit];

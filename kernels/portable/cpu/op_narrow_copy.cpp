@@ -11,10 +11,8 @@ namespace kiln::portable::native {
 Tensor& narrow_copy_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim, int64_t start,
                         int64_t length, Tensor& out) {
   if (!check_tensor(ctx, self, "self") || !check_default_dim_order(ctx, out, "out")) return out;
-  KILN_KERNEL_CHECK_MSG(ctx, self.dim() > 0, InvalidArgument, out,
-                        "narrow() cannot be applied to a 0-dim tensor.");
   int64_t d = 0;
-  if (!wrap_dim(ctx, dim, self.dim(), &d)) return out;
+  if (!wrap_sliced_dim(ctx, "narrow", dim, self.dim(), &d)) return out;
   const int64_t size = self.size(d);
   KILN_KERNEL_CHECK_MSG(ctx, start >= -size && start <= size, InvalidArgument, out,
                         "start out of range (expected to be in range of [%lld, %lld], but got "

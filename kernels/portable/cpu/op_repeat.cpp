@@ -15,9 +15,7 @@ Tensor& repeat_out(KernelRuntimeContext& ctx, const Tensor& self, IntArrayRef re
                         "Number of dimensions of repeat dims can not be smaller than number of "
                         "dimensions of tensor (repeats %s, tensor %s)",
                         format_shape(repeats).text, format_shape(self.sizes()).text);
-  KILN_KERNEL_CHECK_MSG(ctx, ndim <= static_cast<int64_t>(kTensorDimensionLimit), InvalidArgument,
-                        out, "repeats has %lld dims; tensors have at most %zu",
-                        static_cast<long long>(ndim), kTensorDimensionLimit);
+  if (!check_rank_limit(ctx, repeats.size(), "repeats")) return out;
   int64_t strides[kTensorDimensionLimit];
   contiguous_strides(self.sizes(), strides);
   SizesType sizes[kTensorDimensionLimit];

@@ -10,10 +10,8 @@ namespace kiln::portable::native {
 Tensor& select_copy_int_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim,
                             int64_t index, Tensor& out) {
   const int64_t rank = self.dim();
-  KILN_KERNEL_CHECK_MSG(ctx, rank > 0, InvalidArgument, out,
-                        "select() cannot be applied to a 0-dim tensor.");
   int64_t d = 0;
-  if (!wrap_dim(ctx, dim, rank, &d)) return out;
+  if (!wrap_sliced_dim(ctx, "select", dim, rank, &d)) return out;
   const int64_t n = self.size(d);
   KILN_KERNEL_CHECK_MSG(ctx, index >= -n && index < n, InvalidArgument, out,
                         "select(): index %lld out of range for tensor of size %s at dimension "

@@ -12,10 +12,8 @@ Tensor& slice_copy_tensor_out(KernelRuntimeContext& ctx, const Tensor& self, int
                               std::optional<int64_t> start, std::optional<int64_t> end,
                               int64_t step, Tensor& out) {
   const int64_t rank = self.dim();
-  KILN_KERNEL_CHECK_MSG(ctx, rank > 0, InvalidArgument, out,
-                        "slice() cannot be applied to a 0-dim tensor.");
   int64_t d = 0;
-  if (!wrap_dim(ctx, dim, rank, &d)) return out;
+  if (!wrap_sliced_dim(ctx, "slice", dim, rank, &d)) return out;
   KILN_KERNEL_CHECK_MSG(ctx, step > 0, InvalidArgument, out, "slice step must be positive");
   // Python's slice clamping, as ATen does it.
   const int64_t n = self.size(d);

@@ -112,4 +112,18 @@ bool wrap_dim(KernelRuntimeContext& ctx, int64_t dim, int64_t rank, int64_t* wra
   return true;
 }
 
+bool wrap_sliced_dim(KernelRuntimeContext& ctx, const char* op, int64_t dim, int64_t rank,
+                     int64_t* wrapped) {
+  KILN_KERNEL_CHECK_MSG(ctx, rank > 0, InvalidArgument, false,
+                        "%s() cannot be applied to a 0-dim tensor.", op);
+  return wrap_dim(ctx, dim, rank, wrapped);
+}
+
+bool check_rank_limit(KernelRuntimeContext& ctx, size_t rank, const char* name) {
+  KILN_KERNEL_CHECK_MSG(ctx, rank <= kTensorDimensionLimit, InvalidArgument, false,
+                        "%s has %zu dims; tensors have at most %zu", name, rank,
+                        kTensorDimensionLimit);
+  return true;
+}
+
 }  // namespace kiln::portable

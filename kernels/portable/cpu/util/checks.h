@@ -50,4 +50,13 @@ bool check_out_dtype_castable(KernelRuntimeContext& ctx, const Tensor& out, Scal
 // accepts 0 and -1, as ATen does).
 bool wrap_dim(KernelRuntimeContext& ctx, int64_t dim, int64_t rank, int64_t* wrapped);
 
+// wrap_dim for an op that takes part of one dim of a tensor (`op`: "select", "slice",
+// "narrow"), which a 0-dim tensor does not have.
+bool wrap_sliced_dim(KernelRuntimeContext& ctx, const char* op, int64_t dim, int64_t rank,
+                     int64_t* wrapped);
+
+// A shape argument (called `name` in messages) of `rank` dims fits a tensor: at most
+// kTensorDimensionLimit dims.
+bool check_rank_limit(KernelRuntimeContext& ctx, size_t rank, const char* name);
+
 }  // namespace kiln::portable

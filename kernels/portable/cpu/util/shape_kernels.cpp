@@ -89,9 +89,7 @@ Tensor& view_into(KernelRuntimeContext& ctx, const Tensor& self, IntArrayRef siz
   if (!check_default_dim_order(ctx, self, "self") || !check_default_dim_order(ctx, out, "out")) {
     return out;
   }
-  KILN_KERNEL_CHECK_MSG(ctx, size.size() <= kTensorDimensionLimit, InvalidArgument, out,
-                        "size has %zu dims; tensors have at most %zu", size.size(),
-                        kTensorDimensionLimit);
+  if (!check_rank_limit(ctx, size.size(), "size")) return out;
   SizesType shape[kTensorDimensionLimit];
   if (!infer_shape(ctx, size, self.numel(), shape)) return out;
   if (!check_out_dtype_is(ctx, out, self.scalar_type())) return out;
