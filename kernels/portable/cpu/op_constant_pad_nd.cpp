@@ -4,6 +4,7 @@
 #include "kernels/portable/cpu/util/checks.h"
 #include "kernels/portable/cpu/util/copy.h"
 #include "kernels/portable/cpu/util/index_util.h"
+#include "kernels/portable/cpu/util/scalar_util.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

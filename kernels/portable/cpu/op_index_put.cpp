@@ -9,6 +9,7 @@
 #include "kernels/portable/cpu/util/copy.h"
 #include "kernels/portable/cpu/util/index_util.h"
 #include "kernels/portable/cpu/util/math.h"
+#include "kernels/portable/cpu/util/scalar_util.h"
 #include "kernels/portable/cpu/util/sort_util.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 

@@ -5,6 +5,7 @@
 
 #include "kernels/portable/cpu/util/checks.h"
 #include "kernels/portable/cpu/util/index_util.h"
+#include "kernels/portable/cpu/util/scalar_util.h"
 #include "kernels/portable/cpu/util/scatter.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 

@@ -28,16 +28,6 @@ struct IndexReader {
 bool check_index_dtype(KernelRuntimeContext& ctx, const Tensor& index, const char* op,
                        const char* name);
 
-// Whether a fill value (masked_fill, scatter's value, constant_pad_nd's value) converts to `dtype`
-// without overflow, with ATen's rules: anything converts to Bool, floating values truncate into
-// integer types when in range (NaN and infinities do not fit them), negative integers wrap into
-// unsigned types.
-bool fill_value_fits(const Scalar& value, ScalarType dtype);
-
-// Writes `value` as one element of `dtype` into `dst` (room for 8 bytes), converted as ATen
-// converts a fill value (Bool takes the nonzero test, so 0.5 is true).
-void store_fill_value(const Scalar& value, ScalarType dtype, void* dst);
-
 // Checks 0 <= value < size (negative values first wrap by `size` when `wrap` is set) and stores
 // the wrapped value; otherwise fails with "index <value> is out of bounds for dimension <dim>
 // with size <size>".

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "kernels/portable/cpu/util/convert.h"
+#include "kernels/portable/cpu/util/elementwise.h"
 
 namespace kiln::portable {
 namespace {
@@ -26,6 +27,23 @@ bool integer_fits(int64_t value) {
   } else {
     return value >= static_cast<int64_t>(Limits::lowest()) &&
            value <= static_cast<int64_t>(Limits::max());
+  }
+}
+
+// Calls f(T{}) with the C++ type of integer dtype `type` (int64_t for Long and any other dtype).
+template <typename F>
+bool with_integer_type(ScalarType type, F&& f) {
+  switch (type) {
+    case ScalarType::Byte:
+      return f(uint8_t{});
+    case ScalarType::Char:
+      return f(int8_t{});
+    case ScalarType::Short:
+      return f(int16_t{});
+    case ScalarType::Int:
+      return f(int32_t{});
+    default:
+      return f(int64_t{});
   }
 }
 
@@ -64,20 +82,26 @@ bool scalar_fits(const Scalar& scalar, ScalarType type) {
   }
   if (scalar.isFloatingPoint()) return false;  // a fractional value never fits an integer type
   const int64_t value = scalar.toInt();
-  switch (type) {
-    case ScalarType::Byte:
-      return integer_fits<uint8_t>(value);
-    case ScalarType::Char:
-      return integer_fits<int8_t>(value);
-    case ScalarType::Short:
-      return integer_fits<int16_t>(value);
-    case ScalarType::Int:
-      return integer_fits<int32_t>(value);
-    case ScalarType::Bool:
-      return integer_fits<bool>(value);
-    default:
-      return true;
+  if (type == ScalarType::Bool) return integer_fits<bool>(value);
+  return with_integer_type(type, [&](auto zero) { return integer_fits<decltype(zero)>(value); });
+}
+
+bool fill_value_fits(const Scalar& value, ScalarType dtype) {
+  if (dtype == ScalarType::Bool) return true;
+  if (is_floating_type(dtype) || !value.isFloatingPoint()) return scalar_fits(value, dtype);
+  const double v = value.toDouble();  // NaN fails every comparison of fits_range
+  return with_integer_type(dtype, [&](auto zero) { return fits_range<decltype(zero)>(v); });
+}
+
+void store_fill_value(const Scalar& value, ScalarType dtype, void* dst) {
+  if (dtype == ScalarType::Bool) {
+    *static_cast<bool*>(dst) =
+        value.isFloatingPoint() ? value.toDouble() != 0.0 : value.toInt() != 0;
+    return;
   }
+  ScalarStorage storage;
+  const ElementwiseInput scalar = scalar_input(value, storage);
+  convert_element(scalar.data, scalar.dtype, dst, dtype);
 }
 
 template float scalar_to<float>(const Scalar&, ScalarType);

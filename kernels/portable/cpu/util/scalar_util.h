@@ -24,6 +24,16 @@ inline T scalar_as(const Scalar& scalar, ScalarType common) {
 // values wrap), and finite values beyond the type's range do not fit.
 bool scalar_fits(const Scalar& scalar, ScalarType type);
 
+// Whether a fill value (masked_fill, scatter's value, constant_pad_nd's value) converts to `dtype`
+// without overflow, with ATen's rules: anything converts to Bool, floating values truncate into
+// integer types when in range (NaN and infinities do not fit them), negative integers wrap into
+// unsigned types.
+bool fill_value_fits(const Scalar& value, ScalarType dtype);
+
+// Writes `value` as one element of `dtype` into `dst` (room for 8 bytes), converted as ATen
+// converts a fill value (Bool takes the nonzero test, so 0.5 is true).
+void store_fill_value(const Scalar& value, ScalarType dtype, void* dst);
+
 extern template float scalar_to<float>(const Scalar&, ScalarType);
 extern template double scalar_to<double>(const Scalar&, ScalarType);
 extern template int64_t scalar_to<int64_t>(const Scalar&, ScalarType);
