@@ -94,33 +94,29 @@ Tensor& scatter_into(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim,
   const int64_t dim_size = self.dim() > 0 ? self.size(d) : 1;
   const int64_t dim_stride = out_strides[d];
   const IndexReader reader = IndexReader::of(index);
-  if (mode == ScatterReduce::kAssign) {
-    dispatch_by_width(self.element_size(), [&](auto* tag) {
-      using U = std::remove_pointer_t<decltype(tag)>;
-      const U* from = src != nullptr ? src->const_data_ptr<U>() : static_cast<const U*>(value);
-      U* dst = out.mutable_data_ptr<U>();
-      walk_index(index.sizes(), rank, out_strides, src_strides, static_cast<size_t>(d),
-                 [&](int64_t i, int64_t out_offset, int64_t src_offset) {
-                   int64_t v = 0;
-                   if (!check_index(ctx, reader[i], dim_size, d, false, &v)) return false;
-                   dst[out_offset + v * dim_stride] = from[src_offset];
-                   return true;
-                 });
-    });
-    return out;
-  }
-  dispatch_element_type(self.scalar_type(), [&](auto* tag) {
-    using T = std::remove_pointer_t<decltype(tag)>;
-    const T* from = src != nullptr ? src->const_data_ptr<T>() : static_cast<const T*>(value);
-    T* dst = out.mutable_data_ptr<T>();
+  // Calls put(target, source) for every element of src (or the value) with its target in out;
+  // E is the element type named by tag.
+  const auto scatter = [&](auto* tag, auto&& put) {
+    using E = std::remove_pointer_t<decltype(tag)>;
+    const E* from = src != nullptr ? src->const_data_ptr<E>() : static_cast<const E*>(value);
+    E* dst = out.mutable_data_ptr<E>();
     walk_index(index.sizes(), rank, out_strides, src_strides, static_cast<size_t>(d),
                [&](int64_t i, int64_t out_offset, int64_t src_offset) {
                  int64_t v = 0;
                  if (!check_index(ctx, reader[i], dim_size, d, false, &v)) return false;
-                 T& target = dst[out_offset + v * dim_stride];
-                 target = combine(target, from[src_offset], mode);
+                 put(dst[out_offset + v * dim_stride], from[src_offset]);
                  return true;
                });
+  };
+  if (mode == ScatterReduce::kAssign) {
+    // Assignment moves bits: one loop per element width.
+    dispatch_by_width(self.element_size(), [&](auto* tag) {
+      scatter(tag, [](auto& target, auto source) { target = source; });
+    });
+    return out;
+  }
+  dispatch_element_type(self.scalar_type(), [&](auto* tag) {
+    scatter(tag, [mode](auto& target, auto source) { target = combine(target, source, mode); });
   });
   return out;
 }
