@@ -1,5 +1,7 @@
 // _adaptive_avg_pool2d.out: averages over the windows [floor(o * in / out), ceil((o + 1) * in /
 // out)).
+#include <type_traits>
+
 #include "kernels/portable/cpu/util/checks.h"
 #include "kernels/portable/cpu/util/dtype_util.h"
 #include "kernels/portable/cpu/util/pooling.h"
@@ -68,20 +70,13 @@ Tensor& _adaptive_avg_pool2d_out(KernelRuntimeContext& ctx, const Tensor& self,
   const int64_t in_h = self.size(-2);
   const int64_t in_w = self.size(-1);
   const int64_t planes = self.numel() / (in_h * in_w);
-#define KILN_ADAPTIVE_CASE(cpp, name)                                                           \
-  case ScalarType::name:                                                                        \
-    adaptive_planes<cpp>(self.const_data_ptr<cpp>(), out.mutable_data_ptr<cpp>(), planes, in_h, \
-                         in_w, out_h, out_w);                                                   \
-    break;
-  switch (dtype) {
-    KILN_ADAPTIVE_CASE(Half, Half)
-    KILN_ADAPTIVE_CASE(BFloat16, BFloat16)
-    KILN_ADAPTIVE_CASE(float, Float)
-    KILN_ADAPTIVE_CASE(double, Double)
-    default:
-      break;
-  }
-#undef KILN_ADAPTIVE_CASE
+  dispatch_element_type(dtype, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    if constexpr (!std::is_integral_v<T>) {  // the floating dtypes checked above
+      adaptive_planes(self.const_data_ptr<T>(), out.mutable_data_ptr<T>(), planes, in_h, in_w,
+                      out_h, out_w);
+    }
+  });
   return out;
 }
 

@@ -71,21 +71,13 @@ Tensor& avg_pool2d_out(KernelRuntimeContext& ctx, const Tensor& self, IntArrayRe
   if (!check_out_dtype_is(ctx, out, dtype)) return out;
   if (!resize_pool2d_out(ctx, self, g.out_h, g.out_w, out)) return out;
   const int64_t divisor = divisor_override.value_or(0);
-#define KILN_AVG_POOL_CASE(cpp, name)                                                \
-  case ScalarType::name:                                                             \
-    avg_pool_planes<cpp>(self.const_data_ptr<cpp>(), out.mutable_data_ptr<cpp>(), g, \
-                         count_include_pad, divisor);                                \
-    break;
-  switch (dtype) {
-    KILN_AVG_POOL_CASE(int64_t, Long)
-    KILN_AVG_POOL_CASE(Half, Half)
-    KILN_AVG_POOL_CASE(BFloat16, BFloat16)
-    KILN_AVG_POOL_CASE(float, Float)
-    KILN_AVG_POOL_CASE(double, Double)
-    default:
-      break;
-  }
-#undef KILN_AVG_POOL_CASE
+  dispatch_element_type(dtype, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    if constexpr (std::is_same_v<T, int64_t> || !std::is_integral_v<T>) {  // as checked above
+      avg_pool_planes(self.const_data_ptr<T>(), out.mutable_data_ptr<T>(), g, count_include_pad,
+                      divisor);
+    }
+  });
   return out;
 }
 

@@ -7,10 +7,10 @@
 #include "kernels/portable/cpu/util/checks.h"
 #include "kernels/portable/cpu/util/convert.h"
 #include "kernels/portable/cpu/util/copy.h"
+#include "kernels/portable/cpu/util/dtype_util.h"
 #include "kernels/portable/cpu/util/index_util.h"
 #include "kernels/portable/cpu/util/math.h"
 #include "kernels/portable/cpu/util/scalar_util.h"
-#include "kernels/portable/cpu/util/sort_util.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "kernels/portable/cpu/util/checks.h"
+#include "kernels/portable/cpu/util/dtype_util.h"
 #include "kernels/portable/cpu/util/pooling.h"
 #include "kernels/portable/cpu/util/target.h"
 #include "runtime/core/half.h"
@@ -89,27 +90,16 @@ std::tuple<Tensor&, Tensor&> max_pool2d_with_indices_out(
     return result;
   }
   int64_t* index_data = indices.mutable_data_ptr<int64_t>();
-  if (self.scalar_type() == ScalarType::Float) {
-    max_pool_float(self.const_data_ptr<float>(), out.mutable_data_ptr<float>(), index_data, g);
-    return result;
-  }
-#define KILN_MAX_POOL_CASE(cpp, name)                                                             \
-  case ScalarType::name:                                                                          \
-    max_pool_planes<cpp>(self.const_data_ptr<cpp>(), out.mutable_data_ptr<cpp>(), index_data, g); \
-    break;
-  switch (self.scalar_type()) {
-    KILN_MAX_POOL_CASE(uint8_t, Byte)
-    KILN_MAX_POOL_CASE(int8_t, Char)
-    KILN_MAX_POOL_CASE(int16_t, Short)
-    KILN_MAX_POOL_CASE(int32_t, Int)
-    KILN_MAX_POOL_CASE(int64_t, Long)
-    KILN_MAX_POOL_CASE(Half, Half)
-    KILN_MAX_POOL_CASE(BFloat16, BFloat16)
-    KILN_MAX_POOL_CASE(double, Double)
-    default:
-      break;
-  }
-#undef KILN_MAX_POOL_CASE
+  dispatch_element_type(self.scalar_type(), [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const T* in = self.const_data_ptr<T>();
+    T* dst = out.mutable_data_ptr<T>();
+    if constexpr (std::is_same_v<T, float>) {
+      max_pool_float(in, dst, index_data, g);
+    } else if constexpr (!std::is_same_v<T, bool>) {  // Bool is refused above
+      max_pool_planes(in, dst, index_data, g);
+    }
+  });
   return result;
 }
 

@@ -142,4 +142,19 @@ inline bool dispatch_fast_type(ScalarType t, F&& f) {
   return false;
 }
 
+// Calls f(T*) (a null pointer naming the element type T) for dtype t, any of the ten supported
+// dtypes (whatever the dtype selection); other dtypes do nothing.
+template <typename F>
+inline void dispatch_element_type(ScalarType t, F&& f) {
+  switch (t) {
+#define KILN_ELEMENT_CASE(cpp, name) \
+  case ScalarType::name:             \
+    return f(static_cast<cpp*>(nullptr));
+    KILN_FORALL_SCALAR_TYPES(KILN_ELEMENT_CASE)
+#undef KILN_ELEMENT_CASE
+    default:
+      return;
+  }
+}
+
 }  // namespace kiln::portable

@@ -5,9 +5,9 @@
 
 #include "kernels/portable/cpu/util/checks.h"
 #include "kernels/portable/cpu/util/copy.h"
+#include "kernels/portable/cpu/util/dtype_util.h"
 #include "kernels/portable/cpu/util/index_util.h"
 #include "kernels/portable/cpu/util/math.h"
-#include "kernels/portable/cpu/util/sort_util.h"
 
 namespace kiln::portable {
 namespace {

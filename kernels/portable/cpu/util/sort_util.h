@@ -6,6 +6,7 @@
 #include <iterator>
 #include <type_traits>
 
+#include "kernels/portable/cpu/util/dtype_util.h"
 #include "kernels/portable/cpu/util/index_util.h"
 #include "runtime/core/half.h"
 #include "runtime/core/tensor.h"
@@ -87,20 +88,6 @@ struct StridedIterator {
   bool operator<=(const StridedIterator& o) const { return ptr <= o.ptr; }
   bool operator>=(const StridedIterator& o) const { return ptr >= o.ptr; }
 };
-
-// Calls f(T*) (a null pointer naming the element type) for the ten supported dtypes.
-template <typename F>
-inline void dispatch_element_type(ScalarType t, F&& f) {
-  switch (t) {
-#define KILN_SORT_CASE(cpp, name) \
-  case ScalarType::name:          \
-    return f(static_cast<cpp*>(nullptr));
-    KILN_FORALL_SCALAR_TYPES(KILN_SORT_CASE)
-#undef KILN_SORT_CASE
-    default:
-      return;
-  }
-}
 
 // Calls row(src, stride, n, positions, dst) for each row of self along dim d: src (a const T*,
 // T self's element type) points at the row's n elements, `stride` apart; positions (a
