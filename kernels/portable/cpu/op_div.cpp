@@ -85,48 +85,45 @@ Promotion promotion_of(Rounding rounding) {
   return rounding == Rounding::kNone ? Promotion::kToFloat : Promotion::kCommon;
 }
 
-Tensor& div_tensor(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other,
-                   Rounding rounding, Tensor& out) {
+// Checks the arguments and divides, for a Tensor or a Scalar `other`.
+template <typename Other>
+Tensor& div_other(KernelRuntimeContext& ctx, const Tensor& self, const Other& other,
+                  Rounding rounding, Tensor& out) {
   const ScalarType common =
-      prepare_binary(ctx, self, other, out, OutDtype::kCastable, promotion_of(rounding));
-  if (common == ScalarType::Undefined) return out;
-  return divide(ctx, ElementwiseInput::of(self), ElementwiseInput::of(other), common, rounding,
-                out);
-}
-
-Tensor& div_scalar(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& other,
-                   Rounding rounding, Tensor& out) {
-  const ScalarType common =
-      prepare_binary(ctx, self, other, out, OutDtype::kExact, promotion_of(rounding));
+      prepare_binary(ctx, self, other, out, kArithmeticOut<Other>, promotion_of(rounding));
   if (common == ScalarType::Undefined) return out;
   ScalarStorage storage;
-  return divide(ctx, ElementwiseInput::of(self), scalar_input(other, storage), common, rounding,
-                out);
+  return divide(ctx, ElementwiseInput::of(self), input_of(other, storage), common, rounding, out);
+}
+
+// The rounding_mode overloads: parses the mode first.
+template <typename Other>
+Tensor& div_other_mode(KernelRuntimeContext& ctx, const Tensor& self, const Other& other,
+                       std::optional<std::string_view> rounding_mode, Tensor& out) {
+  Rounding rounding;
+  if (!parse_rounding(ctx, rounding_mode, &rounding)) return out;
+  return div_other(ctx, self, other, rounding, out);
 }
 
 }  // namespace
 
 Tensor& div_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other, Tensor& out) {
-  return div_tensor(ctx, self, other, Rounding::kNone, out);
+  return div_other(ctx, self, other, Rounding::kNone, out);
 }
 
 Tensor& div_out_mode(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other,
                      std::optional<std::string_view> rounding_mode, Tensor& out) {
-  Rounding rounding;
-  if (!parse_rounding(ctx, rounding_mode, &rounding)) return out;
-  return div_tensor(ctx, self, other, rounding, out);
+  return div_other_mode(ctx, self, other, rounding_mode, out);
 }
 
 Tensor& div_scalar_out(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& other,
                        Tensor& out) {
-  return div_scalar(ctx, self, other, Rounding::kNone, out);
+  return div_other(ctx, self, other, Rounding::kNone, out);
 }
 
 Tensor& div_scalar_mode_out(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& other,
                             std::optional<std::string_view> rounding_mode, Tensor& out) {
-  Rounding rounding;
-  if (!parse_rounding(ctx, rounding_mode, &rounding)) return out;
-  return div_scalar(ctx, self, other, rounding, out);
+  return div_other_mode(ctx, self, other, rounding_mode, out);
 }
 
 }  // namespace kiln::portable::native

@@ -17,12 +17,6 @@
 
 namespace kiln::portable {
 
-// How a `.Scalar_out` overload checks out: ATen's generated wrappers want exactly the result
-// dtype; the Tensor overloads take any dtype the result casts to.
-template <typename Other>
-constexpr OutDtype kArithmeticOut =
-    std::is_same_v<Other, Scalar> ? OutDtype::kExact : OutDtype::kCastable;
-
 // add and sub (kSubtract): out = self + alpha * other, or self - alpha * other.
 template <bool kSubtract, typename Other>
 Tensor& add_sub_out(KernelRuntimeContext& ctx, const Tensor& self, const Other& other,

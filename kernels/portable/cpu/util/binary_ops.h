@@ -18,6 +18,12 @@ namespace kiln::portable {
 // exactly the result dtype (ATen's generated `.Scalar_out` wrappers), or any dtype (comparisons).
 enum class OutDtype : uint8_t { kCastable, kExact, kAny };
 
+// How a `.Scalar_out` overload checks out: ATen's generated wrappers want exactly the result
+// dtype; the Tensor overloads take any dtype the result casts to.
+template <typename Other>
+constexpr OutDtype kArithmeticOut =
+    std::is_same_v<Other, Scalar> ? OutDtype::kExact : OutDtype::kCastable;
+
 // The dtype an op computes in: its inputs' promoted dtype, or for kToFloat (true division, atan2)
 // Float, the default dtype, in place of an integer or Bool one.
 enum class Promotion : uint8_t { kCommon, kToFloat };
