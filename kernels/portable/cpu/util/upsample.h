@@ -4,7 +4,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <type_traits>
 
+#include "kernels/portable/cpu/util/dtype_util.h"
 #include "runtime/core/half.h"
 #include "runtime/core/tensor.h"
 #include "runtime/kernel/kernel_runtime_context.h"
@@ -29,20 +31,10 @@ bool check_upsample(KernelRuntimeContext& ctx, const Tensor& self, IntArrayRef o
 // Calls f(T{}) with the element type of an upsampling dtype (Byte or a floating type).
 template <typename F>
 void dispatch_upsample(ScalarType dtype, F&& f) {
-  switch (dtype) {
-    case ScalarType::Byte:
-      return f(uint8_t{});
-    case ScalarType::Half:
-      return f(Half{});
-    case ScalarType::BFloat16:
-      return f(BFloat16{});
-    case ScalarType::Float:
-      return f(float{});
-    case ScalarType::Double:
-      return f(double{});
-    default:
-      return;
-  }
+  dispatch_element_type(dtype, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    if constexpr (std::is_same_v<T, uint8_t> || !std::is_integral_v<T>) f(T{});
+  });
 }
 
 }  // namespace kiln::portable
