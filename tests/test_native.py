@@ -32,6 +32,7 @@ RUNTIME_TESTS = (
     "RegistryTest.FindsTheKeyedKernelAndFallsBackToTheDefaultKey",
     "RegistryTest.CountsFallbacksToAnotherBackend",
     "RegistryTest.FindsTheKernelKeyedByAStackOfFloatTensors",
+    "RegistryTest.KeysAnInPlaceStackByItsArgumentsNotItsReturnSlot",
     "RegistryTest.ADuplicateNamesBothOriginsAndRegistersNothing",
     "RegistryTest.RefusesAnUnsortedTable",
     "ResizeTest.StaticShapeTakesOnlyItsOwnShape",
@@ -43,6 +44,8 @@ RUNTIME_TESTS = (
     "UnboxTest.AcceptsMatchingArguments",
     "UnboxTest.RefusesAWrongArgumentCount",
     "UnboxTest.NamesTheArgumentWithTheWrongTag",
+    "UnboxTest.TakesAListOrNoneForAnOptionalDoubleList",
+    "UnboxTest.CountsTheReturnSlotsAfterTheArguments",
     "UnboxTest.RefusesAnUnknownScalarType",
 )
 

@@ -2,6 +2,7 @@
 // the missing-operator report.
 #include "runtime/kernel/operator_registry.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -193,12 +194,13 @@ Result<const Kernel*> find_kernel(std::string_view name, std::string_view key,
 Result<const Kernel*> find_kernel_for_stack(std::string_view name, Span<EValue*> stack,
                                             ArrayRef<Backend> backends) {
   const uint64_t hash = hash_operator_name(name);
-  const bool has_keyed = visit_named(name, hash, [](const Kernel& kernel) {
-                           return kernel.key[0] != '\0';
-                         }) != nullptr;
-  if (!has_keyed) return find_kernel(name, "", backends);
+  const Kernel* keyed =
+      visit_named(name, hash, [](const Kernel& kernel) { return kernel.key[0] != '\0'; });
+  if (keyed == nullptr) return find_kernel(name, "", backends);
+  // Return slots may still hold an earlier call's results; the key describes the arguments.
+  const size_t arguments = stack.size() - std::min<size_t>(keyed->return_slots, stack.size());
   char key[kMaxKernelKeyLength];
-  if (build_kernel_key(stack, key, sizeof(key)) != Error::Ok)
+  if (build_kernel_key({stack.data(), arguments}, key, sizeof(key)) != Error::Ok)
     return find_kernel(name, "", backends);
   return find_kernel(name, key, backends);
 }

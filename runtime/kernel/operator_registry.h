@@ -18,8 +18,10 @@
 
 namespace kiln {
 
-// A boxed kernel: checks and unboxes `stack` (arguments, then outs), calls the typed kernel, and
-// returns the unboxing error or the kernel's failure_state().
+// A boxed kernel: checks and unboxes `stack` (arguments in schema order, outs included, then one
+// return slot per returned tensor that is not an out argument), calls the typed kernel, stores
+// its results in the return slots, and returns the unboxing error or the kernel's
+// failure_state().
 using OpFunction = Error (*)(KernelRuntimeContext& ctx, Span<EValue*> stack);
 
 struct Kernel {
@@ -29,8 +31,11 @@ struct Kernel {
   Backend backend;
   OpFunction function;
   const char* origin;  // where it was declared, e.g. "functions.yaml:12"
+  // Stack values after the arguments that receive results (in-place and functional ops); the
+  // kernel key is built from the arguments only.
+  uint8_t return_slots = 0;
 
-  // Runs the kernel on a boxed stack (arguments in schema order, outs last).
+  // Runs the kernel on a boxed stack (see OpFunction).
   Error call(KernelRuntimeContext& ctx, Span<EValue*> stack) const { return function(ctx, stack); }
 };
 

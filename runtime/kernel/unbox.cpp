@@ -30,6 +30,8 @@ const char* kind_name(ArgKind kind) {
       return "Double or None";
     case ArgKind::DoubleList:
       return "ListDouble";
+    case ArgKind::OptionalDoubleList:
+      return "ListDouble or None";
     case ArgKind::Bool:
       return "Bool";
     case ArgKind::OptionalBool:
@@ -66,6 +68,7 @@ bool is_optional(ArgKind kind) {
     case ArgKind::OptionalInt:
     case ArgKind::OptionalIntList:
     case ArgKind::OptionalDouble:
+    case ArgKind::OptionalDoubleList:
     case ArgKind::OptionalBool:
     case ArgKind::OptionalScalar:
     case ArgKind::OptionalString:
@@ -113,6 +116,7 @@ bool tag_matches(ArgKind kind, const EValue& v) {
     case ArgKind::OptionalDouble:
       return v.isDouble() || v.isInt();
     case ArgKind::DoubleList:
+    case ArgKind::OptionalDoubleList:
       return v.tag() == Tag::ListDouble;
     case ArgKind::Bool:
     case ArgKind::OptionalBool:
@@ -141,12 +145,24 @@ bool tag_matches(ArgKind kind, const EValue& v) {
 }  // namespace
 
 Error check_arguments(KernelRuntimeContext& ctx, const char* op_name, Span<EValue*> stack,
-                      ArrayRef<ArgSpec> specs) {
+                      ArrayRef<ArgSpec> specs, size_t return_slots) {
   ctx.set_op_name(op_name);
-  if (stack.size() != specs.size()) {
-    ctx.fail(Error::InvalidProgram, "expected %zu arguments (including outs), got %zu",
-             specs.size(), stack.size());
+  if (stack.size() != specs.size() + return_slots) {
+    if (return_slots == 0) {
+      ctx.fail(Error::InvalidProgram, "expected %zu arguments (including outs), got %zu",
+               specs.size(), stack.size());
+    } else {
+      ctx.fail(Error::InvalidProgram,
+               "expected %zu arguments and %zu return slot%s, got %zu values", specs.size(),
+               return_slots, return_slots == 1 ? "" : "s", stack.size());
+    }
     return Error::InvalidProgram;
+  }
+  for (size_t i = specs.size(); i < stack.size(); ++i) {
+    if (stack[i] == nullptr) {
+      ctx.fail(Error::InvalidProgram, "return slot %zu is a null EValue pointer", i - specs.size());
+      return Error::InvalidProgram;
+    }
   }
   for (size_t i = 0; i < specs.size(); ++i) {
     const EValue* value = stack[i];

@@ -26,6 +26,7 @@ enum class ArgKind : uint8_t {
   Double,  // accepts Int too
   OptionalDouble,
   DoubleList,
+  OptionalDoubleList,
   Bool,
   OptionalBool,
   BoolList,
@@ -49,8 +50,12 @@ struct ArgSpec {
 // Checks the argument count and every tag. On a mismatch it records InvalidProgram in `ctx`
 // naming the operator, the argument's index and name, the expected kind and the actual tag, and
 // returns it. Also sets ctx's op name so kernel failures name the operator.
+//
+// `return_slots` more values follow the arguments when the op returns tensors that are not out
+// arguments (an in-place op's self, a functional op's new tensors); the wrapper stores the
+// results there, so only their presence is checked, not their tags.
 Error check_arguments(KernelRuntimeContext& ctx, const char* op_name, Span<EValue*> stack,
-                      ArrayRef<ArgSpec> specs);
+                      ArrayRef<ArgSpec> specs, size_t return_slots = 0);
 
 // Dtype-selective libraries: after check_arguments, checks that every tensor argument (tensor
 // lists included) has a dtype in `dtype_mask` (bit 1 << ScalarType code), the dtypes the library
@@ -73,6 +78,9 @@ inline std::optional<IntArrayRef> optional_int_list(const EValue& v) {
 }
 inline std::optional<double> optional_double(const EValue& v) {
   return v.isNone() ? std::nullopt : std::optional<double>(v.toDouble());
+}
+inline std::optional<ArrayRef<double>> optional_double_list(const EValue& v) {
+  return v.isNone() ? std::nullopt : std::optional<ArrayRef<double>>(v.toDoubleList());
 }
 inline std::optional<bool> optional_bool(const EValue& v) {
   return v.isNone() ? std::nullopt : std::optional<bool>(v.toBool());

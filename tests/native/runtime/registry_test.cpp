@@ -62,6 +62,23 @@ TEST_F(RegistryTest, FindsTheKernelKeyedByAStackOfFloatTensors) {
   EXPECT_EQ((*from_stack)->function, boxed_other);
 }
 
+TEST_F(RegistryTest, KeysAnInPlaceStackByItsArgumentsNotItsReturnSlot) {
+  static const TestTable lib_c(
+      "lib_c", {{"aten::copy_", h("aten::copy_"), "", Backend::Portable, boxed_ok, "c.yaml:1", 1},
+                {"aten::copy_", h("aten::copy_"), "v1/6;0|6;0", Backend::Portable, boxed_other,
+                 "c.yaml:1", 1}});
+  ASSERT_EQ(kiln::register_kernels(lib_c.table), kiln::Error::Ok);
+  float data[2] = {};
+  kiln::DenseTensor<1> t(kiln::ScalarType::Float, {2}, data);
+  // The return slot still holds an earlier call's result (self), which is no argument.
+  kiln::EValue values[] = {kiln::EValue(t.tensor()), kiln::EValue(t.tensor()), kiln::EValue(false),
+                           kiln::EValue(t.tensor())};
+  kiln::EValue* stack[] = {&values[0], &values[1], &values[2], &values[3]};
+  auto from_stack = kiln::find_kernel_for_stack("aten::copy_", stack, portable_);
+  ASSERT_TRUE(from_stack.ok());
+  EXPECT_EQ((*from_stack)->function, boxed_other);
+}
+
 TEST_F(RegistryTest, ADuplicateNamesBothOriginsAndRegistersNothing) {
   static const TestTable lib_b(
       "lib_b",
