@@ -1,7 +1,8 @@
 """Resolves parsed YAML files, a selection and the chosen backends into one operator library.
 
-This is where the build-time guarantees live: every selected operator follows the out-variant
-contract, has types Kiln can unbox and has at least one kernel on the chosen backends.
+This is where the build-time guarantees live: every selected operator follows the contract
+(``api/contract.py``: it writes only what its schema marks written), has types Kiln can unbox and
+has at least one kernel on the chosen backends.
 
 It sits at the top level, beside cli.py, because it joins the packages: the YAML data model
 (``model``), the selection (``selective_build.selector``) and the contract checks (``api``).
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from codegen.api.aten import ops_struct
-from codegen.api.contract import check_out_variant, check_types
+from codegen.api.contract import check_contract, check_types
 from codegen.api.names import mangle
 from codegen.api.signature import Signature, signature_of
 from codegen.errors import UserError
@@ -131,13 +132,15 @@ def _with_libtorch_kernels(
         path, line = request.where()
         bare = request.name.split("::", 1)[-1]
         names = schemas.index.out_overloads_of(bare) if request.all_overloads else [bare]
+        if not names and schemas.index.lookup(bare) is not None:
+            names = [bare]  # an op without out variants, e.g. the in-place aten::copy_
         for overload in names:
             if f"aten::{overload}" in result:
                 continue
             entry = _aten_op_entry(overload, schemas, SourceLoc(path, line or 0))
             if entry is None:
                 continue  # reported as missing below
-            contract = (check_out_variant(entry.schema), check_types(entry.schema))
+            contract = (check_contract(entry.schema), check_types(entry.schema))
             if request.all_overloads and any(v is not None for v in contract):
                 continue  # e.g. sum.DimnameList_out under "aten::sum": not an op Kiln can run
             result[entry.name] = entry
@@ -145,12 +148,12 @@ def _with_libtorch_kernels(
 
 
 def _check_contract(op: OpEntry) -> None:
-    for violation in (check_out_variant(op.schema), check_types(op.schema)):
+    for violation in (check_contract(op.schema), check_types(op.schema)):
         if violation is not None:
             fix = violation.fix
             if op.out_overloads:
                 variants = ", ".join(op.out_overloads[:4])
-                fix = f"use its out variant ({variants}); Kiln runs out variants only"
+                fix = f"use its out variant ({variants}), or {fix}"
             raise UserError(op.source.path, op.source.line, f"{op.name}: {violation.message}", fix)
 
 
@@ -294,7 +297,7 @@ def build_library(
                 f" (did you mean {' or '.join(hint)}?)" if hint else ""
             )
             if aten_schemas is not None:
-                reason = "it is not an ATen out variant of native_functions.yaml and " + reason
+                reason = "it is not an operator of ATen's native_functions.yaml and " + reason
             missing.append((request.name, path, line, reason))
     if missing:
         raise _missing_error(missing, searched or "no files", chosen_backends)

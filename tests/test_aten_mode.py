@@ -170,6 +170,24 @@ def test_codegen_aten_mode_keeps_custom_kernels(tmp_path: Path) -> None:
     assert "at::_ops::mul_out::call" in native
 
 
+def test_codegen_aten_mode_binds_in_place_and_functional_ops(tmp_path: Path) -> None:
+    ops = "aten::copy_,aten::add.Tensor,aten::upsample_nearest2d.vec_out"
+    out = _generate(tmp_path, "--aten-mode", "--root-ops", ops)
+    native = (out / "NativeFunctions.h").read_text()
+    # in-place: libtorch writes self and returns it; after an exception the adapter returns self
+    copy = native[native.index("inline kiln::Tensor& copy_(") :]
+    assert "return at::_ops::copy_::call(self, src, non_blocking);" in copy
+    assert copy.index("  return self;\n}") < copy.index("inline", 1)
+    # functional: libtorch's new tensor by value; an undefined one after an exception
+    add = native[native.index("inline kiln::Tensor add_Tensor(") :]
+    assert "return at::_ops::add_Tensor::call(self, other, alpha);" in add
+    assert add.index("  return {};\n}") < add.index("inline", 1)
+    assert "kiln::aten_bridge::optional_double_list(scale_factors)" in native
+    source = " ".join((out / "RegisterKernels.cpp").read_text().split())
+    assert "kiln::Tensor result = kiln::libtorch::add_Tensor(" in source
+    assert "*stack[3] = kiln::EValue(result);" in source
+
+
 def test_codegen_aten_mode_needs_a_selection(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["--aten-mode", "--output-dir", "x", "--lib-name", "x"]) == 1
     assert "--aten-mode: no operators given" in capsys.readouterr().err

@@ -1,7 +1,18 @@
-"""The out-variant contract every Kiln operator follows, checked on a parsed schema.
+"""The operator contract, checked on a parsed schema: an op writes only what its schema marks
+written, and returns tensors or nothing.
 
-Kernels write results into keyword-only ``Tensor(a!) out`` arguments (or ``Tensor(a!)[]``), never
-mutate or alias their inputs, and return the out tensors they wrote, or nothing.
+The norm is the out variant: results go to keyword-only ``Tensor(a!) out`` arguments (or
+``Tensor(a!)[]``), which the op returns. Mutation the schema declares is legal, as in ExecuTorch:
+an in-place op writes and returns its ``Tensor(a!) self`` (``copy_``), and any tensor argument
+marked ``(a!)`` may be written (batch norm's running stats, a KV cache). A functional op returns
+new tensors (``-> Tensor``), which its kernel allocates from the context's temp allocator.
+
+Refused, because no kernel can honour them safely: a read-only alias ``(a)`` (a view: Kiln's
+kernels never return views of their inputs; ExecuTorch's codegen lets one through, but its
+runtime has no kernel-made views and exported programs use ``*_copy`` out variants instead), an
+alias that names several sets or a wildcard, two arguments in one alias set, a returned alias no
+argument declares (or declared differently), a written argument that is not a Tensor or
+Tensor[], and returns other than tensors.
 """
 
 from __future__ import annotations
@@ -12,8 +23,6 @@ from typing import Any
 from codegen.api.types import arg_type
 from codegen.model.schema_types import SUPPORTED_TYPES, normalize
 
-OUT_EXAMPLE = "name.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)"
-
 
 @dataclass(frozen=True)
 class Violation:
@@ -21,31 +30,86 @@ class Violation:
     fix: str
 
 
-def check_out_variant(schema: Any) -> Violation | None:
+def is_written(argument: Any) -> bool:
+    """Whether the schema marks ``argument`` written (``(a!)``)."""
+    return argument.annotation is not None and argument.annotation.is_write
+
+
+def _annotation_violation(argument: Any) -> Violation | None:
+    annotation = argument.annotation
+    name = argument.name
+    if len(annotation.alias_set) != 1 or annotation.alias_set_after:
+        return Violation(
+            f"argument '{name}' has the annotation ({annotation}); Kiln takes one alias set per "
+            "argument and no wildcard",
+            f"write 'Tensor(a!) {name}' if the op writes it, or drop the annotation",
+        )
+    if not annotation.is_write:
+        return Violation(
+            f"the schema aliases input '{name}' ({annotation}) without writing it: a "
+            "read-only alias makes a result a view of the input, and Kiln kernels do not return "
+            "views (ExecuTorch's runtime cannot run one either)",
+            f"drop the annotation if the op only reads '{name}'; for a view, use its copying out "
+            "variant (e.g. view_copy.out), as ExecuTorch's exported programs do",
+        )
+    if normalize(str(argument.type)) not in ("Tensor", "Tensor[]"):
+        return Violation(
+            f"argument '{name}' of type {argument.type} is written ({annotation}); Kiln kernels "
+            "write only Tensor and Tensor[] arguments",
+            f"make it a required 'Tensor({annotation}) {name}', or drop the annotation",
+        )
+    return None
+
+
+def _return_violation(ret: Any, by_alias: dict[str, Any], returned: set[str]) -> Violation | None:
+    if normalize(str(ret.type)) != "Tensor":
+        return Violation(
+            f"returns '{ret}'; Kiln operators return tensors or nothing",
+            "return new tensors ('-> Tensor'), the tensors the op writes ('-> Tensor(a!)') or "
+            "nothing ('-> ()'); write any other result into a Tensor out argument, as "
+            "ExecuTorch's allclose.out does",
+        )
+    if ret.annotation is None:
+        return None  # a new tensor
+    alias = ret.annotation.alias_set[0] if len(ret.annotation.alias_set) == 1 else None
+    target = by_alias.get(alias) if alias is not None else None
+    if target is None:
+        return Violation(
+            f"returns '{ret}', an alias of no argument",
+            "give the argument it returns the same annotation (e.g. 'Tensor(a!) self' ... "
+            "'-> Tensor(a!)'), or return a new tensor ('-> Tensor')",
+        )
+    if str(ret.annotation) != str(target.annotation):
+        return Violation(
+            f"returns '{ret}' but its argument '{target.name}' is annotated ({target.annotation})",
+            f"annotate the return and '{target.name}' alike, e.g. both '({alias}!)'",
+        )
+    if target.name in returned:
+        return Violation(
+            f"returns argument '{target.name}' twice",
+            "return each written argument once",
+        )
+    returned.add(target.name)
+    return None
+
+
+def check_contract(schema: Any) -> Violation | None:
     """The first way ``schema`` (a torchgen FunctionSchema) breaks the contract, or None."""
     arguments = schema.arguments
-    if not arguments.out:
-        mutated = [a.name for a in arguments.flat_all if a.annotation is not None]
-        if mutated:
-            return Violation(
-                f"not an out variant: it mutates or aliases its input '{mutated[0]}' and has no "
-                "keyword-only out argument",
-                f"Kiln only runs out variants; use the op's out overload ({OUT_EXAMPLE})",
-            )
-        return Violation(
-            "not an out variant: it has no keyword-only 'Tensor(a!) out' argument",
-            f"Kiln only runs out variants; use the op's out overload ({OUT_EXAMPLE})",
-        )
-    out_names = {a.name for a in arguments.out}
+    by_alias: dict[str, Any] = {}
     for argument in arguments.flat_all:
-        if argument.name in out_names:
+        if argument.annotation is None:
             continue
-        if argument.annotation is not None:
-            verb = "mutates" if argument.annotation.is_write else "aliases"
+        violation = _annotation_violation(argument)
+        if violation is not None:
+            return violation
+        alias = argument.annotation.alias_set[0]
+        first = by_alias.setdefault(alias, argument)
+        if first is not argument:
             return Violation(
-                f"the schema {verb} input '{argument.name}' ({argument.annotation})",
-                "Kiln kernels may write only their keyword-only out arguments; remove the "
-                "annotation or make the argument an out argument after '*'",
+                f"arguments '{first.name}' and '{argument.name}' share the alias set {alias}",
+                f"give each written argument its own set, e.g. 'Tensor(a!) {first.name}, "
+                f"Tensor(b!) {argument.name}'",
             )
     for argument in arguments.out:
         if normalize(str(argument.type)) not in ("Tensor", "Tensor[]"):
@@ -53,22 +117,18 @@ def check_out_variant(schema: Any) -> Violation | None:
                 f"out argument '{argument.name}' has type {argument.type}",
                 "out arguments must be 'Tensor(a!)' or 'Tensor(a!)[]'",
             )
-    out_annotations = {str(a.annotation): a.name for a in arguments.out}
+    returned: set[str] = set()
     for ret in schema.returns:
-        annotation = str(ret.annotation) if ret.annotation is not None else None
-        if normalize(str(ret.type)) != "Tensor" or annotation not in out_annotations:
-            return Violation(
-                f"returns '{ret}', which is not one of its out tensors",
-                "return the out tensors (e.g. '-> Tensor(a!)') or nothing ('-> ()')",
-            )
+        violation = _return_violation(ret, by_alias, returned)
+        if violation is not None:
+            return violation
     return None
 
 
 def check_types(schema: Any) -> Violation | None:
     """The first argument Kiln cannot unbox, or None."""
-    out_names = {a.name for a in schema.arguments.out}
     for argument in schema.arguments.flat_all:
-        if arg_type(str(argument.type), mutable=argument.name in out_names) is None:
+        if arg_type(str(argument.type), mutable=is_written(argument)) is None:
             return Violation(
                 f"argument '{argument.name}' has type {argument.type}, which Kiln cannot unbox",
                 f"Kiln kernels take {SUPPORTED_TYPES}; drop the op or change the schema",

@@ -45,6 +45,11 @@ _TYPES: dict[str, ArgType] = {
     "float": ArgType("double", "Double", "{v}->toDouble()"),
     "float?": ArgType(_opt("double"), "OptionalDouble", "kiln::unbox::optional_double(*{v})"),
     "float[]": ArgType("kiln::ArrayRef<double>", "DoubleList", "{v}->toDoubleList()"),
+    "float[]?": ArgType(
+        _opt("kiln::ArrayRef<double>"),
+        "OptionalDoubleList",
+        "kiln::unbox::optional_double_list(*{v})",
+    ),
     "bool": ArgType("bool", "Bool", "{v}->toBool()"),
     "bool?": ArgType(_opt("bool"), "OptionalBool", "kiln::unbox::optional_bool(*{v})"),
     "bool[]": ArgType("kiln::ArrayRef<bool>", "BoolList", "{v}->toBoolList()"),
@@ -74,12 +79,14 @@ _TYPES: dict[str, ArgType] = {
     ),
 }
 
-# Out arguments are written, so a single out tensor is taken by non-const reference.
+# A written tensor (an out argument, an in-place self, a mutable input such as a running mean) is
+# taken by non-const reference. A written Tensor[] keeps its ArrayRef: the handles are not written.
 _MUTABLE_TENSOR = ArgType("kiln::Tensor&", "Tensor", "{v}->toTensor()")
 
 
 def arg_type(schema_type: str, *, mutable: bool) -> ArgType | None:
-    """The C++ binding of one schema type; None when Kiln cannot unbox it."""
+    """The C++ binding of one schema type (``mutable``: the schema marks it written, ``(a!)``);
+    None when Kiln cannot unbox it."""
     key = normalize(schema_type)
     if mutable and key == "Tensor":
         return _MUTABLE_TENSOR

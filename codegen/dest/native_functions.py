@@ -44,13 +44,17 @@ def _libtorch_adapter(kernel: KernelEntry, signature: Signature, schema: Any) ->
     if signature.returns != "void":
         target = f"return {target}"
     call = wrap_call(target, arguments, ";", indent="    ")
-    outs = [p.cpp_name for p in signature.params if p.is_out]
+    # After a failure: the written arguments it returns, or empty new tensors. torchgen's schema
+    # rules keep the two kinds of return from mixing.
+    returned = [r.aliases.cpp_name for r in signature.results if r.aliases is not None]
     if signature.returns == "void":
         fallback = ""
+    elif not returned:
+        fallback = "\n  return {};"
     elif signature.returns.startswith("std::tuple"):
-        fallback = f"\n  return std::forward_as_tuple({', '.join(outs)});"
+        fallback = f"\n  return std::forward_as_tuple({', '.join(returned)});"
     else:
-        fallback = f"\n  return {outs[0]};"
+        fallback = f"\n  return {returned[0]};"
     return (
         f"{head}\n  try {{\n{call}\n"
         f"  }} catch (const std::exception& error) {{\n"

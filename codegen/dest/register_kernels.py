@@ -37,6 +37,8 @@ class _Row:
             self.wrapper,
             c_string(self.kernel.origin),
         ]
+        if self.op.signature.return_slots:
+            fields.append(str(self.op.signature.return_slots))
         return "{" + ", ".join(fields) + "}"
 
 
@@ -73,15 +75,33 @@ def _return_if_error(call: str) -> str:
     return line if len(line) <= WIDTH else f"  KILN_RETURN_IF_ERROR(\n      {call});"
 
 
+def _store_results(op: LibraryOp) -> tuple[str, list[str]]:
+    """In-place and functional ops: the prefix capturing the kernel's result, and the lines that
+    store each result in its return slot after the arguments (ExecuTorch's convention)."""
+    signature = op.signature
+    if not signature.return_slots:
+        return "", []
+    slot = len(signature.params)
+    stores = []
+    for index, result in enumerate(signature.results):
+        if not result.has_slot:
+            continue
+        value = "result" if len(signature.results) == 1 else f"std::get<{index}>(result)"
+        stores.append(f"  *stack[{slot}] = kiln::EValue({value});")
+        slot += 1
+    return f"{signature.returns} result = ", stores
+
+
 def _wrapper(op: LibraryOp, kernel: KernelEntry, name: str, check_dtypes: bool) -> str:
     head = wrap_call(
         f"kiln::Error {name}",
         ["kiln::KernelRuntimeContext& ctx", "kiln::Span<kiln::EValue*> stack"],
         " {",
     )
+    slots = f", {op.signature.return_slots}" if op.signature.return_slots else ""
     checks = [
         _return_if_error(
-            f"kiln::check_arguments(ctx, {c_string(op.name)}, stack, kArgs_{op.symbol})"
+            f"kiln::check_arguments(ctx, {c_string(op.name)}, stack, kArgs_{op.symbol}{slots})"
         )
     ]
     if check_dtypes:
@@ -92,8 +112,10 @@ def _wrapper(op: LibraryOp, kernel: KernelEntry, name: str, check_dtypes: bool) 
             )
         )
     values = [p.arg_type.unbox_expr(f"stack[{i}]") for i, p in enumerate(op.signature.params)]
-    call = wrap_call(kernel.cpp_function, ["ctx", *values], ";", indent="  ")
-    return f"{head}\n" + "\n".join(checks) + f"\n{call}\n  return ctx.failure_state();\n}}"
+    capture, stores = _store_results(op)
+    call = wrap_call(f"{capture}{kernel.cpp_function}", ["ctx", *values], ";", indent="  ")
+    body = [*checks, call, *stores, "  return ctx.failure_state();"]
+    return f"{head}\n" + "\n".join(body) + "\n}"
 
 
 def _embedded_manifest(manifest_json: str) -> str:

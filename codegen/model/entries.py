@@ -258,6 +258,16 @@ def _func_schema(entry: MapNode) -> tuple[str, Any]:
         schema = FunctionSchema.parse(bare.strip() + paren + tail)
     except Exception as exc:  # torchgen reports schema problems with assorted exceptions
         detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        annotated = re.fullmatch(r"unrecognized type (\w+)(\([^)]*\))\S*", detail)
+        if annotated is not None:
+            type_name, annotation = annotated.groups()
+            found = re.search(rf"{re.escape(type_name + annotation)}\S*\s+(\w+)", paren + tail)
+            argument = f"argument '{found.group(1)}'" if found else "an argument"
+            raise func_node.error(
+                f"{namespace}::{bare.strip()}: {argument} of type {type_name} is annotated "
+                f"{annotation}; only tensors can be written or aliased",
+                "drop the annotation (a Tensor(a!) argument is how an op writes a result)",
+            ) from None
         unknown = re.fullmatch(r"unrecognized type (\w+)", detail)
         if unknown is not None:
             type_name = unknown.group(1)

@@ -8,7 +8,7 @@ import re
 # What a YAML schema may use; api/types.py holds one C++ binding per entry.
 SUPPORTED_TYPES = (
     "Tensor, Tensor?, Tensor[], Tensor?[], int, int?, int[], int[]?, SymInt (as int), float, "
-    "float?, float[], bool, bool?, bool[], Scalar, Scalar?, str, str?, ScalarType(?), "
+    "float?, float[], float[]?, bool, bool?, bool[], Scalar, Scalar?, str, str?, ScalarType(?), "
     "MemoryFormat(?), Layout(?)"
 )
 

@@ -1,4 +1,5 @@
-"""Helpers for the codegen tests: run the generator in-process or as `python -m codegen`."""
+"""Helpers for the codegen tests: run the generator in-process or as `python -m codegen`, and
+check that generated C++ compiles."""
 
 from __future__ import annotations
 
@@ -67,3 +68,30 @@ def write(directory: Path, name: str, text: str) -> str:
     path = directory / name
     path.write_text(text)
     return str(path)
+
+
+CXX = shutil.which("g++") or shutil.which("c++")
+FLAGS = ["-std=c++17", "-Wall", "-Wextra", "-Werror", f"-I{REPO}"]
+
+# Includes every generated header from a .cpp, so `#pragma once` is not in a main file.
+HEADER_CHECK = """\
+#include "Functions.h"
+#include "NativeFunctions.h"
+#include "RegisterKernels.h"
+#include "selected_op_variants.h"
+"""
+
+
+def compile_syntax(out_dir: Path, *sources: str, flags: tuple[str, ...] = ()) -> None:
+    """``sources`` and every generated header in ``out_dir`` compile (syntax only)."""
+    assert CXX is not None
+    check = out_dir / "check_headers.cpp"
+    check.write_text(HEADER_CHECK)
+    for source in (*sources, str(check)):
+        result = subprocess.run(
+            [CXX, *FLAGS, *flags, f"-I{out_dir}", "-fsyntax-only", source],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert result.returncode == 0, f"{source}:\n{result.stderr[-4000:]}"

@@ -3,38 +3,13 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
-from codegen_testing import DATA, REPO, run_codegen, write
+from codegen_testing import CXX, DATA, REPO, compile_syntax, run_codegen, write
 
-CXX = shutil.which("g++") or shutil.which("c++")
 pytestmark = pytest.mark.skipif(CXX is None, reason="needs a C++ compiler")
-FLAGS = ["-std=c++17", "-Wall", "-Wextra", "-Werror", f"-I{REPO}"]
-
-# Includes every generated header from a .cpp, so `#pragma once` is not in a main file.
-HEADER_CHECK = """\
-#include "Functions.h"
-#include "NativeFunctions.h"
-#include "RegisterKernels.h"
-#include "selected_op_variants.h"
-"""
-
-
-def compile_syntax(out_dir: Path, *sources: str) -> None:
-    assert CXX is not None
-    check = out_dir / "check_headers.cpp"
-    check.write_text(HEADER_CHECK)
-    for source in (*sources, str(check)):
-        result = subprocess.run(
-            [CXX, *FLAGS, f"-I{out_dir}", "-fsyntax-only", source],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        assert result.returncode == 0, f"{source}:\n{result.stderr[-4000:]}"
 
 
 def test_repo_functions_yaml_compiles(tmp_path: Path) -> None:

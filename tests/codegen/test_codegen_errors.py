@@ -94,37 +94,136 @@ CASES = [
         "not a valid operator namespace",
         custom="- func: a::b::f.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n",
     ),
-    Case(
-        "functional-schema",
-        "custom_ops.yaml:1",
-        "not an out variant",
-        custom="- func: my::f(Tensor self) -> Tensor\n"
-        "  kernels: [{arg_meta: null, kernel_name: k::f}]\n",
-    ),
-    Case(
-        "functional-aten-op",
-        "functions.yaml:1",
-        "use its out variant (add.Scalar_out, add.out)",
-        "- op: add.Tensor\n  kernels: [{arg_meta: null, kernel_name: k::f}]\n",
-    ),
-    Case(
-        "inplace-aten-op",
-        "functions.yaml:1",
-        "mutates or aliases its input 'self'",
-        "- op: add_.Tensor\n  kernels: [{arg_meta: null, kernel_name: k::f}]\n",
-    ),
-    Case(
-        "mutated-input",
-        "custom_ops.yaml:1",
-        "mutates input 'self'",
-        custom="- func: my::f.out(Tensor(a!) self, *, Tensor(b!) out) -> Tensor(b!)\n"
-        "  kernels: [{arg_meta: null, kernel_name: k::f}]\n",
-    ),
+    # ---- the contract: declared writes only, no views, tensor returns ----
     Case(
         "aliased-input",
         "custom_ops.yaml:1",
-        "aliases input 'self'",
+        "aliases input 'self' (a) without writing it",
         custom="- func: my::f.out(Tensor(a) self, *, Tensor(b!) out) -> Tensor(b!)\n"
+        "  kernels: [{arg_meta: null, kernel_name: k::f}]\n",
+    ),
+    Case(
+        "returned-view",
+        "custom_ops.yaml:1",
+        "aliases input 'self' (a) without writing it",
+        custom="- func: my::f(Tensor(a) self) -> Tensor(a)\n"
+        "  kernels: [{arg_meta: null, kernel_name: k::f}]\n",
+    ),
+    Case(
+        "aten-view-op",
+        "functions.yaml:1",
+        "aliases input 'self' (a) without writing it",
+        "- op: view\n  kernels: [{arg_meta: null, kernel_name: k::f}]\n",
+    ),
+    Case(
+        "returned-alias-of-no-argument",
+        "custom_ops.yaml:1",
+        "returns 'Tensor(a)', an alias of no argument",
+        custom="- func: my::f(Tensor self) -> Tensor(a)\n"
+        "  kernels: [{arg_meta: null, kernel_name: k::f}]\n",
+    ),
+    Case(
+        "returned-alias-of-another-set",
+        "custom_ops.yaml:1",
+        "returns 'Tensor(b)', an alias of no argument",
+        custom="- func: my::f(Tensor(a!) self) -> Tensor(b)\n"
+        "  kernels: [{arg_meta: null, kernel_name: k::f}]\n",
+    ),
+    Case(
+        "returned-alias-mismatched",
+        "custom_ops.yaml:1",
+        "returns 'Tensor(a)' but its argument 'self' is annotated (a!)",
+        custom="- func: my::f(Tensor(a!) self) -> Tensor(a)\n"
+        "  kernels: [{arg_meta: null, kernel_name: k::f}]\n",
+    ),
+    Case(
+        "returned-twice",
+        "custom_ops.yaml:1",
+        "returns argument 'self' twice",
+        custom="- func: my::f(Tensor(a!) self) -> (Tensor(a!), Tensor(a!))\n"
+        "  kernels: [{arg_meta: null, kernel_name: k::f}]\n",
+    ),
+    Case(
+        "shared-alias-set",
+        "custom_ops.yaml:1",
+        "arguments 'x' and 'y' share the alias set a",
+        custom="- func: my::f(Tensor(a!) x, Tensor(a!) y) -> ()\n"
+        "  kernels: [{arg_meta: null, kernel_name: k::f}]\n",
+    ),
+    Case(
+        "out-shares-alias-set",
+        "custom_ops.yaml:1",
+        "arguments 'self' and 'out' share the alias set a",
+        custom="- func: my::f.out(Tensor(a!) self, *, Tensor(a!) out) -> Tensor(a!)\n"
+        "  kernels: [{arg_meta: null, kernel_name: k::f}]\n",
+    ),
+    Case(
+        "several-alias-sets",
+        "custom_ops.yaml:1",
+        "argument 'self' has the annotation (a|b)",
+        custom="- func: my::f(Tensor(a|b) self) -> Tensor\n"
+        "  kernels: [{arg_meta: null, kernel_name: k::f}]\n",
+    ),
+    Case(
+        "wildcard-alias",
+        "custom_ops.yaml:1",
+        "argument 'self' has the annotation (a -> *)",
+        custom="- func: my::f(Tensor(a -> *) self) -> Tensor\n"
+        "  kernels: [{arg_meta: null, kernel_name: k::f}]\n",
+    ),
+    Case(
+        "mutable-optional-tensor",
+        "custom_ops.yaml:1",
+        "argument 'self' of type Tensor? is written (a!)",
+        custom="- func: my::f(Tensor(a!)? self) -> ()\n"
+        "  kernels: [{arg_meta: null, kernel_name: k::f}]\n",
+    ),
+    Case(
+        "mutable-int",
+        "custom_ops.yaml:1",
+        "argument 'x' of type int is annotated (a!)",
+        custom="- func: my::f(Tensor self, int(a!) x) -> ()\n"
+        "  kernels: [{arg_meta: null, kernel_name: k::f}]\n",
+    ),
+    Case(
+        "mutable-scalar",
+        "custom_ops.yaml:1",
+        "argument 'alpha' of type Scalar is annotated (a!)",
+        custom="- func: my::f(Tensor self, Scalar(a!) alpha) -> ()\n"
+        "  kernels: [{arg_meta: null, kernel_name: k::f}]\n",
+    ),
+    Case(
+        "returns-bool",
+        "functions.yaml:1",
+        "returns 'bool'",
+        "- op: allclose\n  kernels: [{arg_meta: null, kernel_name: k::f}]\n",
+    ),
+    Case(
+        "returns-int",
+        "custom_ops.yaml:1",
+        "returns 'int'",
+        custom="- func: my::f(Tensor self) -> int\n"
+        "  kernels: [{arg_meta: null, kernel_name: k::f}]\n",
+    ),
+    Case(
+        "returns-tensor-list",
+        "custom_ops.yaml:1",
+        "returns 'Tensor[]'",
+        custom="- func: my::f(Tensor self) -> Tensor[]\n"
+        "  kernels: [{arg_meta: null, kernel_name: k::f}]\n",
+    ),
+    Case(
+        "returns-optional-tensor",
+        "custom_ops.yaml:1",
+        "returns 'Tensor?'",
+        custom="- func: my::f(Tensor self) -> Tensor?\n"
+        "  kernels: [{arg_meta: null, kernel_name: k::f}]\n",
+    ),
+    Case(
+        "mutable-positional-returned",
+        "custom_ops.yaml:1",
+        "mutable positional args",
+        custom="- func: my::f(Tensor(a!) x) -> Tensor(a!)\n"
         "  kernels: [{arg_meta: null, kernel_name: k::f}]\n",
     ),
     Case(

@@ -78,6 +78,8 @@ def test_expand_keys_is_the_cartesian_product(t0: list[str], t1: list[str], orde
         ("int[1]?", False, "std::optional<kiln::IntArrayRef>", "OptionalIntList"),
         ("float", False, "double", "Double"),
         ("float[]", False, "kiln::ArrayRef<double>", "DoubleList"),
+        ("float[]?", False, "std::optional<kiln::ArrayRef<double>>", "OptionalDoubleList"),
+        ("Tensor[]", False, "kiln::ArrayRef<kiln::Tensor>", "TensorList"),
         ("bool[3]", False, "kiln::ArrayRef<bool>", "BoolList"),
         ("Scalar?", False, "const std::optional<kiln::Scalar>&", "OptionalScalar"),
         ("str", False, "std::string_view", "String"),
@@ -93,7 +95,7 @@ def test_type_mapping(schema_type: str, mutable: bool, cpp: str, kind: str) -> N
 
 
 @pytest.mark.parametrize(
-    "schema_type", ["Generator?", "Device", "Storage", "str[]", "Scalar[]", "float[]?", "Tensor[]?"]
+    "schema_type", ["Generator?", "Device", "Storage", "str[]", "Scalar[]", "bool[]?", "Tensor[]?"]
 )
 def test_unsupported_types(schema_type: str) -> None:
     assert arg_type(schema_type, mutable=False) is None
@@ -105,6 +107,9 @@ def test_unboxing_expressions() -> None:
     assert tensor is not None and scalar_type is not None
     assert tensor.unbox_expr("stack[0]") == "stack[0]->toTensor()"
     assert scalar_type.unbox_expr("stack[2]") == "kiln::unbox::scalar_type(*stack[2])"
+    scales = arg_type("float[]?", mutable=False)
+    assert scales is not None
+    assert scales.unbox_expr("stack[3]") == "kiln::unbox::optional_double_list(*stack[3])"
     assert normalize("SymInt[2]?") == "int[]?"
 
 
