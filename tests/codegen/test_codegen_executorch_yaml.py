@@ -1,0 +1,158 @@
+"""ExecuTorch's own functions.yaml and custom_ops.yaml, from the executorch 1.5.1 wheel, go through
+the codegen unchanged, and the generated C++ compiles (lean and ATen mode).
+
+The wheel is fetched once with `pip download` into build/executorch-wheel/ and reused; the test
+skips only when the package registry cannot be reached.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+import zipfile
+from pathlib import Path
+
+import pytest
+from codegen_testing import CXX, REPO, compile_syntax, run_codegen
+
+VERSION = "1.5.1"
+WHEEL_CACHE = REPO / "build" / "executorch-wheel"
+YAML_IN_WHEEL = {
+    "functions.yaml": "executorch/kernels/portable/functions.yaml",
+    "custom_ops.yaml": "executorch/kernels/portable/custom_ops.yaml",
+}
+
+
+def _index_url() -> str:
+    """The index pip asks first, for telling "unreachable" from other download failures."""
+    configured = os.environ.get("PIP_INDEX_URL")
+    if not configured:
+        found = subprocess.run(
+            [sys.executable, "-m", "pip", "config", "get", "global.index-url"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        configured = found.stdout.strip() if found.returncode == 0 else ""
+    return configured or "https://pypi.org/simple"
+
+
+def _registry_unreachable() -> str | None:
+    """Why the package index cannot be reached, or None when it answers."""
+    url = _index_url().rstrip("/") + "/executorch/"
+    try:
+        with urllib.request.urlopen(url, timeout=20):
+            return None
+    except urllib.error.HTTPError:
+        return None  # it answered
+    except (urllib.error.URLError, OSError) as error:
+        return f"{url}: {error}"
+
+
+def _wheel() -> Path:
+    cached = sorted(WHEEL_CACHE.glob(f"executorch-{VERSION}-*.whl"))
+    if cached:
+        return cached[0]
+    WHEEL_CACHE.mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, "-m", "pip", "download", "--no-deps", f"executorch=={VERSION}"]
+    result = subprocess.run(
+        [*command, "-d", str(WHEEL_CACHE)], capture_output=True, text=True, check=False
+    )
+    cached = sorted(WHEEL_CACHE.glob(f"executorch-{VERSION}-*.whl"))
+    if result.returncode == 0 and cached:
+        return cached[0]
+    unreachable = _registry_unreachable()
+    if unreachable is not None:
+        reason = f"the package registry cannot be reached ({unreachable})"
+        print(f"skipping: {reason}")
+        pytest.skip(reason)
+    raise AssertionError(f"{' '.join(command)} failed:\n{result.stdout}\n{result.stderr}")
+
+
+@pytest.fixture(scope="module")
+def executorch_yaml(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The two YAML files, read from the wheel with zipfile."""
+    directory = tmp_path_factory.mktemp("executorch-yaml")
+    files = {}
+    with zipfile.ZipFile(_wheel()) as wheel:
+        for name, member in YAML_IN_WHEEL.items():
+            files[name] = directory / name
+            files[name].write_bytes(wheel.read(member))
+    return files
+
+
+def _generate(yaml: dict[str, Path], out: Path, *flags: str) -> Path:
+    run = run_codegen(
+        out,
+        "--functions-yaml",
+        str(yaml["functions.yaml"]),
+        "--custom-ops-yaml",
+        str(yaml["custom_ops.yaml"]),
+        *flags,
+        lib_name="executorch_portable",
+    )
+    assert run.returncode == 0, run.stderr
+    return out
+
+
+@pytest.fixture(scope="module")
+def generated(executorch_yaml: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _generate(executorch_yaml, tmp_path_factory.mktemp("executorch-lean"))
+
+
+def _one_line(path: Path) -> str:
+    return " ".join(path.read_text().split())
+
+
+def test_every_entry_generates(generated: Path) -> None:
+    manifest = json.loads((generated / "executorch_portable.manifest.json").read_text())
+    names = {op["name"] for op in manifest["operators"]}
+    assert len(names) == 209 + 2
+    assert {"aten::copy_", "aten::index_put_", "aten::allclose.Tensor"} <= names
+    assert {"dim_order_ops::_to_dim_order_copy.out", "et_copy::_h2d_copy.out"} <= names
+
+
+def test_each_form_binds_as_executorch_declares_it(generated: Path) -> None:
+    native = _one_line(generated / "NativeFunctions.h")
+    # mutable non-out arguments: batch norm's running statistics
+    assert "kiln::Tensor& running_mean, kiln::Tensor& running_var, bool training," in native
+    # in-place: kernel_name torch::executor::copy_ binds torch::executor::native::copy_
+    assert "kiln::Tensor& copy_( kiln::KernelRuntimeContext& ctx, kiln::Tensor& self," in native
+    # float[]?
+    assert "std::optional<kiln::ArrayRef<double>> scale_factors, kiln::Tensor& out);" in native
+    # a functional custom op returns a new tensor by value
+    assert "kiln::Tensor allclose_tensor( kiln::KernelRuntimeContext& ctx," in native
+    source = _one_line(generated / "RegisterKernels.cpp")
+    assert "kArgs_aten_allclose_Tensor, 1));" in source
+    assert "*stack[6] = kiln::EValue(result);" in source
+    assert "kArgs_aten_index_put_, 1));" in source
+
+
+@pytest.mark.skipif(CXX is None, reason="needs a C++ compiler")
+def test_generated_code_compiles(generated: Path) -> None:
+    compile_syntax(generated, str(generated / "RegisterKernels.cpp"))
+
+
+@pytest.mark.skipif(CXX is None, reason="needs a C++ compiler")
+def test_aten_mode_generated_code_compiles_against_libtorch(
+    executorch_yaml: dict[str, Path], tmp_path: Path
+) -> None:
+    import torch
+
+    out = _generate(executorch_yaml, tmp_path / "aten", "--aten-mode")
+    include = Path(torch.__file__).parent / "include"
+    abi = int(torch._C._GLIBCXX_USE_CXX11_ABI)
+    flags = (
+        "-std=c++20",  # torch 2.13's headers need C++20 (cmake/KilnAten.cmake asks torch)
+        "-DKILN_ATEN_MODE=1",
+        f"-D_GLIBCXX_USE_CXX11_ABI={abi}",
+        "-isystem",
+        str(include),
+        "-isystem",
+        str(include / "torch/csrc/api/include"),
+    )
+    compile_syntax(out, str(out / "RegisterKernels.cpp"), flags=flags)
