@@ -153,8 +153,9 @@ Error check_arguments(KernelRuntimeContext& ctx, const char* op_name, Span<EValu
                specs.size(), stack.size());
     } else {
       ctx.fail(Error::InvalidProgram,
-               "expected %zu arguments and %zu return slot%s, got %zu values", specs.size(),
-               return_slots, return_slots == 1 ? "" : "s", stack.size());
+               "expected %zu argument%s and %zu return slot%s, got %zu value%s", specs.size(),
+               specs.size() == 1 ? "" : "s", return_slots, return_slots == 1 ? "" : "s",
+               stack.size(), stack.size() == 1 ? "" : "s");
     }
     return Error::InvalidProgram;
   }
