@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import torch
 from gtest_runs import GTestRun, run_gtest
+from test_native import OP_FORMS_LINES
 
 import kiln
 from buildtools import REPO_ROOT, cmake_build, cmake_configure, run
@@ -57,6 +58,11 @@ def test_custom_op_runs_in_aten_mode(aten_build: Path) -> None:
         "bad: InvalidProgram: kiln_custom::scaled_add.out: argument 1 (b) expected Tensor, got Int"
         in lines
     )
+
+
+def test_custom_op_forms_run_in_aten_mode(aten_build: Path) -> None:
+    result = run([str(aten_build / "tests/native/op_forms/op_forms_demo")])
+    assert tuple(result.stdout.splitlines()) == OP_FORMS_LINES
 
 
 # Every GoogleTest test of tests/native/aten_mode (aten_mode_tests), as Suite.Name. A test added,

@@ -110,6 +110,39 @@ def test_custom_op_through_cmake_api(native_build: Path) -> None:
     )
 
 
+# What tests/native/op_forms/op_forms_demo prints, in both modes: each custom op in a form
+# ExecuTorch's YAML uses besides out variants, called boxed and typed, and refused inputs.
+OP_FORMS_LINES = (
+    "boxed scale_: Ok 2 4 6",
+    "boxed scale_ returns self: yes",
+    "typed scale_: Ok 1 2 3",
+    "typed scale_ returns self: yes",
+    "bad scale_: InvalidProgram: forms::scale_: argument 0 (self) expected Tensor, got Int",
+    "boxed update_cache: Ok 0 7 8 0",
+    "typed update_cache: Ok 0 7 7 8",
+    "overrun update_cache: InvalidArgument: forms::update_cache: 2 values from position 3 "
+    "overrun a cache of 4",
+    "boxed weighted_sum None: Ok 6",
+    "boxed weighted_sum list: Ok 7",
+    "typed weighted_sum None: Ok 6",
+    "typed weighted_sum list: Ok 7",
+    "bad weighted_sum: InvalidProgram: forms::weighted_sum.out: argument 1 (weights) expected "
+    "ListDouble or None, got Int",
+    "boxed doubled: Ok 2 4 6",
+    "boxed doubled is new: yes",
+    "typed doubled: Ok 4 8 12",
+    "no slot doubled: InvalidProgram: forms::doubled: expected 1 argument and 1 return slot, "
+    "got 1 value",
+)
+
+
+def test_custom_ops_in_place_written_input_optional_floats_and_functional(
+    native_build: Path,
+) -> None:
+    result = run([str(native_build / "tests/native/op_forms/op_forms_demo")])
+    assert tuple(result.stdout.splitlines()) == OP_FORMS_LINES
+
+
 def test_dtype_selective_library_runs_its_dtypes_and_refuses_others(native_build: Path) -> None:
     result = run([str(native_build / "tests/native/dtype_selective/dtype_selective_demo")])
     lines = result.stdout.splitlines()
