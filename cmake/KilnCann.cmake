@@ -43,11 +43,25 @@ endif()
 include("${kiln_ascendc_cmake}")  # rejects an unknown SOC_VERSION itself
 
 # The device library: ascendc_library compiles the Ascend C sources with bisheng and generates
-# aclrtlaunch_<kernel>.h launch headers for each kernel.
+# aclrtlaunch_<kernel>.h launch headers for each kernel. It is installed and exported with the
+# host wrappers (cmake/KilnInstall.cmake); the launch headers' directory in the build tree, which
+# some CANN releases put on its interface, only serves the build (an export may not name it).
 function(kiln_cann_device_library name)
   ascendc_library(${name} STATIC ${ARGN})
   get_filename_component(repo_root "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/.." ABSOLUTE)
   ascendc_include_directories(${name} PRIVATE "${repo_root}")
+  get_target_property(interface_dirs ${name} INTERFACE_INCLUDE_DIRECTORIES)
+  if(interface_dirs)
+    set(kept "")
+    foreach(dir IN LISTS interface_dirs)
+      string(FIND "${dir}" "${CMAKE_BINARY_DIR}" in_build_tree)
+      if(in_build_tree EQUAL 0)
+        set(dir "$<BUILD_INTERFACE:${dir}>")
+      endif()
+      list(APPEND kept "${dir}")
+    endforeach()
+    set_target_properties(${name} PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${kept}")
+  endif()
 endfunction()
 
 # Host wrappers: the ACL runtime, the launch headers, and which kernels exist for this SoC.
