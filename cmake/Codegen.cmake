@@ -134,8 +134,8 @@ kernels; ATen mode runs libtorch's, so drop it in ATen mode")
     get_property(sources GLOBAL PROPERTY KILN_PORTABLE_KERNEL_SOURCES)
     if(NOT sources)
       _kiln_fail(gen_selected_ops "DTYPE_SELECTIVE_BUILD compiles Kiln's portable kernel \
-sources, which an installed Kiln does not carry; use Kiln from its source tree (add_subdirectory) \
-for dtype-selective libraries")
+sources, and this Kiln lists none (an installed Kiln lists them in \
+KilnPortableKernels.cmake beside KilnConfig.cmake); reinstall Kiln")
     endif()
     set_property(GLOBAL PROPERTY KILN_DTYPE_SELECTIVE_${ARG_LIB_NAME} TRUE)
   endif()
@@ -289,19 +289,19 @@ function(gen_operators_lib)
 endfunction()
 
 # Adds the dtype-selected copies of the portable kernel sources to `target`, with the compile
-# options and definitions the originals get in kiln_portable_kernels.
+# options and definitions the originals get in kiln_portable_kernels (recorded by
+# kernels/portable/CMakeLists.txt in the source tree, by KilnPortableKernels.cmake installed).
 function(_kiln_compile_dtype_selected_kernels target gen_dir)
   get_property(sources GLOBAL PROPERTY KILN_PORTABLE_KERNEL_SOURCES)
   _kiln_dtype_selected_sources("${gen_dir}" generated)
-  get_target_property(kernel_dir kiln_portable_kernels SOURCE_DIR)
   foreach(source copy IN ZIP_LISTS sources generated)
-    get_source_file_property(options "${source}" DIRECTORY "${kernel_dir}" COMPILE_OPTIONS)
+    get_property(options GLOBAL PROPERTY "KILN_PORTABLE_KERNEL_OPTIONS_${source}")
     if(options)
       set_source_files_properties("${copy}" PROPERTIES COMPILE_OPTIONS "${options}")
     endif()
   endforeach()
   target_sources(${target} PRIVATE ${generated})
-  get_target_property(definitions kiln_portable_kernels COMPILE_DEFINITIONS)
+  get_property(definitions GLOBAL PROPERTY KILN_PORTABLE_KERNEL_DEFINITIONS)
   if(definitions)
     target_compile_definitions(${target} PRIVATE ${definitions})
   endif()
