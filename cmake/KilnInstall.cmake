@@ -1,7 +1,8 @@
 # Installs what find_package(Kiln) gives a user project: the runtime and kernel libraries
 # (portable, and Ascend unless KILN_ASCEND=off), their headers, the CMake API, the codegen, and the
 # portable kernel sources a DTYPE_SELECTIVE_BUILD library compiles. Everything is install component
-# `development`.
+# `development`; the wheel (pyproject.toml) installs it inside the kiln Python package, under
+# kiln/{lib,include,share}, where kiln.cmake_prefix_path points.
 include(CMakePackageConfigHelpers)
 
 set(KILN_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/Kiln)

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import os
 import shutil
+import site
 import subprocess
 import sys
+import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+import kiln
 from buildtools import BUILD_ROOT, REPO_ROOT, cmake_build, cmake_configure, run
 
 PROJECTS = Path(__file__).parent / "cmake_projects"
@@ -33,6 +37,55 @@ def installed_prefix(native_build: Path) -> Path:
     prefix = BUILD_ROOT / "pytest-install"
     run(["cmake", "--install", str(native_build), "--prefix", str(prefix)])
     return prefix
+
+
+@dataclass(frozen=True)
+class PipInstall:
+    """Kiln installed by pip from a wheel, in an environment of its own."""
+
+    python: Path  # the environment's interpreter
+    prefix: Path  # what kiln.cmake_prefix_path says there
+
+
+def _site_packages(python: Path | str) -> Path:
+    code = "import sysconfig; print(sysconfig.get_paths()['platlib'])"
+    return Path(run([str(python), "-c", code]).stdout.strip())
+
+
+@pytest.fixture(scope="module")
+def pip_installed() -> PipInstall:
+    """A real wheel of this checkout, built (incrementally, in the build tree that the editable
+    install uses) and installed into an environment away from the editable install: a venv whose
+    only link to this one is a .pth line naming its site-packages, for torch and pyyaml. (With
+    --system-site-packages the editable install's import hook would come along and answer
+    `import kiln`.) An unchanged wheel is not reinstalled."""
+    wheel_dir = BUILD_ROOT / "wheel"
+    for old in wheel_dir.glob("kiln-*.whl"):
+        old.unlink()
+    run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-build-isolation", "--no-deps"]
+        + [str(REPO_ROOT), "-w", str(wheel_dir)]
+    )
+    (wheel,) = wheel_dir.glob("kiln-*.whl")
+    environment = BUILD_ROOT / "pytest-wheel-env"
+    python = environment / "bin/python"
+    if not python.exists():
+        run([sys.executable, "-m", "venv", "--without-pip", str(environment)])
+    site_packages = _site_packages(python)
+    (site_packages / "kiln_test_dependencies.pth").write_text(
+        "\n".join(site.getsitepackages()) + "\n"
+    )
+    with zipfile.ZipFile(wheel) as archive:
+        (record_name,) = [n for n in archive.namelist() if n.endswith(".dist-info/RECORD")]
+        record = archive.read(record_name)
+    stamp = environment / "installed-wheel-RECORD"
+    if not stamp.exists() or stamp.read_bytes() != record:
+        pip_install = [str(python), "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall"]
+        run([*pip_install, str(wheel)])
+        stamp.write_bytes(record)
+    code = "import kiln; print(kiln.cmake_prefix_path)"
+    prefix = Path(run([str(python), "-c", code]).stdout.strip())
+    return PipInstall(python, prefix)
 
 
 def test_find_package_after_install(installed_prefix: Path, tmp_path: Path) -> None:
@@ -89,6 +142,29 @@ def test_cmake_installed_kiln_builds_both_backends_and_dtype_selective(
     # DTYPE_SELECTIVE_BUILD compiles the installed kernel sources: no source tree needed.
     build = BUILD_ROOT / "pytest-consumer-cmake-install"
     _build_installed_backends_project(build, installed_prefix, sys.executable)
+
+
+def test_pip_installed_kiln_builds_both_backends_and_dtype_selective(
+    pip_installed: PipInstall,
+) -> None:
+    # The wheel carries the CMake package inside the kiln package; kiln.cmake_prefix_path finds it.
+    assert pip_installed.prefix == _site_packages(pip_installed.python) / "kiln"
+    build = BUILD_ROOT / "pytest-consumer-pip-install"
+    _build_installed_backends_project(build, pip_installed.prefix, pip_installed.python)
+
+
+def test_editable_install_has_a_cmake_prefix_path(tmp_path: Path) -> None:
+    # The editable install the tests run on keeps its built files in site-packages: the CMake
+    # package is there too, not in the source tree.
+    prefix = Path(kiln.cmake_prefix_path)
+    assert (prefix / "lib/cmake/Kiln/KilnConfig.cmake").is_file()
+    assert prefix != REPO_ROOT / "python/kiln"
+    cmake_configure(
+        REPO_ROOT / "examples/add_lib", tmp_path / "build", f"-DCMAKE_PREFIX_PATH={prefix}"
+    )
+    cmake_build(tmp_path / "build")
+    demo = run([str(tmp_path / "build/add_lib_demo")])
+    assert "[24, 45, 66]" in demo.stdout
 
 
 def test_installed_kiln_reads_the_runtime_backend_list(

@@ -1,5 +1,11 @@
-"""Kiln's Python API: call any registered operator on torch tensors, without copies."""
+"""Kiln's Python API: call any registered operator on torch tensors, without copies.
 
+``cmake_prefix_path`` is where the installed package keeps Kiln's CMake package, for C++ projects:
+``cmake -DCMAKE_PREFIX_PATH=$(python -c 'import kiln; print(kiln.cmake_prefix_path)')`` and then
+``find_package(Kiln)``.
+"""
+
+from kiln import _cmake_package
 from kiln._call import call_op
 from kiln._errors import KilnError
 from kiln._registry import (
@@ -9,9 +15,12 @@ from kiln._registry import (
     reset_fallback_stats,
 )
 
+cmake_prefix_path: str = _cmake_package.find_prefix(__path__)
+
 __all__ = [
     "KilnError",
     "call_op",
+    "cmake_prefix_path",
     "fallback_records",
     "missing_operators",
     "registered_operators",
