@@ -94,10 +94,14 @@ function(_kiln_gen_dir lib_name out_var)
 endfunction()
 
 # Writes ${CMAKE_CURRENT_BINARY_DIR}/<lib>/selected_operators.yaml from the union of the sources.
+# ExecuTorch's names for two of the arguments, OPS_SCHEMA_YAML and OPS_FROM_MODEL, are accepted as
+# spellings of OPS_YAML and MODEL, so an ExecuTorch CMakeLists.txt works unchanged.
 function(gen_selected_ops)
   cmake_parse_arguments(ARG "INCLUDE_ALL_OPS;DTYPE_SELECTIVE_BUILD" "LIB_NAME"
-                        "ROOT_OPS;OPS_YAML;MODEL" ${ARGN})
+                        "ROOT_OPS;OPS_YAML;MODEL;OPS_SCHEMA_YAML;OPS_FROM_MODEL" ${ARGN})
   _kiln_check_common(gen_selected_ops ARG)
+  list(APPEND ARG_OPS_YAML ${ARG_OPS_SCHEMA_YAML})
+  list(APPEND ARG_MODEL ${ARG_OPS_FROM_MODEL})
   if(NOT ARG_ROOT_OPS AND NOT ARG_OPS_YAML AND NOT ARG_MODEL AND NOT ARG_INCLUDE_ALL_OPS)
     _kiln_fail(gen_selected_ops "give at least one of ROOT_OPS, OPS_YAML, MODEL or INCLUDE_ALL_OPS")
   endif()
