@@ -183,6 +183,12 @@ function(generate_bindings_for_kernels)
                  "unknown backend '${backend}'; known backends: ${_KILN_KNOWN_BACKENDS}")
     endif()
   endforeach()
+  # Without this the library would configure and then fail to link its Ascend kernels.
+  if("ascend" IN_LIST ARG_BACKENDS AND KILN_ASCEND STREQUAL "off")
+    _kiln_fail(generate_bindings_for_kernels "BACKENDS names ascend, but this Kiln is built \
+without the Ascend backend (KILN_ASCEND=off, as in ATen mode); build Kiln with -DKILN_ASCEND=emu \
+or cann, or drop ascend from BACKENDS")
+  endif()
 
   _kiln_gen_dir(${ARG_LIB_NAME} gen_dir)
   set(command "${KILN_PYTHON_EXECUTABLE}" -m codegen --output-dir "${gen_dir}"

@@ -254,6 +254,12 @@ def _configure_user_project(tmp_path: Path, prefix: Path, body: str) -> str:
             "kiln_add_operator_library(NAME l ROOT_OPS aten::add.out BACKENDS tpu)",
             "unknown backend 'tpu'",
         ),
+        (
+            # As a Kiln built with -DKILN_ASCEND=off (or in ATen mode) configures it.
+            "set(KILN_ASCEND off)\n"
+            "kiln_add_operator_library(NAME l ROOT_OPS aten::add.out BACKENDS portable ascend)",
+            "BACKENDS names ascend, but this Kiln is built without the Ascend backend",
+        ),
     ],
 )
 def test_bad_cmake_arguments_fail_clearly(
