@@ -26,7 +26,7 @@ def test_cpp_is_clang_formatted() -> None:
 
 
 def test_python_is_ruff_clean() -> None:
-    python_dirs = ["codegen", "python", "bench", "tests"]
+    python_dirs = ["codegen", "python", "bench", "tests", "tools"]
     run([sys.executable, "-m", "ruff", "format", "--check", *python_dirs], cwd=REPO_ROOT)
     run([sys.executable, "-m", "ruff", "check", *python_dirs], cwd=REPO_ROOT)
 

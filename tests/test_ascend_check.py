@@ -1,0 +1,115 @@
+"""tools/ascend_check.py without CANN: its argument errors and which kernels it would check."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from buildtools import REPO_ROOT
+
+TOOL = REPO_ROOT / "tools" / "ascend_check.py"
+
+
+def _load_tool() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("ascend_check", TOOL)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+ascend_check = _load_tool()
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(TOOL), *args], capture_output=True, text=True, cwd=REPO_ROOT
+    )
+
+
+def _fake_toolkit(root: Path) -> Path:
+    """The two header trees the tool looks for, with the one file it checks in each."""
+    basic_api = root / "x86_64-linux" / "ascendc" / "include" / "basic_api"
+    basic_api.mkdir(parents=True)
+    (basic_api / "kernel_operator.h").write_text("")
+    stubs = root / "tools" / "tikicpulib" / "lib" / "include"
+    stubs.mkdir(parents=True)
+    (stubs / "stub_def.h").write_text("")
+    return root
+
+
+def _assert_usage_error(done: subprocess.CompletedProcess[str], argument: str) -> None:
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"ascend_check: {argument}:"), done.stderr
+    assert done.stdout == ""
+
+
+def test_a_directory_without_cann_headers_is_rejected(tmp_path: Path) -> None:
+    _assert_usage_error(_run("--cann", str(tmp_path)), "--cann")
+
+
+def test_a_missing_path_is_rejected(tmp_path: Path) -> None:
+    _assert_usage_error(_run("--cann", str(tmp_path / "missing")), "--cann")
+
+
+def test_an_unknown_soc_is_rejected(tmp_path: Path) -> None:
+    done = _run("--cann", str(_fake_toolkit(tmp_path)), "--soc", "Ascend999")
+    _assert_usage_error(done, "--soc")
+    assert "Ascend910B" in done.stderr and "Ascend310P" in done.stderr
+
+
+def test_a_missing_compiler_is_rejected(tmp_path: Path) -> None:
+    done = _run("--cann", str(_fake_toolkit(tmp_path)), "--cxx", "no-such-compiler")
+    _assert_usage_error(done, "--cxx")
+
+
+def test_a_source_that_is_not_a_kernel_is_rejected(tmp_path: Path) -> None:
+    done = _run("--cann", str(_fake_toolkit(tmp_path)), "--kernels", "runtime/foo.cpp")
+    _assert_usage_error(done, "--kernels")
+
+
+@pytest.mark.parametrize("layout", ["version", "latest", "install_root"])
+def test_toolkit_layouts_are_found(tmp_path: Path, layout: str) -> None:
+    version = tmp_path / "Ascend" / "ascend-toolkit" / "8.1.RC1"
+    _fake_toolkit(version)
+    (version.parent / "latest").symlink_to(version)
+    given = {
+        "version": version,
+        "latest": version.parent,
+        "install_root": tmp_path / "Ascend",
+    }[layout]
+    toolkit = ascend_check.find_toolkit(given)
+    assert toolkit.ascendc_include.name == "include"
+    assert (toolkit.ascendc_include / "basic_api" / "kernel_operator.h").is_file()
+    assert (toolkit.cpu_stub_include / "stub_def.h").is_file()
+
+
+def test_every_kernel_family_is_found_with_its_core_type() -> None:
+    kernels = ascend_check.discover_kernels()
+    families = sorted(p.name for p in (REPO_ROOT / "kernels" / "ascend").glob("op_*"))
+    assert [k.path.parts[-2] for k in kernels] == families
+    for kernel in kernels:
+        assert kernel.path.name == kernel.path.parts[-2].removeprefix("op_") + "_kernel.cpp"
+        assert kernel.core == ("CUBE" if kernel.path.parts[-2] == "op_matmul" else "VEC")
+
+
+def test_kernels_can_be_named() -> None:
+    kernels = ascend_check.discover_kernels(["kernels/ascend/op_unary/unary_kernel.cpp"])
+    assert [k.label for k in kernels] == ["op_unary/unary_kernel.cpp"]
+    assert [k.core for k in kernels] == ["VEC"]
+
+
+def test_soc_defines() -> None:
+    socs = ascend_check.SOCS
+    assert "-D__DAV_C220_CUBE__" in socs["Ascend910B"].defines("CUBE")
+    assert "-D__CCE_AICORE__=220" in socs["Ascend910B"].defines("VEC")
+    assert not any("_VEC__" in d for d in socs["Ascend310P"].defines("VEC"))
+    assert "-D__CCE_AICORE__=200" in socs["Ascend310P"].defines("VEC")

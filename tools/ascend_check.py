@@ -1,0 +1,241 @@
+"""Syntax-check Kiln's Ascend C device kernels against a real CANN toolkit's headers.
+
+Every `kernels/ascend/op_*/*_kernel.cpp` is compiled with the host g++ in CANN's CPU-debug mode
+(`ASCENDC_CPU_DEBUG`, `__CCE_KT_TEST__`, tikicpulib's stubs), `-fsyntax-only`, once per SoC. That
+checks Kiln's code against the real headers' declarations, overload sets and `static_assert`s,
+which Kiln's emulator only imitates. It runs nothing on a device and checks no run-time rule.
+
+Deprecations: CANN's own headers call APIs they deprecate (8.1.RC1's kernel_check.h calls
+`LocalTensor::GetLength`), so `-Werror=deprecated-declarations` would fail Kiln for CANN's code.
+A deprecation warning fails the check only when g++ locates it in a file of this repository.
+
+The headers are not redistributable, so CI cannot run this; docs/ascend.md records the last run.
+Usage: python tools/ascend_check.py --cann /usr/local/Ascend/ascend-toolkit/latest
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+KERNEL_GLOB = "kernels/ascend/op_*/*_kernel.cpp"
+# A kernel that declares this before including the headers runs on the cube cores alone.
+CUBE_MARKER = re.compile(r"^\s*#\s*define\s+ASCENDC_CUBE_ONLY\b", re.MULTILINE)
+# The CPU-debug mode of CANN's headers: tikicpulib's stubs stand in for the device compiler.
+COMMON_FLAGS = (
+    "-std=c++17",
+    "-fsyntax-only",
+    "-DASCENDC_CPU_DEBUG=1",
+    "-DASCENDC_DEBUG=1",
+    "-D__CCE_KT_TEST__=1",
+)
+# Under ascendc/include, in the order CANN's own CPU-debug CMake puts them.
+ASCENDC_INCLUDE_DIRS = (
+    "basic_api",
+    "basic_api/impl",
+    "basic_api/interface",
+    "highlevel_api",
+    "highlevel_api/lib",
+    "highlevel_api/impl",
+)
+# Kiln's matmul kernel includes "lib/matmul_intf.h" as the device compiler's include path has it;
+# the CPU-debug tree only has highlevel_api/lib/matmul/matmul_intf.h.
+SHIM_FILE = "lib/matmul_intf.h"
+SHIM_TEXT = '#include "matmul/matmul_intf.h"\n'
+ERROR_LINES_SHOWN = 5
+PARALLEL_COMPILES = 2
+
+
+@dataclass(frozen=True)
+class Soc:
+    name: str
+    aicore: int
+    npu_arch: int
+    dav: str  # the __DAV_<dav>__ core-version macro
+    split_cores: bool  # separate vector and cube cores (__DAV_<dav>_VEC__ / _CUBE__)
+
+    def defines(self, core: str) -> list[str]:
+        flags = [
+            f"-D__CCE_AICORE__={self.aicore}",
+            f"-D__DAV_{self.dav}__",
+            f"-D__NPU_ARCH__={self.npu_arch}",
+        ]
+        if self.split_cores:
+            flags.append(f"-D__DAV_{self.dav}_{core}__")
+        return flags
+
+
+SOCS = {
+    soc.name: soc
+    for soc in (
+        Soc("Ascend910B", aicore=220, npu_arch=2201, dav="C220", split_cores=True),
+        Soc("Ascend310P", aicore=200, npu_arch=2002, dav="M200", split_cores=False),
+    )
+}
+
+
+@dataclass(frozen=True)
+class Kernel:
+    path: Path  # relative to the repository root
+    core: str  # "VEC" or "CUBE"
+
+    @property
+    def label(self) -> str:
+        return "/".join(self.path.parts[-2:])
+
+
+@dataclass(frozen=True)
+class Toolkit:
+    ascendc_include: Path  # <toolkit>/<arch>-linux/ascendc/include
+    cpu_stub_include: Path  # <toolkit>/tools/tikicpulib/lib/include
+
+    def include_flags(self, shim_dir: Path) -> list[str]:
+        dirs = [self.cpu_stub_include, *(self.ascendc_include / d for d in ASCENDC_INCLUDE_DIRS)]
+        return [f"-I{d}" for d in dirs] + [f"-I{shim_dir}", f"-I{REPO_ROOT}"]
+
+
+@dataclass(frozen=True)
+class Result:
+    kernel: Kernel
+    soc: Soc
+    errors: tuple[str, ...]  # empty when the check passes
+
+
+class UsageError(Exception):
+    """Bad input: reported as one line naming the argument and the fix, exit status 2."""
+
+
+def core_type(source: Path) -> str:
+    return "CUBE" if CUBE_MARKER.search(source.read_text(encoding="utf-8")) else "VEC"
+
+
+def discover_kernels(only: Sequence[str] = ()) -> list[Kernel]:
+    """Every Ascend device kernel source, or those named in `only` (paths or op_*/x.cpp)."""
+    found = sorted(REPO_ROOT.glob(KERNEL_GLOB))
+    if only:
+        wanted = [Path(p).resolve() if Path(p).exists() else REPO_ROOT / p for p in only]
+        for path in wanted:
+            if path.resolve() not in found:
+                raise UsageError(
+                    f"--kernels: {path} is not an Ascend kernel source; "
+                    f"give paths matching {KERNEL_GLOB}"
+                )
+        found = [p for p in found if p in {w.resolve() for w in wanted}]
+    return [Kernel(p.relative_to(REPO_ROOT), core_type(p)) for p in found]
+
+
+def _toolkit_candidates(root: Path) -> list[Path]:
+    # The path itself (an ascend-toolkit/<version> directory), an install's `latest` link, or the
+    # Ascend install root above ascend-toolkit.
+    return [root, root / "latest", root / "ascend-toolkit" / "latest"]
+
+
+def find_toolkit(root: Path) -> Toolkit:
+    if not root.is_dir():
+        raise UsageError(f"--cann: {root} is not a directory; give a CANN ascend-toolkit directory")
+    machine = platform.machine()
+    for candidate in _toolkit_candidates(root):
+        stubs = candidate / "tools" / "tikicpulib" / "lib" / "include"
+        # Prefer the host's architecture; the headers are the same for every arch-linux tree.
+        arch_dirs = sorted(
+            candidate.glob("*-linux/ascendc/include"),
+            key=lambda p: p.parent.parent.name != f"{machine}-linux",
+        )
+        arch_dirs = [d for d in arch_dirs if (d / "basic_api" / "kernel_operator.h").is_file()]
+        if arch_dirs and (stubs / "stub_def.h").is_file():
+            return Toolkit(arch_dirs[0], stubs)
+    raise UsageError(
+        f"--cann: {root} holds no CANN toolkit headers (<arch>-linux/ascendc/include and "
+        "tools/tikicpulib/lib/include); give e.g. /usr/local/Ascend/ascend-toolkit/latest"
+    )
+
+
+def _in_kiln(line: str) -> bool:
+    match = re.match(r"(.+?):\d+:\d+: ", line)
+    return match is not None and Path(match.group(1)).resolve().is_relative_to(REPO_ROOT)
+
+
+def _reported(line: str) -> bool:
+    """An error, or where in Kiln's code an error or a deprecation comes from."""
+    if ": error:" in line or ": fatal error:" in line:
+        return True
+    kiln_origin = "required from here" in line or "[-Wdeprecated-declarations]" in line
+    return kiln_origin and _in_kiln(line)
+
+
+def check(compiler: str, toolkit: Toolkit, shim_dir: Path, kernel: Kernel, soc: Soc) -> Result:
+    command = [
+        compiler,
+        *COMMON_FLAGS,
+        *soc.defines(kernel.core),
+        *toolkit.include_flags(shim_dir),
+        str(REPO_ROOT / kernel.path),
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=REPO_ROOT)
+    lines = done.stderr.splitlines()
+    errors = [ln for ln in lines if _reported(ln)]
+    kiln_deprecation = any("[-Wdeprecated-declarations]" in ln for ln in errors)
+    if done.returncode == 0 and not kiln_deprecation:
+        errors = []  # "required from here" lines of warnings only
+    elif not errors:
+        errors = lines[-ERROR_LINES_SHOWN:] or [f"{compiler} exited with {done.returncode}"]
+    return Result(kernel, soc, tuple(errors))
+
+
+def _parse(argv: Sequence[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--cann", required=True, type=Path, help="ascend-toolkit or its version")
+    parser.add_argument("--soc", nargs="+", default=list(SOCS), help="default: all of them")
+    parser.add_argument("--kernels", nargs="+", default=[], help="default: every *_kernel.cpp")
+    parser.add_argument("--cxx", default="g++", help="host compiler (default: g++)")
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parse(sys.argv[1:] if argv is None else argv)
+    try:
+        unknown = [s for s in args.soc if s not in SOCS]
+        if unknown:
+            raise UsageError(f"--soc: unknown SoC {unknown[0]}; choose from {' '.join(SOCS)}")
+        compiler = shutil.which(args.cxx)
+        if compiler is None:
+            raise UsageError(f"--cxx: {args.cxx} not found; install g++ or name a C++17 compiler")
+        toolkit = find_toolkit(args.cann)
+        kernels = discover_kernels(args.kernels)
+    except UsageError as error:
+        print(f"ascend_check: {error}", file=sys.stderr)
+        return 2
+
+    socs = [SOCS[s] for s in args.soc]
+    with tempfile.TemporaryDirectory(prefix="kiln-ascend-check-") as shim:
+        shim_dir = Path(shim)
+        (shim_dir / SHIM_FILE).parent.mkdir(parents=True)
+        (shim_dir / SHIM_FILE).write_text(SHIM_TEXT, encoding="utf-8")
+        with ThreadPoolExecutor(PARALLEL_COMPILES) as pool:
+            jobs = [
+                pool.submit(check, compiler, toolkit, shim_dir, k, s) for k in kernels for s in socs
+            ]
+            results = [job.result() for job in jobs]
+
+    for result in results:
+        status = "FAIL" if result.errors else "ok  "
+        print(f"{status} {result.kernel.label:36} {result.soc.name}")
+        for line in result.errors[:ERROR_LINES_SHOWN]:
+            print(f"       {line.replace(str(REPO_ROOT) + '/', '')}")
+    passed = sum(not r.errors for r in results)
+    print(f"{passed} of {len(results)} kernel x SoC checks pass")
+    return 0 if passed == len(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
