@@ -10,8 +10,8 @@ namespace kiln::ascend {
 // vector results the scalar unit reads with GetValue).
 template <AscendC::HardEvent kEvent>
 __aicore__ inline void wait_pipe() {
-  using namespace AscendC;  // CANN declares GetTPipePtr at global scope, the emulator in AscendC
-  const int32_t id = static_cast<int32_t>(GetTPipePtr()->FetchEventID(kEvent));
+  // GetTPipePtr is at global scope (CANN's kernel_common.h), not in AscendC.
+  const int32_t id = static_cast<int32_t>(::GetTPipePtr()->FetchEventID(kEvent));
   AscendC::SetFlag<kEvent>(id);
   AscendC::WaitFlag<kEvent>(id);
 }

@@ -149,8 +149,10 @@ class TPipe {
   kiln::ascend::emu::detail::PipeRecord* pipe_;
 };
 
-inline TPipe* GetTPipePtr() {
-  return static_cast<TPipe*>(kiln::ascend::emu::detail::current_pipe_object());
-}
-
 }  // namespace AscendC
+
+// The pipe the running kernel constructed. At global scope, not in AscendC, as CANN's
+// kernel_common.h declares it: a kernel that writes AscendC::GetTPipePtr() fails here as there.
+inline AscendC::TPipe* GetTPipePtr() {
+  return static_cast<AscendC::TPipe*>(kiln::ascend::emu::detail::current_pipe_object());
+}
