@@ -180,8 +180,10 @@ void Reciprocal(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int3
 
 template <class T>
 void Abs(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count) {
-  static_assert(kiln::ascend::emu::detail::kOneOf<T, half, float, int32_t>,
-                "Abs takes half, float or int32_t operands");
+  // CANN 8.1.RC1 (dav_c220 and dav_m200 kernel_operator_vec_unary_impl.h): half and float only.
+  static_assert(kiln::ascend::emu::detail::kFloating<T>,
+                "Abs takes half or float operands on 910B and 310P (for int32_t: "
+                "Max(x, -x) with Muls and Max)");
   kiln::ascend::emu::detail::unary("Abs", dst, src, count, [](auto a) { return a < 0 ? -a : a; });
 }
 

@@ -56,6 +56,10 @@ template <class T, class U>
 void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
              CMPMODE cmpMode, uint32_t count) {
   static_assert(kiln::ascend::emu::detail::kFloating<T>, "Compare takes half or float operands");
+  // CANN 8.1.RC1 (inner_kernel_operator_vec_cmpsel_intf.cppm) writes the mask as (u)int8 bytes
+  // on 910B and 310P; Select reads wider masks, Compare does not write them.
+  static_assert(std::is_same_v<U, uint8_t>,
+                "Compare: the mask dst is a LocalTensor<uint8_t> on 910B and 310P");
   namespace detail = kiln::ascend::emu::detail;
   detail::VectorCall call("Compare", static_cast<int32_t>(count));
   const T* a = call.src(src0, "src0");
@@ -80,6 +84,8 @@ void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const 
                 "CompareScalar takes half or float operands");
   static_assert(std::is_same_v<S, T>,
                 "CompareScalar: the scalar must have the tensor's type (half(0.0f) for half)");
+  static_assert(std::is_same_v<U, uint8_t>,
+                "CompareScalar: the mask dst is a LocalTensor<uint8_t> on 910B and 310P");
   namespace detail = kiln::ascend::emu::detail;
   detail::VectorCall call("CompareScalar", static_cast<int32_t>(count));
   const T* a = call.src(src0, "src0");
