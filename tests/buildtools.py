@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 BUILD_ROOT = REPO_ROOT / "build"
@@ -46,3 +48,13 @@ def cmake_build(build: Path, *targets: str) -> None:
     for target in targets:
         cmd += ["--target", target]
     run(cmd)
+
+
+def load_script(path: Path, name: str) -> ModuleType:
+    """Imports a script that is not in a package (tools/, bench/) as module `name`."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module

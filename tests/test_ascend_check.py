@@ -2,29 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-from buildtools import REPO_ROOT
+from buildtools import REPO_ROOT, load_script
 
 TOOL = REPO_ROOT / "tools" / "ascend_check.py"
 
 
-def _load_tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("ascend_check", TOOL)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
-
-
-ascend_check = _load_tool()
+ascend_check = load_script(TOOL, "ascend_check")
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:

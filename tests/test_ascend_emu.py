@@ -4,19 +4,18 @@ docs/ascend.md shows."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from emu_kernels import compile_kernel
 from gtest_runs import GTestRun, run_gtest
 
-from buildtools import REPO_ROOT, run
+from buildtools import REPO_ROOT, load_script
 
 
 @pytest.fixture(scope="module")
@@ -143,20 +142,6 @@ def _compiler(build: Path) -> str:
     return found.group(1)
 
 
-KERNEL_PRELUDE = """
-#include "kernel_operator.h"
-#include "lib/matmul_intf.h"
-using namespace AscendC;
-extern "C" __global__ __aicore__ void k(GM_ADDR x) {
-  (void)x;
-  TPipe pipe;
-  TBuf<TPosition::VECCALC> buf;
-  pipe.InitBuffer(buf, 1024);
-  %s
-}
-"""
-
-
 @pytest.mark.parametrize(
     ("statement", "message"),
     [
@@ -187,54 +172,23 @@ extern "C" __global__ __aicore__ void k(GM_ADDR x) {
 def test_unsupported_dtype_is_a_compile_error(
     emu_build: Path, tmp_path: Path, statement: str, message: str
 ) -> None:
-    source = tmp_path / "kernel.cpp"
-    source.write_text(KERNEL_PRELUDE % statement)
-    command = [
-        _compiler(emu_build),
-        "-std=c++17",
-        "-fsyntax-only",
-        f"-I{REPO_ROOT}",
-        f"-I{REPO_ROOT / 'kernels/ascend/emu'}",
-        str(source),
-    ]
-    result = run(command, check=False)
-    assert result.returncode != 0
-    assert message in result.stderr, result.stderr[-3000:]
+    returncode, stderr = compile_kernel(tmp_path, statement, _compiler(emu_build))
+    assert returncode != 0
+    assert message in stderr, stderr[-3000:]
 
 
 def test_supported_dtypes_compile(emu_build: Path, tmp_path: Path) -> None:
-    source = tmp_path / "kernel.cpp"
-    source.write_text(
-        KERNEL_PRELUDE
-        % (
-            "auto h = buf.Get<half>(); auto f = buf.Get<float>()[128];"
-            " auto i = buf.Get<int32_t>()[192]; Add(h, h, h, 16); Exp(f, f, 8);"
-            " Cast(f, h, RoundMode::CAST_NONE, 16); Mins(i, i, 3, 8);"
-        )
+    statement = (
+        "auto h = buf.Get<half>(); auto f = buf.Get<float>()[128];"
+        " auto i = buf.Get<int32_t>()[192]; Add(h, h, h, 16); Exp(f, f, 8);"
+        " Cast(f, h, RoundMode::CAST_NONE, 16); Mins(i, i, 3, 8);"
     )
-    run(
-        [
-            _compiler(emu_build),
-            "-std=c++17",
-            "-fsyntax-only",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            f"-I{REPO_ROOT}",
-            f"-I{REPO_ROOT / 'kernels/ascend/emu'}",
-            str(source),
-        ]
-    )
+    returncode, stderr = compile_kernel(tmp_path, statement, _compiler(emu_build))
+    assert returncode == 0, stderr[-3000:]
 
 
 def _launch_report() -> ModuleType:
-    path = REPO_ROOT / "bench/ascend/report.py"
-    spec = importlib.util.spec_from_file_location("ascend_launch_report", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    return load_script(REPO_ROOT / "bench/ascend/report.py", "ascend_launch_report")
 
 
 def test_docs_launch_report_is_current() -> None:

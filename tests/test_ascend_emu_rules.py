@@ -4,48 +4,10 @@ must compile. Each rule is listed, with its source header, in kernels/ascend/emu
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
 import pytest
-
-from buildtools import REPO_ROOT, run
-
-KERNEL = """
-#include "kernel_operator.h"
-using namespace AscendC;
-extern "C" __global__ __aicore__ void k(GM_ADDR x) {
-  (void)x;
-  TPipe pipe;
-  TBuf<TPosition::VECCALC> buf;
-  pipe.InitBuffer(buf, 4096);
-  %s
-}
-"""
-
-
-def _compile(tmp_path: Path, statement: str) -> tuple[int, str]:
-    """Syntax-checks a one-statement kernel against the emulator's headers, with the include
-    directories the kiln_ascend_emu target gives its kernels."""
-    source = tmp_path / "kernel.cpp"
-    source.write_text(KERNEL % statement)
-    compiler = os.environ.get("CXX") or shutil.which("c++") or "g++"
-    command = [
-        compiler,
-        "-std=c++17",
-        "-fsyntax-only",
-        "-Wall",
-        "-Wextra",
-        "-Werror",
-        f"-I{REPO_ROOT}",
-        f"-I{REPO_ROOT / 'kernels/ascend/emu'}",
-        str(source),
-    ]
-    result = run(command, check=False)
-    # g++ quotes names with typographic quotes under a UTF-8 locale.
-    return result.returncode, result.stderr.replace("\u2018", "'").replace("\u2019", "'")
-
+from emu_kernels import compile_kernel, default_compiler
 
 # (forbidden statement, message the emulator gives, allowed statement). CANN's header for each
 # rule is named in kernels/ascend/emu/README.md.
@@ -80,7 +42,7 @@ RULES = {
 @pytest.mark.parametrize("rule", sorted(RULES))
 def test_forbidden_form_fails_with_the_rule(tmp_path: Path, rule: str) -> None:
     statement, message, _ = RULES[rule]
-    returncode, stderr = _compile(tmp_path, statement)
+    returncode, stderr = compile_kernel(tmp_path, statement, default_compiler())
     assert returncode != 0
     assert message in stderr, stderr[-3000:]
 
@@ -88,5 +50,5 @@ def test_forbidden_form_fails_with_the_rule(tmp_path: Path, rule: str) -> None:
 @pytest.mark.parametrize("rule", sorted(RULES))
 def test_allowed_form_compiles(tmp_path: Path, rule: str) -> None:
     _, _, statement = RULES[rule]
-    returncode, stderr = _compile(tmp_path, statement)
+    returncode, stderr = compile_kernel(tmp_path, statement, default_compiler())
     assert returncode == 0, stderr[-3000:]
