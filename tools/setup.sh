@@ -12,6 +12,9 @@ command -v ninja >/dev/null || missing+=(ninja-build)
 command -v nm >/dev/null || missing+=(binutils)
 # GoogleTest, for the native tests (KILN_BUILD_TESTS=ON, which pytest builds).
 [ -f /usr/include/gtest/gtest.h ] || missing+=(libgtest-dev)
+# FlatBuffers: flatc generates the .pte reader at build time, against these headers.
+command -v flatc >/dev/null || missing+=(flatbuffers-compiler)
+[ -f /usr/include/flatbuffers/flatbuffers.h ] || missing+=(libflatbuffers-dev)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
     echo "setup: missing ${missing[*]}; install them (as root: apt-get install ${missing[*]})" >&2
@@ -25,4 +28,9 @@ fi
 "$PYTHON" -m pip install -q torch==2.13.0
 "$PYTHON" -m pip install -q "scikit-build-core>=0.10" "pybind11>=2.12" "pyyaml>=6"
 # No build isolation: the build must see the installed torch instead of fetching another.
-"$PYTHON" -m pip install -q --no-build-isolation -e ".[dev]"
+# The `executorch` extra holds the light packages ExecuTorch 1.5.1 needs to export and run.
+"$PYTHON" -m pip install -q --no-build-isolation -e ".[dev,executorch]"
+# ExecuTorch 1.5.1 itself, the reference the compatibility tests export and run with. Its hard
+# requirements include heavy packages it does not need for that (torchao, coremltools, pandas,
+# scikit-learn), so it goes in without them.
+"$PYTHON" -m pip install -q --no-deps executorch==1.5.1
