@@ -37,8 +37,11 @@ class _Row:
             self.wrapper,
             c_string(self.kernel.origin),
         ]
-        if self.op.signature.return_slots:
-            fields.append(str(self.op.signature.return_slots))
+        signature = self.op.signature
+        if signature.return_slots or signature.out_returns:
+            fields.append(str(signature.return_slots))
+        if signature.out_returns:
+            fields.append(str(signature.out_returns))
         return "{" + ", ".join(fields) + "}"
 
 

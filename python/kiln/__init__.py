@@ -8,6 +8,7 @@
 from kiln import _cmake_package
 from kiln._call import call_op
 from kiln._errors import KilnError
+from kiln._program import MissingOperator, Program, ProgramLoadError, load
 from kiln._registry import (
     fallback_records,
     missing_operators,
@@ -19,9 +20,13 @@ cmake_prefix_path: str = _cmake_package.find_prefix(__path__)
 
 __all__ = [
     "KilnError",
+    "MissingOperator",
+    "Program",
+    "ProgramLoadError",
     "call_op",
     "cmake_prefix_path",
     "fallback_records",
+    "load",
     "missing_operators",
     "registered_operators",
     "reset_fallback_stats",

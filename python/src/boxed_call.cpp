@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "runtime/core/dim_order.h"
+#include "runtime/executor/heap_memory.h"
 #include "stack_builder.h"
 
 namespace py = pybind11;
@@ -23,25 +24,6 @@ struct TensorSlot {
   std::optional<TensorImpl> impl;
   py::object torch_tensor;
   std::string resize_error;
-};
-
-// Heap-backed temp memory for kernels called from Python; freed when the call ends.
-class HeapTempAllocator : public MemoryAllocator {
- public:
-  HeapTempAllocator() : MemoryAllocator(nullptr, 0) {}
-  ~HeapTempAllocator() override { reset(); }
-  void* allocate(size_t size, size_t alignment) override {
-    void* memory = std::aligned_alloc(alignment, (size + alignment - 1) / alignment * alignment);
-    if (memory != nullptr) blocks_.push_back(memory);
-    return memory;
-  }
-  void reset() override {
-    for (void* block : blocks_) std::free(block);
-    blocks_.clear();
-  }
-
- private:
-  std::vector<void*> blocks_;
 };
 
 void set_dense_metadata(TensorSlot& slot, size_t dim) {
@@ -102,7 +84,7 @@ class TorchTensorViews {
 
  private:
   std::deque<TensorSlot> slots_;
-  HeapTempAllocator temp_;
+  HeapAllocator temp_;  // kernels' temporaries, freed when the call ends
 };
 
 }  // namespace

@@ -6,6 +6,9 @@
 #include "RegisterKernels.h"
 #include "backend_names.h"
 #include "boxed_call.h"
+#if !KILN_ATEN_MODE
+#include "program_bindings.h"
+#endif
 #if KILN_PYTHON_ASCEND_EMU
 #include "ascend_bindings.h"
 #endif
@@ -91,6 +94,9 @@ PYBIND11_MODULE(KILN_PYTHON_MODULE, m) {
     return report;
   });
 
+#if !KILN_ATEN_MODE
+  kiln::python::bind_program(m);
+#endif
 #if KILN_PYTHON_ASCEND_EMU
   kiln::python::bind_ascend(m);
 #endif

@@ -79,23 +79,6 @@ const Kernel* find_in_backend(std::string_view name, uint64_t hash, std::string_
   return exact != nullptr ? exact : fallback_default;
 }
 
-void record_fallback(const Kernel& kernel, Backend requested, const char* reason) {
-  RegistryState& registry = state();
-  ++registry.fallback_total;
-  for (size_t i = 0; i < registry.fallback_record_count; ++i) {
-    FallbackRecord& record = registry.fallbacks[i];
-    if (record.name == kernel.name && record.requested == requested) {
-      ++record.count;
-      return;
-    }
-  }
-  if (registry.fallback_record_count < kMaxFallbackRecords) {
-    FallbackRecord& record = registry.fallbacks[registry.fallback_record_count++];
-    record = {kernel.name, requested, kernel.backend, 1, {}};
-    std::snprintf(record.reason, sizeof(record.reason), "%s", reason);
-  }
-}
-
 Error check_sorted(const KernelTable& table) {
   for (size_t i = 0; i < table.size; ++i) {
     const Kernel& kernel = table.kernels[i];
@@ -176,6 +159,23 @@ const Kernel& registered_kernel(size_t index) {
     ++t;
   }
   return registry.tables[t]->kernels[index];
+}
+
+void record_fallback(const Kernel& kernel, Backend requested, const char* reason) {
+  RegistryState& registry = state();
+  ++registry.fallback_total;
+  for (size_t i = 0; i < registry.fallback_record_count; ++i) {
+    FallbackRecord& record = registry.fallbacks[i];
+    if (record.name == kernel.name && record.requested == requested) {
+      ++record.count;
+      return;
+    }
+  }
+  if (registry.fallback_record_count < kMaxFallbackRecords) {
+    FallbackRecord& record = registry.fallbacks[registry.fallback_record_count++];
+    record = {kernel.name, requested, kernel.backend, 1, {}};
+    std::snprintf(record.reason, sizeof(record.reason), "%s", reason);
+  }
 }
 
 Result<const Kernel*> find_kernel(std::string_view name, std::string_view key,

@@ -34,6 +34,10 @@ struct Kernel {
   // Stack values after the arguments that receive results (in-place and functional ops); the
   // kernel key is built from the arguments only.
   uint8_t return_slots = 0;
+  // 1 for an out variant that returns: a program's call (ExecuTorch's layout) lists its result
+  // after the arguments as one more value (the out tensor, or a list of them), which the boxed
+  // stack has no slot for; the executor drops it.
+  uint8_t out_returns = 0;
 
   // Runs the kernel on a boxed stack (see OpFunction).
   Error call(KernelRuntimeContext& ctx, Span<EValue*> stack) const { return function(ctx, stack); }
@@ -105,6 +109,9 @@ struct FallbackRecord {
   uint64_t count;
   char reason[256];  // the first decline's message, or "no kernel" when the backend has none
 };
+// Records that `kernel` served a call whose first preference was `requested`, and why (the
+// decline's message, or "no kernel"). call_operator and the executor record through it.
+void record_fallback(const Kernel& kernel, Backend requested, const char* reason);
 uint64_t fallback_count();
 // Copies up to records.size() distinct fallback records; returns how many exist.
 size_t fallback_records(Span<FallbackRecord> records);

@@ -1,0 +1,208 @@
+"""kiln.load: run a .pte program (ExecuTorch's format) on Kiln's kernels, from torch tensors."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from kiln._convert import DTYPE_CODES
+from kiln._errors import KilnError
+
+_DTYPES = {code: dtype for dtype, code in DTYPE_CODES.items()}
+
+
+@dataclass(frozen=True)
+class MissingOperator:
+    """An operator the program calls that the chosen backends cannot run."""
+
+    index: int  # in the program's operator table, as in the "Missing operator: [i]" log lines
+    op: str
+    key: str  # the kernel key (dtypes) asked for, "" when no kernel of any key exists
+    cause: str
+
+
+@dataclass(frozen=True)
+class ProfileRow:
+    """One instruction of a profiled run."""
+
+    index: int
+    kind: str  # "KernelCall", "MoveCall", ...
+    op: str  # "aten::add.out" for kernel calls
+    backend: str  # the backend whose kernel ran it
+    ns: int
+
+
+class Profile(tuple[ProfileRow, ...]):
+    """Per-instruction times of one run; str() is a table, slowest operators summed at the end."""
+
+    def __str__(self) -> str:
+        lines = [f"{'#':>4}  {'operator':<44} {'backend':<9} {'time':>12}"]
+        for row in self:
+            name = row.op or row.kind
+            lines.append(f"{row.index:>4}  {name:<44} {row.backend:<9} {_ns(row.ns):>12}")
+        lines.append(f"{'':>4}  {'total':<44} {'':<9} {_ns(sum(r.ns for r in self)):>12}")
+        return "\n".join(lines)
+
+
+def _ns(ns: int) -> str:
+    return f"{ns / 1000:.1f} us" if ns >= 1000 else f"{ns} ns"
+
+
+def _native() -> Any:
+    from kiln import _C
+
+    return _C
+
+
+def _raise_native(error: RuntimeError) -> KilnError:
+    code, _, message = str(error).partition(": ")
+    return KilnError(message or code, code if message else "Internal")
+
+
+class Program:
+    """A loaded method of a .pte program. Create it with :func:`kiln.load`."""
+
+    def __init__(self, data: bytes, path: str, method: str, backends: tuple[str, ...]) -> None:
+        self.path = path
+        self.method = method
+        self.backends = backends
+        try:
+            self._native = _native().Program(data, method, list(backends))
+        except RuntimeError as error:
+            raise _raise_native(error) from None
+        except ValueError as error:  # an unknown backend name
+            raise KilnError(str(error), "InvalidArgument") from None
+        code, message = self._native.load_status()
+        if code != "Ok":
+            missing = self.missing_operators()
+            lines = "".join(
+                f"\n  Missing operator: [{m.index}] {m.op}"
+                + (f" (kernel key {m.key})" if m.key else "")
+                + f": {m.cause}"
+                for m in missing
+            )
+            raise ProgramLoadError(message + lines, code, missing)
+        # The native loader verified the program, so reading it here cannot trip over it.
+        self.operators: tuple[str, ...] = _operator_table(data, method)
+        self._profile: Profile | None = None
+
+    def missing_operators(self) -> list[MissingOperator]:
+        """The operators the chosen backends lack ([] once the program has loaded)."""
+        return [MissingOperator(*entry) for entry in self._native.missing_operators()]
+
+    def run(self, *inputs: Any, profile: bool = False) -> tuple[Any, ...]:
+        """Runs the method on torch tensors (and Python scalars for scalar inputs); returns its
+        outputs as new torch tensors. With ``profile=True`` the per-instruction times are kept
+        for :meth:`last_profile`."""
+        native = self._native
+        count = native.num_inputs()
+        if len(inputs) != count:
+            raise KilnError(
+                f"{self.method} takes {count} inputs, got {len(inputs)}", "InvalidArgument"
+            )
+        keep_alive = []
+        try:
+            for index, value in enumerate(inputs):
+                if isinstance(value, torch.Tensor):
+                    tensor = _bindable(index, value, native.input_meta(index))
+                    keep_alive.append(tensor)
+                    native.set_tensor_input(
+                        index,
+                        tensor.data_ptr(),
+                        list(tensor.shape),
+                        DTYPE_CODES[tensor.dtype],
+                        _dim_order(tensor),
+                    )
+                else:
+                    native.set_scalar_input(index, value)
+            native.execute(profile)
+            outputs = tuple(self._output(i) for i in range(native.num_outputs()))
+        except RuntimeError as error:
+            raise _raise_native(error) from None
+        if profile:
+            self._profile = Profile(ProfileRow(*row) for row in native.last_profile())
+        return outputs
+
+    def last_profile(self) -> Profile:
+        """The per-instruction profile of the last ``run(..., profile=True)``."""
+        if self._profile is None:
+            raise KilnError("no profiled run yet: call run(..., profile=True)", "InvalidState")
+        return self._profile
+
+    def _output(self, index: int) -> Any:
+        kind, dtype, sizes, dim_order = self._native.output_meta(index)
+        if kind != "Tensor":
+            return dtype  # the scalar itself
+        torch_dtype = _DTYPES[dtype]
+        physical = [sizes[d] for d in dim_order]
+        flat = torch.empty(physical, dtype=torch_dtype)
+        self._native.copy_output(index, flat.data_ptr(), flat.numel() * flat.element_size())
+        # Back to logical dimension order: a permuted view of the physical layout.
+        inverse = [dim_order.index(d) for d in range(len(dim_order))]
+        return flat.permute(inverse) if dim_order != sorted(dim_order) else flat
+
+
+class ProgramLoadError(KilnError):
+    """kiln.load failed; ``missing`` lists the operators the backends lack, if that is why."""
+
+    def __init__(self, message: str, code: str, missing: list[MissingOperator]) -> None:
+        super().__init__(message, code)
+        self.missing = missing
+
+
+def _operator_table(data: bytes, method: str) -> tuple[str, ...]:
+    from codegen.pte.program_generated import Program as PteProgram
+    from codegen.pte.program_generated import ProgramT
+
+    program = ProgramT.InitFromObj(PteProgram.GetRootAs(data, 0))
+    plan = next(p for p in program.executionPlan if p.name.decode() == method)
+    return tuple(
+        op.name.decode() + (f".{op.overload.decode()}" if op.overload else "")
+        for op in plan.operators or []
+    )
+
+
+def _dim_order(tensor: torch.Tensor) -> list[int]:
+    strides = tensor.stride()
+    return sorted(range(tensor.dim()), key=lambda d: (-strides[d], d))
+
+
+def _bindable(index: int, tensor: torch.Tensor, meta: tuple[Any, ...]) -> torch.Tensor:
+    """The tensor in the program's dtype-free layout: dense in its dim order (the binding then
+    uses its memory in place)."""
+    kind, _, _, dim_order = meta
+    if kind != "Tensor":
+        raise KilnError(
+            f"input {index}: the program takes a {kind}, got a tensor", "InvalidArgument"
+        )
+    if tensor.dtype not in DTYPE_CODES:
+        raise KilnError(f"input {index}: dtype {tensor.dtype} is not supported", "InvalidArgument")
+    if tensor.dim() == len(dim_order) and dim_order != sorted(dim_order):
+        # A channels-last style input: make the strides match the program's dim order.
+        physical = tensor.permute(dim_order).contiguous()
+        inverse = [dim_order.index(d) for d in range(len(dim_order))]
+        return physical.permute(inverse)
+    return tensor.detach().contiguous()
+
+
+def load(
+    path: str | os.PathLike[str] | bytes,
+    method: str = "forward",
+    backends: tuple[str, ...] | list[str] = ("portable",),
+) -> Program:
+    """Loads `method` of a .pte program (a path, or the file's bytes), resolving its operators on
+    `backends` in preference order. Raises ProgramLoadError naming what is wrong: a bad
+    program, or the missing operators (also in ``.missing``)."""
+    if isinstance(path, bytes):
+        data, name = path, "<bytes>"
+    else:
+        name = os.fspath(path)
+        try:
+            with open(name, "rb") as file:
+                data = file.read()
+        except OSError as error:
+            raise KilnError(f"cannot read {name}: {error.strerror}", "AccessFailed") from None
+    return Program(data, name, method, tuple(backends))

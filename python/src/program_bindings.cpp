@@ -1,0 +1,235 @@
+#include "program_bindings.h"
+
+#include <pybind11/stl.h>
+
+#include <array>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backend_names.h"
+#include "runtime/core/dim_order.h"
+#include "runtime/core/tensor_impl.h"
+#include "runtime/executor/error_message.h"
+#include "runtime/executor/heap_memory.h"
+#include "runtime/executor/method.h"
+#include "runtime/executor/program.h"
+#include "runtime/kernel/operator_registry.h"
+
+namespace py = pybind11;
+
+namespace kiln::python {
+namespace {
+
+[[noreturn]] void raise(Error error, const std::string& message) {
+  // kiln/_program.py turns "<code>: <message>" into a KilnError carrying the code.
+  throw std::runtime_error(std::string(to_string(error)) + ": " + message);
+}
+
+// A caller's tensor bound as an input: its metadata lives here, its data stays the caller's.
+struct BoundTensor {
+  std::array<SizesType, kTensorDimensionLimit> sizes{};
+  std::array<DimOrderType, kTensorDimensionLimit> dim_order{};
+  std::array<StridesType, kTensorDimensionLimit> strides{};
+  std::optional<TensorImpl> impl;
+};
+
+// Owns the program bytes (16-byte aligned, as constants need), the Program, the Method and its
+// heap memory. Not copyable: the Method points into all of them.
+class LoadedProgram {
+ public:
+  LoadedProgram(const py::bytes& data, const std::string& method_name,
+                const std::vector<std::string>& backend_names)
+      : backends_(parse_backends(backend_names)) {
+    const std::string_view view = data;
+    bytes_.reset(static_cast<uint8_t*>(std::aligned_alloc(64, (view.size() / 64 + 1) * 64)));
+    if (bytes_ == nullptr) raise(Error::MemoryAllocationFailed, "no memory for the program");
+    std::memcpy(bytes_.get(), view.data(), view.size());
+    Result<Program> program = Program::load(bytes_.get(), view.size());
+    if (!program.ok()) raise(program.error(), last_load_error());
+    program_.emplace(std::move(*program));
+    Result<MethodMeta> meta = program_->method_meta(method_name);
+    if (!meta.ok()) raise(meta.error(), last_load_error());
+    memory_ = std::make_unique<HeapMethodMemory>(*meta);
+    if (memory_->status() != Error::Ok) {
+      raise(memory_->status(), "cannot allocate the method's " +
+                                   std::to_string(memory_->planned_bytes()) + " planned bytes");
+    }
+    missing_.resize(meta->num_operators());
+    MissingReport report{{missing_.data(), missing_.size()}, 0};
+    Result<Method> method = Method::load(*program_, method_name, memory_->memory(),
+                                         {backends_.data(), backends_.size()}, &report);
+    if (!method.ok()) {
+      missing_.resize(std::min(report.count, missing_.size()));
+      load_error_ = last_load_error();
+      load_status_ = method.error();
+      return;
+    }
+    missing_.clear();
+    method_.emplace(std::move(*method));
+    bound_.resize(method_->num_inputs());
+  }
+
+  // (code, message) of a failed Method::load, ("Ok", "") otherwise; the missing-operator
+  // report stays readable either way.
+  py::tuple load_status() const { return py::make_tuple(to_string(load_status_), load_error_); }
+
+  py::list missing_operators() const {
+    py::list report;
+    for (const MissingOperator& entry : missing_) {
+      report.append(py::make_tuple(entry.index, entry.name, entry.key ? entry.key : "",
+                                   to_string(entry.cause)));
+    }
+    return report;
+  }
+
+  Method& method() {
+    if (!method_) raise(load_status_, load_error_);
+    return *method_;
+  }
+
+  // (kind, dtype code, sizes, dim order) of input `index`; kind is the tag name.
+  py::tuple input_meta(size_t index) {
+    const EValue& value = method().input(checked_index(index, method().num_inputs(), "input"));
+    return value_meta(value);
+  }
+
+  void set_tensor_input(size_t index, uintptr_t data, const std::vector<int64_t>& sizes, int dtype,
+                        const std::vector<int64_t>& dim_order) {
+    checked_index(index, method().num_inputs(), "input");
+    if (sizes.size() > kTensorDimensionLimit || dim_order.size() != sizes.size()) {
+      raise(Error::InvalidArgument, "input " + std::to_string(index) + ": bad tensor metadata");
+    }
+    BoundTensor& bound = bound_[index];
+    for (size_t d = 0; d < sizes.size(); ++d) {
+      bound.sizes[d] = sizes[d];
+      bound.dim_order[d] = static_cast<DimOrderType>(dim_order[d]);
+    }
+    (void)dim_order_to_strides({bound.sizes.data(), sizes.size()},
+                               {bound.dim_order.data(), sizes.size()},
+                               {bound.strides.data(), sizes.size()});
+    bound.impl.emplace(static_cast<ScalarType>(dtype), sizes.size(), bound.sizes.data(),
+                       reinterpret_cast<void*>(data), bound.dim_order.data(), bound.strides.data());
+    check(method().set_input(index, EValue(Tensor(&*bound.impl))));
+  }
+
+  void set_scalar_input(size_t index, const py::object& value) {
+    checked_index(index, method().num_inputs(), "input");
+    EValue boxed;
+    if (py::isinstance<py::bool_>(value)) {
+      boxed = EValue(value.cast<bool>());
+    } else if (py::isinstance<py::int_>(value)) {
+      boxed = EValue(value.cast<int64_t>());
+    } else {
+      boxed = EValue(value.cast<double>());
+    }
+    check(method().set_input(index, boxed));
+  }
+
+  void execute(bool profile) {
+    Method& m = method();
+    if (profile) times_.assign(m.num_instructions(), 0);
+    Error error;
+    {
+      py::gil_scoped_release release;
+      error = m.execute(profile ? Span<uint64_t>(times_.data(), times_.size()) : Span<uint64_t>());
+    }
+    if (error != Error::Ok) raise(error, m.error_message());
+  }
+
+  py::tuple output_meta(size_t index) {
+    return value_meta(method().output(checked_index(index, method().num_outputs(), "output")));
+  }
+
+  // Copies output `index` (a tensor) into `nbytes` at `data`.
+  void copy_output(size_t index, uintptr_t data, size_t nbytes) {
+    const EValue& value = method().output(checked_index(index, method().num_outputs(), "output"));
+    if (!value.isTensor() || value.toTensor().nbytes() != nbytes) {
+      raise(Error::InvalidArgument, "output " + std::to_string(index) + ": size mismatch");
+    }
+    if (nbytes > 0) {
+      std::memcpy(reinterpret_cast<void*>(data), value.toTensor().const_data_ptr(), nbytes);
+    }
+  }
+
+  // (index, kind, op, backend, ns) per instruction of the last profiled run.
+  py::list last_profile() {
+    Method& m = method();
+    py::list rows;
+    for (size_t i = 0; i < m.num_instructions() && i < times_.size(); ++i) {
+      const InstructionInfo info = m.instruction_info(i);
+      rows.append(py::make_tuple(i, info.kind, info.op ? info.op : "",
+                                 info.served ? to_string(info.served->backend) : "", times_[i]));
+    }
+    return rows;
+  }
+
+  size_t num_inputs() { return method().num_inputs(); }
+  size_t num_outputs() { return method().num_outputs(); }
+
+ private:
+  struct Free {
+    void operator()(uint8_t* p) const { std::free(p); }
+  };
+
+  static void check(Error error, const char* message) {
+    if (error != Error::Ok) raise(error, message);
+  }
+  void check(Error error) { check(error, method().error_message()); }
+
+  static size_t checked_index(size_t index, size_t count, const char* what) {
+    if (index >= count) {
+      throw py::index_error(std::string(what) + " " + std::to_string(index) + " of " +
+                            std::to_string(count));
+    }
+    return index;
+  }
+
+  static py::tuple value_meta(const EValue& value) {
+    if (!value.isTensor()) {
+      py::object scalar = value.isInt()      ? py::object(py::int_(value.toInt()))
+                          : value.isDouble() ? py::object(py::float_(value.toDouble()))
+                          : value.isBool()   ? py::object(py::bool_(value.toBool()))
+                                             : py::object(py::none());
+      return py::make_tuple(to_string(value.tag()), scalar, py::none(), py::none());
+    }
+    const Tensor& t = value.toTensor();
+    std::vector<int64_t> sizes(t.sizes().begin(), t.sizes().end());
+    std::vector<int64_t> order(t.dim_order().begin(), t.dim_order().end());
+    return py::make_tuple("Tensor", static_cast<int>(t.scalar_type()), sizes, order);
+  }
+
+  std::unique_ptr<uint8_t, Free> bytes_;
+  std::vector<Backend> backends_;
+  std::optional<Program> program_;
+  std::unique_ptr<HeapMethodMemory> memory_;
+  std::optional<Method> method_;
+  std::vector<MissingOperator> missing_;
+  Error load_status_ = Error::Ok;
+  std::string load_error_;
+  std::vector<BoundTensor> bound_;
+  std::vector<uint64_t> times_;
+};
+
+}  // namespace
+
+void bind_program(py::module_& m) {
+  py::class_<LoadedProgram>(m, "Program", py::module_local())
+      .def(py::init<const py::bytes&, const std::string&, const std::vector<std::string>&>(),
+           py::arg("data"), py::arg("method"), py::arg("backends"))
+      .def("load_status", &LoadedProgram::load_status)
+      .def("missing_operators", &LoadedProgram::missing_operators)
+      .def("num_inputs", &LoadedProgram::num_inputs)
+      .def("num_outputs", &LoadedProgram::num_outputs)
+      .def("input_meta", &LoadedProgram::input_meta)
+      .def("set_tensor_input", &LoadedProgram::set_tensor_input)
+      .def("set_scalar_input", &LoadedProgram::set_scalar_input)
+      .def("execute", &LoadedProgram::execute, py::arg("profile") = false)
+      .def("output_meta", &LoadedProgram::output_meta)
+      .def("copy_output", &LoadedProgram::copy_output)
+      .def("last_profile", &LoadedProgram::last_profile);
+}
+
+}  // namespace kiln::python

@@ -1,0 +1,62 @@
+// HeapMethodMemory: the default owner of a Method's memory, from the heap, for runners and
+// bindings. Program and Method never allocate; whoever wants another policy (static buffers,
+// a device pool) builds a MethodMemory from their own memory instead.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <vector>
+
+#include "runtime/core/memory_allocator.h"
+#include "runtime/executor/method.h"
+#include "runtime/executor/program.h"
+
+namespace kiln {
+
+// Heap memory for kernels' temporaries: each allocation is its own block, all freed by reset().
+class HeapAllocator : public MemoryAllocator {
+ public:
+  HeapAllocator() : MemoryAllocator(nullptr, 0) {}
+  ~HeapAllocator() override { reset(); }
+  HeapAllocator(const HeapAllocator&) = delete;
+  HeapAllocator& operator=(const HeapAllocator&) = delete;
+  void* allocate(size_t size, size_t alignment) override;
+  void reset() override;
+
+ private:
+  std::vector<void*> blocks_;
+};
+
+class HeapMethodMemory {
+ public:
+  // Sized from `meta`: metadata_bytes() and every arena_size(), 64-byte aligned.
+  explicit HeapMethodMemory(const MethodMeta& meta);
+  HeapMethodMemory(const HeapMethodMemory&) = delete;
+  HeapMethodMemory& operator=(const HeapMethodMemory&) = delete;
+
+  // MemoryAllocationFailed when the heap could not provide it all (an oversized plan).
+  Error status() const { return status_; }
+  // Valid while this object lives; it must outlive the Method loaded with it.
+  MethodMemory memory() {
+    return {{metadata_.get(), metadata_size_}, {spans_.data(), spans_.size()}, &temp_};
+  }
+  size_t planned_bytes() const;
+
+ private:
+  struct Free {
+    void operator()(uint8_t* p) const { std::free(p); }
+  };
+  using Block = std::unique_ptr<uint8_t, Free>;
+  static Block allocate_block(size_t size);
+
+  Block metadata_;
+  size_t metadata_size_;
+  std::vector<Block> arenas_;
+  std::vector<Span<uint8_t>> spans_;
+  HeapAllocator temp_;
+  Error status_ = Error::Ok;
+};
+
+}  // namespace kiln

@@ -1,0 +1,633 @@
+#include "runtime/executor/method.h"
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <new>
+#include <optional>
+
+#include "runtime/core/dim_order.h"
+#include "runtime/core/tensor_impl.h"
+#include "runtime/executor/error_message.h"
+#include "runtime/executor/limits.h"
+#include "runtime/executor/program_generated.h"
+#include "runtime/executor/tensor_bytes.h"
+#include "runtime/kernel/kernel_key.h"
+#include "runtime/platform/clock.h"
+
+namespace kiln {
+
+using executor_detail::set_load_error;
+using pte_format::KernelTypes;
+
+enum class StepKind : uint8_t { Kernel, Move, JumpFalse, Free };
+
+struct Method::Step {
+  StepKind kind;
+  uint8_t num_kernels;  // candidates in backend preference order
+  uint8_t served;       // index of the kernel that ran last, kNumBackends before any run
+  uint32_t op_index;
+  int32_t a;  // move source, jump condition, freed value
+  int32_t b;  // move destination, jump destination (within the chain)
+  Span<EValue*> stack;
+  const Kernel* kernels[kNumBackends];
+};
+
+namespace {
+
+// Operator names are stored once as "ns::op.overload"; request keys are truncated to this.
+constexpr size_t kReportedKeyLength = 64;
+constexpr size_t kAllocationSlack = 16;  // the metadata allocator's alignment
+
+const char* kind_name(StepKind kind) {
+  switch (kind) {
+    case StepKind::Kernel:
+      return "KernelCall";
+    case StepKind::Move:
+      return "MoveCall";
+    case StepKind::JumpFalse:
+      return "JumpFalseCall";
+    case StepKind::Free:
+      return "FreeCall";
+  }
+  return "?";
+}
+
+size_t count_steps(const pte_format::ExecutionPlan& plan) {
+  size_t steps = 0;
+  if (plan.chains() == nullptr) return 0;
+  for (const auto* chain : *plan.chains()) {
+    if (chain->instructions() != nullptr) steps += chain->instructions()->size();
+  }
+  return steps;
+}
+
+size_t tensor_dim(const pte_format::Tensor& tensor) {
+  return tensor.sizes() == nullptr ? 0 : tensor.sizes()->size();
+}
+
+}  // namespace
+
+// Every allocation MethodBuilder makes, in the same order; metadata_bytes() is their sum.
+size_t MethodMeta::metadata_bytes() const {
+  size_t total = 0;
+  auto add = [&total](size_t bytes) { total += bytes + kAllocationSlack; };
+  const size_t values = plan_->values() == nullptr ? 0 : plan_->values()->size();
+  add(values * sizeof(EValue));
+  for (size_t i = 0; i < values; ++i) {
+    const auto* value = plan_->values()->Get(static_cast<flatbuffers::uoffset_t>(i));
+    switch (value->val_type()) {
+      case KernelTypes::Tensor: {
+        const size_t dim = tensor_dim(*value->val_as_Tensor());
+        add(sizeof(TensorImpl));
+        add(dim * sizeof(SizesType));
+        add(dim * sizeof(DimOrderType));
+        add(dim * sizeof(StridesType));
+        break;
+      }
+      case KernelTypes::IntList: {
+        const auto* items = value->val_as_IntList()->items();
+        add((items ? items->size() : 0) * sizeof(int64_t));
+        break;
+      }
+      case KernelTypes::TensorList: {
+        const auto* items = value->val_as_TensorList()->items();
+        add((items ? items->size() : 0) * sizeof(Tensor));
+        break;
+      }
+      case KernelTypes::OptionalTensorList: {
+        const auto* items = value->val_as_OptionalTensorList()->items();
+        add((items ? items->size() : 0) * sizeof(std::optional<Tensor>));
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  const size_t operators = num_operators();
+  add(operators * sizeof(const char*));
+  for (size_t i = 0; i < operators; ++i) {
+    const auto* op = plan_->operators()->Get(static_cast<flatbuffers::uoffset_t>(i));
+    add(op->name()->size() + (op->overload() ? op->overload()->size() : 0) + 2);
+  }
+  add(operators * sizeof(OperatorRequest));
+  add(operators * kReportedKeyLength);
+  const size_t chains = plan_->chains() == nullptr ? 0 : plan_->chains()->size();
+  add(chains * sizeof(uint32_t));
+  add(count_steps(*plan_) * sizeof(Method::Step));
+  if (plan_->chains() != nullptr) {
+    for (const auto* chain : *plan_->chains()) {
+      if (chain->instructions() == nullptr) continue;
+      for (const auto* instruction : *chain->instructions()) {
+        const auto* call = instruction->instr_args_as_KernelCall();
+        if (call != nullptr && call->args() != nullptr) add(call->args()->size() * sizeof(EValue*));
+      }
+    }
+  }
+  return total;
+}
+
+std::string_view MethodMeta::name() const { return plan_->name()->string_view(); }
+size_t MethodMeta::num_inputs() const { return plan_->inputs() ? plan_->inputs()->size() : 0; }
+size_t MethodMeta::num_outputs() const { return plan_->outputs() ? plan_->outputs()->size() : 0; }
+size_t MethodMeta::num_memory_arenas() const {
+  const auto* sizes = plan_->non_const_buffer_sizes();
+  return sizes == nullptr || sizes->size() == 0 ? 0 : sizes->size() - 1;
+}
+size_t MethodMeta::arena_size(size_t arena) const {
+  return static_cast<size_t>(
+      plan_->non_const_buffer_sizes()->Get(static_cast<flatbuffers::uoffset_t>(arena + 1)));
+}
+size_t MethodMeta::num_instructions() const { return count_steps(*plan_); }
+size_t MethodMeta::num_operators() const {
+  return plan_->operators() == nullptr ? 0 : plan_->operators()->size();
+}
+
+// Builds a Method's tables in its metadata memory. The plan passed check_plan at Program::load,
+// so indices, tags and sizes need no checks here.
+class MethodBuilder {
+ public:
+  MethodBuilder(const Program& program, const pte_format::ExecutionPlan& plan,
+                const MethodMemory& memory, ArrayRef<Backend> backends)
+      : program_(program),
+        plan_(plan),
+        memory_(memory),
+        backends_(backends),
+        allocator_(memory.metadata.data(), memory.metadata.size()) {}
+
+  Error build(Method& method, MissingReport* missing) {
+    method.ctx_ = KernelRuntimeContext(memory_.temp);
+    method.first_backend_ = backends_.size() > 0 ? backends_[0] : Backend{};
+    KILN_RETURN_IF_ERROR(check_arenas());
+    KILN_RETURN_IF_ERROR(build_values(method));
+    KILN_RETURN_IF_ERROR(build_operator_names(method));
+    KILN_RETURN_IF_ERROR(build_steps(method));
+    return resolve_kernels(method, missing);
+  }
+
+ private:
+  template <typename T>
+  T* allocate(size_t count) {
+    void* memory = allocator_.allocate(count * sizeof(T), kAllocationSlack);
+    if (memory == nullptr) {
+      set_load_error(
+          "method '%s': the metadata memory (%zu bytes) is too small; give "
+          "MethodMeta::metadata_bytes() bytes",
+          plan_.name()->c_str(), memory_.metadata.size());
+    }
+    return static_cast<T*>(memory);
+  }
+
+  Error check_arenas() {
+    const MethodMeta meta = *program_.method_meta(plan_.name()->string_view());
+    if (memory_.arenas.size() < meta.num_memory_arenas()) {
+      set_load_error("method '%s': the program plans %zu memory arenas, %zu were given",
+                     plan_.name()->c_str(), meta.num_memory_arenas(), memory_.arenas.size());
+      return Error::InvalidArgument;
+    }
+    for (size_t i = 0; i < meta.num_memory_arenas(); ++i) {
+      if (memory_.arenas[i].size() < meta.arena_size(i)) {
+        set_load_error("method '%s': memory arena %zu has %zu bytes, the program needs %zu",
+                       plan_.name()->c_str(), i, memory_.arenas[i].size(), meta.arena_size(i));
+        return Error::InvalidArgument;
+      }
+      // Buffers the program mutates start from zeros unless it stores their initial data.
+      if (meta.arena_size(i) > 0) std::memset(memory_.arenas[i].data(), 0, meta.arena_size(i));
+    }
+    return Error::Ok;
+  }
+
+  Error build_values(Method& method) {
+    const size_t count = plan_.values() == nullptr ? 0 : plan_.values()->size();
+    method.values_ = allocate<EValue>(count);
+    if (method.values_ == nullptr && count > 0) return Error::InvalidArgument;
+    method.num_values_ = count;
+    for (size_t i = 0; i < count; ++i) new (&method.values_[i]) EValue();
+    // Scalars and tensors first: the lists refer to them.
+    for (size_t pass = 0; pass < 2; ++pass) {
+      for (size_t i = 0; i < count; ++i) {
+        const auto* value = plan_.values()->Get(static_cast<flatbuffers::uoffset_t>(i));
+        const bool is_list = value->val_type() == KernelTypes::IntList ||
+                             value->val_type() == KernelTypes::TensorList ||
+                             value->val_type() == KernelTypes::OptionalTensorList;
+        if (is_list != (pass == 1)) continue;
+        KILN_RETURN_IF_ERROR(build_value(method, *value, method.values_[i]));
+      }
+    }
+    method.inputs_ = plan_.inputs() ? plan_.inputs()->data() : nullptr;
+    method.num_inputs_ = plan_.inputs() ? plan_.inputs()->size() : 0;
+    method.outputs_ = plan_.outputs() ? plan_.outputs()->data() : nullptr;
+    method.num_outputs_ = plan_.outputs() ? plan_.outputs()->size() : 0;
+    return Error::Ok;
+  }
+
+  Error build_value(Method& method, const pte_format::EValue& value, EValue& out) {
+    switch (value.val_type()) {
+      case KernelTypes::Int:
+        out = EValue(static_cast<int64_t>(value.val_as_Int()->int_val()));
+        return Error::Ok;
+      case KernelTypes::Bool:
+        out = EValue(value.val_as_Bool()->bool_val());
+        return Error::Ok;
+      case KernelTypes::Double:
+        out = EValue(value.val_as_Double()->double_val());
+        return Error::Ok;
+      case KernelTypes::String: {
+        const auto* text = value.val_as_String()->string_val();
+        out = EValue(text == nullptr ? std::string_view() : text->string_view());
+        return Error::Ok;
+      }
+      case KernelTypes::DoubleList: {
+        const auto* items = value.val_as_DoubleList()->items();
+        out = EValue(items == nullptr ? ArrayRef<double>()
+                                      : ArrayRef<double>(items->data(), items->size()));
+        return Error::Ok;
+      }
+      case KernelTypes::BoolList: {
+        // Checked to hold only 0 and 1 bytes, which are valid bools.
+        const auto* items = value.val_as_BoolList()->items();
+        out = EValue(items == nullptr ? ArrayRef<bool>()
+                                      : ArrayRef<bool>(reinterpret_cast<const bool*>(items->data()),
+                                                       items->size()));
+        return Error::Ok;
+      }
+      case KernelTypes::Tensor:
+        return build_tensor(*value.val_as_Tensor(), out);
+      case KernelTypes::IntList: {
+        // Items are indices of Int values (ExecuTorch boxes them for symbolic sizes); Kiln runs
+        // static shapes, so their values are read once here.
+        const auto* items = value.val_as_IntList()->items();
+        const size_t n = items == nullptr ? 0 : items->size();
+        int64_t* ints = allocate<int64_t>(n);
+        if (ints == nullptr && n > 0) return Error::InvalidArgument;
+        for (size_t k = 0; k < n; ++k) {
+          ints[k] = method.values_[items->Get(static_cast<flatbuffers::uoffset_t>(k))].toInt();
+        }
+        out = EValue(ArrayRef<int64_t>(ints, n));
+        return Error::Ok;
+      }
+      case KernelTypes::TensorList: {
+        const auto* items = value.val_as_TensorList()->items();
+        const size_t n = items == nullptr ? 0 : items->size();
+        Tensor* tensors = allocate<Tensor>(n);
+        if (tensors == nullptr && n > 0) return Error::InvalidArgument;
+        for (size_t k = 0; k < n; ++k) {
+          new (&tensors[k])
+              Tensor(method.values_[items->Get(static_cast<flatbuffers::uoffset_t>(k))].toTensor());
+        }
+        out = EValue(ArrayRef<Tensor>(tensors, n));
+        return Error::Ok;
+      }
+      case KernelTypes::OptionalTensorList: {
+        const auto* items = value.val_as_OptionalTensorList()->items();
+        const size_t n = items == nullptr ? 0 : items->size();
+        auto* tensors = allocate<std::optional<Tensor>>(n);
+        if (tensors == nullptr && n > 0) return Error::InvalidArgument;
+        for (size_t k = 0; k < n; ++k) {
+          const int32_t item = items->Get(static_cast<flatbuffers::uoffset_t>(k));
+          const bool none = item < 0 || !method.values_[item].isTensor();
+          new (&tensors[k]) std::optional<Tensor>(
+              none ? std::nullopt : std::optional<Tensor>(method.values_[item].toTensor()));
+        }
+        out = EValue(ArrayRef<std::optional<Tensor>>(tensors, n));
+        return Error::Ok;
+      }
+      default:
+        out = EValue();
+        return Error::Ok;
+    }
+  }
+
+  Error build_tensor(const pte_format::Tensor& tensor, EValue& out) {
+    char why[128];
+    const TensorBytes bytes = *tensor_bytes(tensor, why, sizeof(why));
+    auto* impl = allocate<TensorImpl>(1);
+    auto* sizes = allocate<SizesType>(bytes.dim);
+    auto* dim_order = allocate<DimOrderType>(bytes.dim);
+    auto* strides = allocate<StridesType>(bytes.dim);
+    if (impl == nullptr ||
+        ((sizes == nullptr || dim_order == nullptr || strides == nullptr) && bytes.dim > 0)) {
+      return Error::InvalidArgument;
+    }
+    for (size_t d = 0; d < bytes.dim; ++d) {
+      const auto index = static_cast<flatbuffers::uoffset_t>(d);
+      sizes[d] = tensor.sizes()->Get(index);
+      dim_order[d] = tensor.dim_order()->Get(index);
+    }
+    (void)dim_order_to_strides({sizes, bytes.dim}, {dim_order, bytes.dim}, {strides, bytes.dim});
+    void* data = nullptr;
+    if (const auto* allocation = tensor.allocation_info()) {
+      const uint64_t offset = uint64_t{allocation->memory_offset_low()} |
+                              uint64_t{allocation->memory_offset_high()} << 32;
+      data = memory_.arenas[allocation->memory_id() - 1].data() + offset;
+      if (tensor.data_buffer_idx() > 0) {
+        const auto* extra = tensor.extra_tensor_info();
+        const ConstantSpan initial = *program_.mutable_initial_bytes(
+            extra == nullptr ? 0 : extra->mutable_data_segments_idx(), tensor.data_buffer_idx());
+        std::memcpy(data, initial.data, bytes.nbytes);
+      }
+    } else if (tensor.data_buffer_idx() > 0) {
+      // Constants are read-only: kernels take them as inputs only, and the program file may
+      // be mapped read-only.
+      data = const_cast<uint8_t*>(program_.constant_bytes(tensor.data_buffer_idx())->data);
+    }
+    // Kiln resizes within the planned bytes; an unbound tensor has no memory to grow into.
+    const auto dynamism = tensor.shape_dynamism() == pte_format::TensorShapeDynamism::STATIC
+                              ? TensorShapeDynamism::Static
+                              : TensorShapeDynamism::DynamicBound;
+    new (impl) TensorImpl(static_cast<ScalarType>(tensor.scalar_type()), bytes.dim, sizes, data,
+                          dim_order, strides, dynamism);
+    out = EValue(Tensor(impl));
+    return Error::Ok;
+  }
+
+  Error build_operator_names(Method& method) {
+    const size_t count = plan_.operators() == nullptr ? 0 : plan_.operators()->size();
+    auto** names = allocate<char*>(count);
+    if (names == nullptr && count > 0) return Error::InvalidArgument;
+    for (size_t i = 0; i < count; ++i) {
+      const auto* op = plan_.operators()->Get(static_cast<flatbuffers::uoffset_t>(i));
+      const size_t length = op->name()->size() + (op->overload() ? op->overload()->size() : 0) + 2;
+      names[i] = allocate<char>(length);
+      if (names[i] == nullptr) return Error::InvalidArgument;
+      // An empty overload is the default one: "aten::copy_".
+      const bool overloaded = op->overload() != nullptr && op->overload()->size() > 0;
+      std::snprintf(names[i], length, "%s%s%s", op->name()->c_str(), overloaded ? "." : "",
+                    overloaded ? op->overload()->c_str() : "");
+    }
+    method.op_names_ = names;
+    requests_ = allocate<OperatorRequest>(count);
+    keys_ = allocate<char>(count * kReportedKeyLength);
+    if ((requests_ == nullptr || keys_ == nullptr) && count > 0) return Error::InvalidArgument;
+    for (size_t i = 0; i < count; ++i) {
+      keys_[i * kReportedKeyLength] = '\0';
+      requests_[i] = {names[i], &keys_[i * kReportedKeyLength]};
+    }
+    num_operators_ = count;
+    return Error::Ok;
+  }
+
+  Error build_steps(Method& method) {
+    const size_t chains = plan_.chains() == nullptr ? 0 : plan_.chains()->size();
+    auto* ends = allocate<uint32_t>(chains);
+    const size_t count = count_steps(plan_);
+    auto* steps = allocate<Method::Step>(count);
+    if ((ends == nullptr && chains > 0) || (steps == nullptr && count > 0)) {
+      return Error::InvalidArgument;
+    }
+    size_t s = 0;
+    for (size_t c = 0; c < chains; ++c) {
+      const auto* instructions =
+          plan_.chains()->Get(static_cast<flatbuffers::uoffset_t>(c))->instructions();
+      const size_t n = instructions == nullptr ? 0 : instructions->size();
+      for (size_t k = 0; k < n; ++k, ++s) {
+        Method::Step& step = *new (&steps[s]) Method::Step{};
+        step.served = kNumBackends;
+        KILN_RETURN_IF_ERROR(
+            build_step(method, *instructions->Get(static_cast<flatbuffers::uoffset_t>(k)), step));
+      }
+      ends[c] = static_cast<uint32_t>(s);
+    }
+    method.steps_ = steps;
+    method.num_steps_ = count;
+    method.chain_ends_ = ends;
+    method.num_chains_ = chains;
+    return Error::Ok;
+  }
+
+  Error build_step(Method& method, const pte_format::Instruction& instruction, Method::Step& step) {
+    switch (instruction.instr_args_type()) {
+      case pte_format::InstructionArguments::KernelCall: {
+        const auto* call = instruction.instr_args_as_KernelCall();
+        step.kind = StepKind::Kernel;
+        step.op_index = static_cast<uint32_t>(call->op_index());
+        const size_t n = call->args() == nullptr ? 0 : call->args()->size();
+        EValue** stack = allocate<EValue*>(n);
+        if (stack == nullptr && n > 0) return Error::InvalidArgument;
+        for (size_t k = 0; k < n; ++k) {
+          stack[k] = &method.values_[call->args()->Get(static_cast<flatbuffers::uoffset_t>(k))];
+        }
+        step.stack = {stack, n};
+        return Error::Ok;
+      }
+      case pte_format::InstructionArguments::MoveCall:
+        step.kind = StepKind::Move;
+        step.a = instruction.instr_args_as_MoveCall()->move_from();
+        step.b = instruction.instr_args_as_MoveCall()->move_to();
+        return Error::Ok;
+      case pte_format::InstructionArguments::JumpFalseCall:
+        step.kind = StepKind::JumpFalse;
+        step.a = instruction.instr_args_as_JumpFalseCall()->cond_value_index();
+        step.b = instruction.instr_args_as_JumpFalseCall()->destination_instruction();
+        return Error::Ok;
+      default:  // FreeCall; DelegateCall was refused by check_plan
+        step.kind = StepKind::Free;
+        step.a = instruction.instr_args_as_FreeCall()->value_index();
+        return Error::Ok;
+    }
+  }
+
+  // Finds each call's kernels, one per backend in preference order. The program lists every
+  // return after the arguments; out variants' returns repeat their out arguments, and the boxed
+  // stack has no slot for those (Kernel::out_returns), so they are dropped here.
+  Error resolve_kernels(Method& method, MissingReport* missing) {
+    bool any_missing = false;
+    for (size_t s = 0; s < method.num_steps_; ++s) {
+      Method::Step& step = method.steps_[s];
+      if (step.kind != StepKind::Kernel) continue;
+      const char* name = method.op_names_[step.op_index];
+      Result<const Kernel*> any = first_named_kernel(name);
+      if (any.ok() && (*any)->out_returns <= step.stack.size()) {
+        step.stack = {step.stack.data(), step.stack.size() - (*any)->out_returns};
+      }
+      for (Backend backend : backends_) {
+        Result<const Kernel*> kernel =
+            find_kernel_for_stack(name, step.stack, ArrayRef<Backend>(&backend, 1));
+        if (kernel.ok()) step.kernels[step.num_kernels++] = *kernel;
+      }
+      if (step.num_kernels == 0) {
+        any_missing = true;
+        char* key = const_cast<char*>(requests_[step.op_index].key);
+        if (key[0] == '\0' && any.ok() &&
+            build_kernel_key(step.stack, key_, sizeof(key_)) == Error::Ok) {
+          std::snprintf(key, kReportedKeyLength, "%.*s", static_cast<int>(kReportedKeyLength - 1),
+                        key_);
+        }
+      }
+    }
+    if (!any_missing) return Error::Ok;
+    Span<MissingOperator> entries = missing != nullptr ? missing->entries : Span<MissingOperator>();
+    const size_t count = find_missing_operators({requests_, num_operators_}, backends_, entries);
+    if (missing != nullptr) missing->count = count;
+    set_load_error(
+        "method '%s': %zu operator%s missing (see the \"Missing operator\" lines); "
+        "build the program's runner with them (kiln_add_operator_library(... MODEL "
+        "program.pte)) or choose other backends",
+        plan_.name()->c_str(), count, count == 1 ? " is" : "s are");
+    return Error::OperatorMissing;
+  }
+
+  // Any kernel registered for `name`, on any backend (all share the schema's stack layout).
+  // One backend per lookup, so that nothing counts as a fallback.
+  static Result<const Kernel*> first_named_kernel(const char* name) {
+    for (size_t b = 0; b < kNumBackends; ++b) {
+      const auto backend = static_cast<Backend>(b);
+      Result<const Kernel*> kernel = find_kernel(name, "", ArrayRef<Backend>(&backend, 1));
+      if (kernel.ok()) return kernel;
+    }
+    return Error::NotFound;
+  }
+
+  const Program& program_;
+  const pte_format::ExecutionPlan& plan_;
+  const MethodMemory& memory_;
+  ArrayRef<Backend> backends_;
+  MemoryAllocator allocator_;
+  OperatorRequest* requests_ = nullptr;
+  char* keys_ = nullptr;
+  size_t num_operators_ = 0;
+  char key_[kMaxKernelKeyLength];
+};
+
+Result<Method> Method::load(const Program& program, std::string_view name,
+                            const MethodMemory& memory, ArrayRef<Backend> backends,
+                            MissingReport* missing) {
+  Result<const pte_format::ExecutionPlan*> plan = program.plan(name);
+  if (!plan.ok()) return plan.error();
+  if (backends.size() == 0 || backends.size() > kNumBackends) {
+    set_load_error("method '%.*s': give 1 to %zu backends in preference order, not %zu",
+                   static_cast<int>(name.size()), name.data(), kNumBackends, backends.size());
+    return Error::InvalidArgument;
+  }
+  Method method;
+  KILN_RETURN_IF_ERROR(MethodBuilder(program, **plan, memory, backends).build(method, missing));
+  return method;
+}
+
+Error Method::fail(Error error, const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(error_, sizeof(error_), format, args);
+  va_end(args);
+  return error;
+}
+
+Error Method::set_input(size_t index, const EValue& value) {
+  if (index >= num_inputs_) {
+    return fail(Error::InvalidArgument, "input %zu: the method has %zu inputs", index, num_inputs_);
+  }
+  EValue& slot = values_[inputs_[index]];
+  if (!slot.isTensor()) {
+    const bool same = value.tag() == slot.tag() || (slot.isDouble() && value.isInt());
+    if (!same) {
+      return fail(Error::InvalidArgument, "input %zu: expected %s, got %s", index,
+                  to_string(slot.tag()), to_string(value.tag()));
+    }
+    slot = value.isInt() && slot.isDouble() ? EValue(static_cast<double>(value.toInt())) : value;
+    return Error::Ok;
+  }
+  if (!value.isTensor()) {
+    return fail(Error::InvalidArgument, "input %zu: expected a Tensor, got %s", index,
+                to_string(value.tag()));
+  }
+  const Tensor& given = value.toTensor();
+  TensorImpl& declared = *slot.toTensor().unsafeGetTensorImpl();
+  if (given.scalar_type() != declared.scalar_type()) {
+    return fail(Error::InvalidArgument, "input %zu: expected dtype %s, got %s", index,
+                to_string(declared.scalar_type()), to_string(given.scalar_type()));
+  }
+  if (static_cast<size_t>(given.dim()) != declared.dim()) {
+    return fail(Error::InvalidArgument, "input %zu: expected %zu dimensions, got %lld", index,
+                declared.dim(), static_cast<long long>(given.dim()));
+  }
+  if (!given.dim_order().equals(declared.dim_order())) {
+    return fail(Error::InvalidArgument,
+                "input %zu: its dim order differs from the program's (make it contiguous, or "
+                "channels-last if the program was exported so)",
+                index);
+  }
+  if (!given.sizes().equals(declared.sizes())) {
+    const Error resized = declared.resize(given.sizes());
+    if (resized != Error::Ok) {
+      return fail(Error::InvalidArgument,
+                  "input %zu: its shape differs from the program's and the program does not "
+                  "allow that shape (%s)",
+                  index, to_string(resized));
+    }
+  }
+  declared.set_storage(given.mutable_data_ptr(), given.nbytes());
+  return Error::Ok;
+}
+
+Error Method::run_kernel(Step& step) {
+  char declined[sizeof(FallbackRecord::reason)] = "";
+  for (uint8_t k = 0; k < step.num_kernels; ++k) {
+    const Kernel& kernel = *step.kernels[k];
+    const Error error = kernel.call(ctx_, step.stack);
+    if (error != Error::KernelDeclined || k + 1 == step.num_kernels) {
+      if (kernel.backend != first_backend_) {
+        record_fallback(kernel, first_backend_, declined[0] ? declined : "no kernel");
+      }
+      step.served = k;
+      return error;
+    }
+    std::snprintf(declined, sizeof(declined), "%s", ctx_.failure_message());
+    ctx_.reset_failure();
+  }
+  return Error::OperatorMissing;  // not reached: load refuses calls without kernels
+}
+
+Error Method::execute(Span<uint64_t> instruction_ns) {
+  error_[0] = '\0';
+  const bool profile = instruction_ns.size() == num_steps_ && num_steps_ > 0;
+  if (profile) std::memset(instruction_ns.data(), 0, num_steps_ * sizeof(uint64_t));
+  for (size_t c = 0, begin = 0; c < num_chains_; begin = chain_ends_[c++]) {
+    size_t pc = begin;
+    while (pc < chain_ends_[c]) {
+      Step& step = steps_[pc];
+      const uint64_t start = profile ? monotonic_ns() : 0;
+      size_t next = pc + 1;
+      switch (step.kind) {
+        case StepKind::Kernel: {
+          ctx_.reset_failure();
+          const Error error = run_kernel(step);
+          if (error != Error::Ok || ctx_.failure_state() != Error::Ok) {
+            return fail(error != Error::Ok ? error : ctx_.failure_state(),
+                        "instruction %zu (%s): %s", pc, op_names_[step.op_index],
+                        ctx_.failure_message()[0] ? ctx_.failure_message() : to_string(error));
+          }
+          break;
+        }
+        case StepKind::Move:
+          values_[step.b] = values_[step.a];
+          break;
+        case StepKind::JumpFalse: {
+          const EValue& condition = values_[step.a];
+          if (!condition.isBool()) {
+            return fail(Error::InvalidProgram,
+                        "instruction %zu (JumpFalseCall): value %d is %s, "
+                        "not a Bool",
+                        pc, step.a, to_string(condition.tag()));
+          }
+          if (!condition.toBool()) next = begin + static_cast<size_t>(step.b);
+          break;
+        }
+        case StepKind::Free:
+          // Planned memory is reused by plan, not freed; nothing to do.
+          break;
+      }
+      if (profile) instruction_ns[pc] = monotonic_ns() - start;
+      pc = next;
+    }
+  }
+  return Error::Ok;
+}
+
+InstructionInfo Method::instruction_info(size_t index) const {
+  const Step& step = steps_[index];
+  const bool kernel = step.kind == StepKind::Kernel;
+  return {kind_name(step.kind), kernel ? op_names_[step.op_index] : nullptr,
+          kernel && step.served < step.num_kernels ? step.kernels[step.served] : nullptr};
+}
+
+}  // namespace kiln

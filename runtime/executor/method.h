@@ -1,0 +1,105 @@
+// Method: one execution plan of a Program, loaded into caller-provided memory and run.
+//
+// Method::load builds every value (tensors point into the planned arenas, at the program's
+// constants, or at bound inputs), resolves each KernelCall to a kernel once, for a backend
+// preference list, and fails with the structured missing-operator report when one has none.
+// execute() then only calls: no lookups, no allocation. Nothing here allocates from the heap.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "runtime/core/evalue.h"
+#include "runtime/core/memory_allocator.h"
+#include "runtime/core/result.h"
+#include "runtime/core/span.h"
+#include "runtime/executor/program.h"
+#include "runtime/kernel/backend.h"
+#include "runtime/kernel/kernel_runtime_context.h"
+#include "runtime/kernel/operator_registry.h"
+
+namespace kiln {
+
+// The memory a Method lives in; the caller owns it and keeps it while the Method is used. The
+// arenas keep mutable buffers' state from one execute() to the next.
+struct MethodMemory {
+  Span<uint8_t> metadata;           // at least MethodMeta::metadata_bytes() bytes
+  Span<Span<uint8_t>> arenas;       // arena i at least MethodMeta::arena_size(i) bytes
+  MemoryAllocator* temp = nullptr;  // kernels' temporaries; without it they fail cleanly
+};
+
+// Receives the operators Method::load finds missing (op is the index in the program's operator
+// table, as in the "Missing operator: [i] ..." log lines).
+struct MissingReport {
+  Span<MissingOperator> entries;  // filled in order while there is room
+  size_t count = 0;               // how many are missing
+};
+
+// What one instruction is, for profiles and messages.
+struct InstructionInfo {
+  const char* kind;      // "KernelCall", "MoveCall", "JumpFalseCall", "FreeCall"
+  const char* op;        // "aten::add.out" for a KernelCall, else nullptr
+  const Kernel* served;  // the kernel that ran it last (nullptr before the first run)
+};
+
+class Method {
+ public:
+  // `backends` is the preference list (e.g. ascend, portable): each call runs on the first
+  // backend with a kernel for it, and falls back to the next when that kernel declines the
+  // inputs; fallbacks are counted (fallback_count()). Errors: InvalidArgument for too little
+  // memory, OperatorMissing (with `missing` filled and the log lines written), NotFound for an
+  // unknown method; last_load_error() says what.
+  static Result<Method> load(const Program& program, std::string_view name,
+                             const MethodMemory& memory, ArrayRef<Backend> backends,
+                             MissingReport* missing = nullptr);
+
+  size_t num_inputs() const { return num_inputs_; }
+  size_t num_outputs() const { return num_outputs_; }
+  // The method's input `index` as the program declares it (a tensor's dtype, shape, dim order).
+  const EValue& input(size_t index) const { return values_[inputs_[index]]; }
+  // Binds input `index`. A tensor must match the declared dtype, rank and dim order, and the
+  // declared sizes (or fit them when the program marks the input dynamic); its data is used in
+  // place, not copied, so it must stay valid through execute(). Scalars must match the tag.
+  // InvalidArgument otherwise, with error_message() saying what differs.
+  Error set_input(size_t index, const EValue& value);
+
+  // Runs every instruction. After each kernel call the context's failure state is checked; a
+  // failure stops the run and error_message() names the instruction, the operator and the
+  // kernel's message. When `instruction_ns` is not empty (num_instructions() entries) it
+  // receives each instruction's time in nanoseconds (0 for those not run).
+  Error execute(Span<uint64_t> instruction_ns = {});
+
+  const EValue& output(size_t index) const { return values_[outputs_[index]]; }
+
+  size_t num_instructions() const { return num_steps_; }
+  InstructionInfo instruction_info(size_t index) const;
+  // The message of the last failed set_input or execute ("" when none).
+  const char* error_message() const { return error_; }
+
+ private:
+  friend class MethodBuilder;
+  friend class MethodMeta;
+  struct Step;
+
+  Method() = default;
+  Error run_kernel(Step& step);
+  Error fail(Error error, const char* format, ...) __attribute__((format(printf, 3, 4)));
+
+  EValue* values_ = nullptr;
+  size_t num_values_ = 0;
+  const int32_t* inputs_ = nullptr;
+  size_t num_inputs_ = 0;
+  const int32_t* outputs_ = nullptr;
+  size_t num_outputs_ = 0;
+  Step* steps_ = nullptr;
+  size_t num_steps_ = 0;
+  const uint32_t* chain_ends_ = nullptr;  // steps of chain c end at chain_ends_[c]
+  size_t num_chains_ = 0;
+  const char* const* op_names_ = nullptr;
+  Backend first_backend_ = Backend{};
+  KernelRuntimeContext ctx_;
+  char error_[384] = "";
+};
+
+}  // namespace kiln

@@ -1,0 +1,349 @@
+#include "runtime/executor/plan_checks.h"
+
+#include <cstdint>
+#include <limits>
+
+#include "runtime/core/dim_order.h"
+#include "runtime/core/scalar_type.h"
+#include "runtime/core/tensor_types.h"
+#include "runtime/executor/error_message.h"
+#include "runtime/executor/limits.h"
+#include "runtime/executor/program.h"
+#include "runtime/executor/program_generated.h"
+#include "runtime/executor/tensor_bytes.h"
+
+namespace kiln {
+namespace {
+
+using executor_detail::set_load_error;
+using pte_format::KernelTypes;
+
+// Context for messages: "method 'forward': value 12: ...".
+struct Where {
+  const char* method;
+  int method_length;
+};
+
+#define KILN_PLAN_FAIL(where, error, format, ...)                                                 \
+  do {                                                                                            \
+    set_load_error("method '%.*s': " format, (where).method_length, (where).method, __VA_ARGS__); \
+    return Error::error;                                                                          \
+  } while (0)
+
+class PlanChecker {
+ public:
+  PlanChecker(const Program& program, const pte_format::ExecutionPlan& plan)
+      : program_(program), plan_(plan) {
+    const auto* name = plan.name();
+    where_ = {name == nullptr ? "" : name->c_str(),
+              name == nullptr ? 0 : static_cast<int>(name->size())};
+    num_values_ = plan.values() == nullptr ? 0 : plan.values()->size();
+  }
+
+  Error check() {
+    if (plan_.name() == nullptr) KILN_PLAN_FAIL(where_, InvalidProgram, "%s", "no method name");
+    KILN_RETURN_IF_ERROR(check_arenas());
+    for (uint32_t i = 0; i < num_values_; ++i) KILN_RETURN_IF_ERROR(check_value(i));
+    KILN_RETURN_IF_ERROR(check_io(plan_.inputs(), "input"));
+    KILN_RETURN_IF_ERROR(check_io(plan_.outputs(), "output"));
+    KILN_RETURN_IF_ERROR(check_operators());
+    if (plan_.chains() != nullptr) {
+      for (uint32_t c = 0; c < plan_.chains()->size(); ++c) {
+        KILN_RETURN_IF_ERROR(check_chain(c, *plan_.chains()->Get(c)));
+      }
+    }
+    return Error::Ok;
+  }
+
+ private:
+  const pte_format::EValue& value(uint32_t index) const { return *plan_.values()->Get(index); }
+
+  bool is_input(uint32_t index) const {
+    if (plan_.inputs() == nullptr) return false;
+    for (int32_t input : *plan_.inputs()) {
+      if (input >= 0 && static_cast<uint32_t>(input) == index) return true;
+    }
+    return false;
+  }
+
+  Error check_arenas() {
+    const auto* sizes = plan_.non_const_buffer_sizes();
+    if (sizes == nullptr) return Error::Ok;
+    for (uint32_t i = 0; i < sizes->size(); ++i) {
+      const int64_t size = sizes->Get(i);
+      if (size < 0 || static_cast<uint64_t>(size) > std::numeric_limits<size_t>::max() / 2) {
+        KILN_PLAN_FAIL(where_, InvalidProgram, "memory arena %u has an invalid size %lld", i,
+                       static_cast<long long>(size));
+      }
+    }
+    return Error::Ok;
+  }
+
+  Error check_value(uint32_t i) {
+    const pte_format::EValue& v = value(i);
+    if (v.val_type() != KernelTypes::Null && v.val() == nullptr) {
+      KILN_PLAN_FAIL(where_, InvalidProgram, "value %u has a type but no content", i);
+    }
+    switch (v.val_type()) {
+      case KernelTypes::NONE:
+        KILN_PLAN_FAIL(where_, InvalidProgram, "value %u has no type tag", i);
+      case KernelTypes::Null:
+      case KernelTypes::Int:
+      case KernelTypes::Bool:
+      case KernelTypes::Double:
+      case KernelTypes::String:
+      case KernelTypes::DoubleList:
+        return Error::Ok;
+      case KernelTypes::Tensor:
+        return check_tensor(i, *v.val_as_Tensor());
+      case KernelTypes::IntList:
+        return check_items(i, v.val_as_IntList()->items(), KernelTypes::Int, false);
+      case KernelTypes::BoolList: {
+        const auto* items = v.val_as_BoolList()->items();
+        if (items == nullptr) return Error::Ok;
+        for (uint32_t k = 0; k < items->size(); ++k) {
+          if (items->Get(k) > 1) {
+            KILN_PLAN_FAIL(where_, InvalidProgram, "value %u (BoolList) item %u is %u, not 0 or 1",
+                           i, k, static_cast<unsigned>(items->Get(k)));
+          }
+        }
+        return Error::Ok;
+      }
+      case KernelTypes::TensorList:
+        return check_items(i, v.val_as_TensorList()->items(), KernelTypes::Tensor, false);
+      case KernelTypes::OptionalTensorList:
+        return check_items(i, v.val_as_OptionalTensorList()->items(), KernelTypes::Tensor, true);
+    }
+    KILN_PLAN_FAIL(where_, InvalidProgram, "value %u has unknown type tag %u", i,
+                   static_cast<unsigned>(v.val_type()));
+  }
+
+  // List items are indices of other values of type `item_type` (-1 = None when optional).
+  Error check_items(uint32_t i, const flatbuffers::Vector<int64_t>* items, KernelTypes item_type,
+                    bool optional) {
+    if (items == nullptr) return Error::Ok;
+    for (uint32_t k = 0; k < items->size(); ++k) {
+      KILN_RETURN_IF_ERROR(check_item(i, k, items->Get(k), item_type, optional));
+    }
+    return Error::Ok;
+  }
+  Error check_items(uint32_t i, const flatbuffers::Vector<int32_t>* items, KernelTypes item_type,
+                    bool optional) {
+    if (items == nullptr) return Error::Ok;
+    for (uint32_t k = 0; k < items->size(); ++k) {
+      KILN_RETURN_IF_ERROR(check_item(i, k, items->Get(k), item_type, optional));
+    }
+    return Error::Ok;
+  }
+  Error check_item(uint32_t i, uint32_t k, int64_t item, KernelTypes item_type, bool optional) {
+    if (optional && item == -1) return Error::Ok;
+    if (item < 0 || static_cast<uint64_t>(item) >= num_values_) {
+      KILN_PLAN_FAIL(where_, InvalidProgram, "value %u: list item %u refers to value %lld of %u", i,
+                     k, static_cast<long long>(item), num_values_);
+    }
+    const KernelTypes type = value(static_cast<uint32_t>(item)).val_type();
+    if (type != item_type && !(optional && type == KernelTypes::Null)) {
+      KILN_PLAN_FAIL(where_, InvalidProgram,
+                     "value %u: list item %u refers to value %lld, a %s, "
+                     "not a %s",
+                     i, k, static_cast<long long>(item), pte_format::EnumNameKernelTypes(type),
+                     pte_format::EnumNameKernelTypes(item_type));
+    }
+    return Error::Ok;
+  }
+
+  Error check_tensor(uint32_t i, const pte_format::Tensor& t) {
+    char why[128];
+    Result<TensorBytes> bytes = tensor_bytes(t, why, sizeof(why));
+    if (!bytes.ok()) KILN_PLAN_FAIL(where_, InvalidProgram, "value %u (Tensor): %s", i, why);
+    const auto* extra = t.extra_tensor_info();
+    if (extra != nullptr && extra->location() == pte_format::TensorDataLocation::EXTERNAL) {
+      KILN_PLAN_FAIL(where_, NotSupported,
+                     "value %u (Tensor) keeps its data outside the program (named data '%s'); "
+                     "Kiln runs self-contained programs only",
+                     i,
+                     extra->fully_qualified_name() ? extra->fully_qualified_name()->c_str() : "");
+    }
+    const size_t nbytes = bytes->nbytes;
+    const auto* allocation = t.allocation_info();
+    if (allocation != nullptr) {
+      const auto* arenas = plan_.non_const_buffer_sizes();
+      const uint32_t id = allocation->memory_id();
+      if (arenas == nullptr || id == 0 || id >= arenas->size()) {
+        KILN_PLAN_FAIL(where_, InvalidProgram,
+                       "value %u (Tensor) is planned in memory arena %u, but the plan has "
+                       "arenas 1..%u",
+                       i, id, arenas == nullptr || arenas->size() == 0 ? 0 : arenas->size() - 1);
+      }
+      const uint64_t offset = uint64_t{allocation->memory_offset_low()} |
+                              uint64_t{allocation->memory_offset_high()} << 32;
+      const uint64_t arena_size = static_cast<uint64_t>(arenas->Get(id));
+      if (offset > arena_size || nbytes > arena_size - offset) {
+        KILN_PLAN_FAIL(where_, InvalidProgram,
+                       "value %u (Tensor, %zu bytes) at offset %llu runs past memory arena %u's "
+                       "%llu bytes",
+                       i, nbytes, static_cast<unsigned long long>(offset), id,
+                       static_cast<unsigned long long>(arena_size));
+      }
+      if (t.data_buffer_idx() > 0) {
+        const uint64_t list = extra == nullptr ? 0 : extra->mutable_data_segments_idx();
+        Result<ConstantSpan> initial = program_.mutable_initial_bytes(list, t.data_buffer_idx());
+        if (!initial.ok() || initial->size < nbytes) {
+          KILN_PLAN_FAIL(where_, InvalidProgram,
+                         "value %u (Tensor, %zu bytes): its initial data (mutable segment list "
+                         "%llu, buffer %u) is missing or too short",
+                         i, nbytes, static_cast<unsigned long long>(list), t.data_buffer_idx());
+        }
+      }
+      return Error::Ok;
+    }
+    if (t.data_buffer_idx() > 0) {
+      Result<ConstantSpan> constant = program_.constant_bytes(t.data_buffer_idx());
+      if (!constant.ok() || constant->size < nbytes) {
+        KILN_PLAN_FAIL(where_, InvalidProgram,
+                       "value %u (Tensor, %zu bytes): constant buffer %u is missing or holds "
+                       "only %zu bytes",
+                       i, nbytes, t.data_buffer_idx(), constant.ok() ? constant->size : 0);
+      }
+      const size_t alignment = element_size(static_cast<ScalarType>(t.scalar_type()));
+      if (nbytes > 0 && reinterpret_cast<uintptr_t>(constant->data) % alignment != 0) {
+        KILN_PLAN_FAIL(where_, InvalidProgram,
+                       "value %u (Tensor): constant buffer %u is not aligned to its %zu-byte "
+                       "elements",
+                       i, t.data_buffer_idx(), alignment);
+      }
+      return Error::Ok;
+    }
+    if (nbytes > 0 && !is_input(i)) {
+      KILN_PLAN_FAIL(where_, InvalidProgram,
+                     "value %u (Tensor, %zu bytes) has no memory: it is not a constant, not "
+                     "planned and not a method input",
+                     i, nbytes);
+    }
+    return Error::Ok;
+  }
+
+  Error check_io(const flatbuffers::Vector<int32_t>* indices, const char* what) {
+    if (indices == nullptr) return Error::Ok;
+    for (uint32_t k = 0; k < indices->size(); ++k) {
+      const int32_t index = indices->Get(k);
+      if (index < 0 || static_cast<uint32_t>(index) >= num_values_) {
+        KILN_PLAN_FAIL(where_, InvalidProgram, "%s %u refers to value %d of %u", what, k, index,
+                       num_values_);
+      }
+    }
+    return Error::Ok;
+  }
+
+  Error check_operators() {
+    const auto* ops = plan_.operators();
+    if (ops == nullptr) return Error::Ok;
+    for (uint32_t k = 0; k < ops->size(); ++k) {
+      const auto* op = ops->Get(k);
+      if (op->name() == nullptr || op->name()->size() == 0) {
+        KILN_PLAN_FAIL(where_, InvalidProgram, "operator %u has no name", k);
+      }
+      const size_t length = op->name()->size() + (op->overload() ? op->overload()->size() : 0);
+      if (length > kMaxOperatorNameLength) {
+        KILN_PLAN_FAIL(where_, InvalidProgram, "operator %u: name of %zu characters (at most %zu)",
+                       k, length, kMaxOperatorNameLength);
+      }
+    }
+    return Error::Ok;
+  }
+
+  Error check_index(uint32_t chain, uint32_t k, int64_t index, const char* what) {
+    if (index < 0 || static_cast<uint64_t>(index) >= num_values_) {
+      KILN_PLAN_FAIL(where_, InvalidProgram,
+                     "chain %u instruction %u: %s refers to value %lld of %u", chain, k, what,
+                     static_cast<long long>(index), num_values_);
+    }
+    return Error::Ok;
+  }
+
+  Error check_chain(uint32_t c, const pte_format::Chain& chain) {
+    const auto* instructions = chain.instructions();
+    if (instructions == nullptr) return Error::Ok;
+    const uint32_t count = instructions->size();
+    for (uint32_t k = 0; k < count; ++k) {
+      const pte_format::Instruction& instruction = *instructions->Get(k);
+      if (instruction.instr_args() == nullptr) {
+        KILN_PLAN_FAIL(where_, InvalidProgram, "chain %u instruction %u has no arguments", c, k);
+      }
+      switch (instruction.instr_args_type()) {
+        case pte_format::InstructionArguments::KernelCall: {
+          const auto* call = instruction.instr_args_as_KernelCall();
+          const uint32_t ops = plan_.operators() ? plan_.operators()->size() : 0;
+          if (call->op_index() < 0 || static_cast<uint32_t>(call->op_index()) >= ops) {
+            KILN_PLAN_FAIL(where_, InvalidProgram,
+                           "chain %u instruction %u calls operator %d of %u", c, k,
+                           call->op_index(), ops);
+          }
+          if (call->args() != nullptr) {
+            if (call->args()->size() > kMaxCallArguments) {
+              KILN_PLAN_FAIL(where_, InvalidProgram,
+                             "chain %u instruction %u has %u arguments (at most %zu)", c, k,
+                             call->args()->size(), kMaxCallArguments);
+            }
+            for (int32_t arg : *call->args()) {
+              KILN_RETURN_IF_ERROR(check_index(c, k, arg, "an argument"));
+            }
+          }
+          break;
+        }
+        case pte_format::InstructionArguments::DelegateCall: {
+          const auto* call = instruction.instr_args_as_DelegateCall();
+          const auto* delegates = plan_.delegates();
+          const char* id = "?";
+          if (delegates != nullptr && call->delegate_index() >= 0 &&
+              static_cast<uint32_t>(call->delegate_index()) < delegates->size() &&
+              delegates->Get(call->delegate_index())->id() != nullptr) {
+            id = delegates->Get(call->delegate_index())->id()->c_str();
+          }
+          KILN_PLAN_FAIL(where_, NotSupported,
+                         "chain %u instruction %u calls delegate '%s'; Kiln runs no delegates: "
+                         "export the program without partitioning it to a backend",
+                         c, k, id);
+        }
+        case pte_format::InstructionArguments::MoveCall: {
+          const auto* move = instruction.instr_args_as_MoveCall();
+          KILN_RETURN_IF_ERROR(check_index(c, k, move->move_from(), "the move source"));
+          KILN_RETURN_IF_ERROR(check_index(c, k, move->move_to(), "the move destination"));
+          break;
+        }
+        case pte_format::InstructionArguments::JumpFalseCall: {
+          const auto* jump = instruction.instr_args_as_JumpFalseCall();
+          KILN_RETURN_IF_ERROR(check_index(c, k, jump->cond_value_index(), "the condition"));
+          if (jump->destination_instruction() < 0 ||
+              static_cast<uint32_t>(jump->destination_instruction()) >= count) {
+            KILN_PLAN_FAIL(where_, InvalidProgram,
+                           "chain %u instruction %u jumps to instruction %d of %u", c, k,
+                           jump->destination_instruction(), count);
+          }
+          break;
+        }
+        case pte_format::InstructionArguments::FreeCall:
+          KILN_RETURN_IF_ERROR(check_index(
+              c, k, instruction.instr_args_as_FreeCall()->value_index(), "the freed value"));
+          break;
+        default:
+          KILN_PLAN_FAIL(where_, InvalidProgram, "chain %u instruction %u has unknown kind %u", c,
+                         k, static_cast<unsigned>(instruction.instr_args_type()));
+      }
+    }
+    return Error::Ok;
+  }
+
+  const Program& program_;
+  const pte_format::ExecutionPlan& plan_;
+  Where where_;
+  uint32_t num_values_;
+};
+
+}  // namespace
+
+Error check_plan(const Program& program, const pte_format::ExecutionPlan& plan) {
+  return PlanChecker(program, plan).check();
+}
+
+}  // namespace kiln

@@ -1,0 +1,201 @@
+#include "runtime/executor/program.h"
+
+#include <cstring>
+
+#include "runtime/executor/error_message.h"
+#include "runtime/executor/plan_checks.h"
+#include "runtime/executor/program_generated.h"
+
+namespace kiln {
+namespace {
+
+using executor_detail::set_load_error;
+
+// ExecuTorch's extended header, right after the FlatBuffers root offset and file identifier.
+constexpr size_t kHeaderOffset = 8;
+constexpr char kHeaderMagic[4] = {'e', 'h', '0', '0'};
+constexpr size_t kHeaderMinLength = 24;  // magic, length, program size, segment base offset
+
+uint64_t read_le(const uint8_t* bytes, size_t count) {
+  uint64_t value = 0;
+  for (size_t i = 0; i < count; ++i) value |= uint64_t{bytes[i]} << (8 * i);
+  return value;
+}
+
+struct Layout {
+  size_t program_size;    // bytes of the flatbuffer
+  uint64_t segment_base;  // file offset of the segments, 0 when there are none
+};
+
+Result<Layout> read_layout(const uint8_t* data, size_t size) {
+  if (size < kHeaderOffset) {
+    set_load_error("program: %zu bytes is too short for a .pte file (at least 8 needed)", size);
+    return Error::InvalidProgram;
+  }
+  if (!pte_format::ProgramBufferHasIdentifier(data)) {
+    set_load_error("program: not a .pte file: bytes 4..8 are not the identifier \"ET12\"");
+    return Error::InvalidProgram;
+  }
+  Layout layout{size, 0};
+  if (size < kHeaderOffset + kHeaderMinLength ||
+      std::memcmp(data + kHeaderOffset, kHeaderMagic, sizeof(kHeaderMagic)) != 0) {
+    return layout;  // no extended header: the whole file is the flatbuffer, no segments
+  }
+  const uint8_t* header = data + kHeaderOffset;
+  const uint64_t length = read_le(header + 4, 4);
+  const uint64_t program_size = read_le(header + 8, 8);
+  const uint64_t segment_base = read_le(header + 16, 8);
+  if (length < kHeaderMinLength || length > size - kHeaderOffset) {
+    set_load_error("program: extended header length %llu is out of range",
+                   static_cast<unsigned long long>(length));
+    return Error::InvalidProgram;
+  }
+  if (program_size > size || program_size < kHeaderOffset + length) {
+    set_load_error(
+        "program: extended header gives a program size of %llu bytes, but the file "
+        "has %zu (truncated?)",
+        static_cast<unsigned long long>(program_size), size);
+    return Error::InvalidProgram;
+  }
+  if (segment_base != 0 && (segment_base < program_size || segment_base > size)) {
+    set_load_error(
+        "program: segment base offset %llu is outside the file's %zu bytes after the "
+        "%llu-byte program (truncated?)",
+        static_cast<unsigned long long>(segment_base), size,
+        static_cast<unsigned long long>(program_size));
+    return Error::InvalidProgram;
+  }
+  layout.program_size = static_cast<size_t>(program_size);
+  layout.segment_base = segment_base;
+  return layout;
+}
+
+// Every segment lies inside the file; the constant and mutable sub-segments inside a segment.
+Error check_segments(const pte_format::Program& root, const Layout& layout, size_t size) {
+  const auto* segments = root.segments();
+  const size_t count = segments == nullptr ? 0 : segments->size();
+  if (count > 0 && layout.segment_base == 0) {
+    set_load_error("program: %zu segments but no extended header giving their base offset", count);
+    return Error::InvalidProgram;
+  }
+  const uint64_t available = size - layout.segment_base;
+  for (size_t i = 0; i < count; ++i) {
+    const auto* segment = segments->Get(static_cast<flatbuffers::uoffset_t>(i));
+    if (segment->offset() > available || segment->size() > available - segment->offset()) {
+      set_load_error(
+          "program: segment %zu (offset %llu, %llu bytes) runs past the end of the "
+          "file (truncated?)",
+          i, static_cast<unsigned long long>(segment->offset()),
+          static_cast<unsigned long long>(segment->size()));
+      return Error::InvalidProgram;
+    }
+  }
+  auto check_sub = [&](const pte_format::SubsegmentOffsets* sub, const char* what) {
+    if (sub == nullptr || sub->offsets() == nullptr || sub->offsets()->size() == 0) {
+      return Error::Ok;
+    }
+    if (sub->segment_index() >= count) {
+      set_load_error("program: %s names segment %u of %zu", what, sub->segment_index(), count);
+      return Error::InvalidProgram;
+    }
+    const uint64_t segment_size = segments->Get(sub->segment_index())->size();
+    for (flatbuffers::uoffset_t i = 0; i < sub->offsets()->size(); ++i) {
+      if (sub->offsets()->Get(i) > segment_size) {
+        set_load_error("program: %s buffer %u starts at %llu, past its segment's %llu bytes", what,
+                       i, static_cast<unsigned long long>(sub->offsets()->Get(i)),
+                       static_cast<unsigned long long>(segment_size));
+        return Error::InvalidProgram;
+      }
+    }
+    return Error::Ok;
+  };
+  KILN_RETURN_IF_ERROR(check_sub(root.constant_segment(), "constant segment"));
+  if (root.mutable_data_segments() != nullptr) {
+    for (const auto* sub : *root.mutable_data_segments()) {
+      KILN_RETURN_IF_ERROR(check_sub(sub, "mutable data segment"));
+    }
+  }
+  return Error::Ok;
+}
+
+}  // namespace
+
+Result<Program> Program::load(const void* data, size_t size) {
+  const auto* bytes = static_cast<const uint8_t*>(data);
+  if (bytes == nullptr) {
+    set_load_error("program: no data (null pointer)");
+    return Error::InvalidArgument;
+  }
+  Result<Layout> layout = read_layout(bytes, size);
+  if (!layout.ok()) return layout.error();
+  flatbuffers::Verifier verifier(bytes, layout->program_size);
+  if (!pte_format::VerifyProgramBuffer(verifier)) {
+    set_load_error(
+        "program: the FlatBuffers verifier rejects the program (%zu bytes): a "
+        "truncated or corrupted file, or not a .pte program",
+        layout->program_size);
+    return Error::InvalidProgram;
+  }
+  const pte_format::Program* root = pte_format::GetProgram(bytes);
+  KILN_RETURN_IF_ERROR(check_segments(*root, *layout, size));
+  Program program(bytes, size, root, layout->segment_base);
+  if (root->execution_plan() == nullptr || root->execution_plan()->size() == 0) {
+    set_load_error("program: no execution plan (method)");
+    return Error::InvalidProgram;
+  }
+  for (flatbuffers::uoffset_t i = 0; i < root->execution_plan()->size(); ++i) {
+    KILN_RETURN_IF_ERROR(check_plan(program, *root->execution_plan()->Get(i)));
+  }
+  return program;
+}
+
+size_t Program::num_methods() const { return root_->execution_plan()->size(); }
+
+std::string_view Program::method_name(size_t index) const {
+  const auto* name =
+      root_->execution_plan()->Get(static_cast<flatbuffers::uoffset_t>(index))->name();
+  return name == nullptr ? std::string_view() : name->string_view();
+}
+
+Result<const pte_format::ExecutionPlan*> Program::plan(std::string_view name) const {
+  for (const auto* plan : *root_->execution_plan()) {
+    if (plan->name() != nullptr && plan->name()->string_view() == name) return plan;
+  }
+  set_load_error("program has no method '%.*s'", static_cast<int>(name.size()), name.data());
+  return Error::NotFound;
+}
+
+Result<MethodMeta> Program::method_meta(std::string_view name) const {
+  Result<const pte_format::ExecutionPlan*> found = plan(name);
+  if (!found.ok()) return found.error();
+  return MethodMeta(*found);
+}
+
+Result<ConstantSpan> Program::constant_bytes(uint32_t index) const {
+  const auto* sub = root_->constant_segment();
+  if (sub != nullptr && sub->offsets() != nullptr && sub->offsets()->size() > 0) {
+    if (index >= sub->offsets()->size()) return Error::InvalidProgram;
+    const auto* segment = root_->segments()->Get(sub->segment_index());
+    const uint64_t start = sub->offsets()->Get(index);
+    return ConstantSpan{data_ + segment_base_ + segment->offset() + start,
+                        static_cast<size_t>(segment->size() - start)};
+  }
+  const auto* buffers = root_->constant_buffer();
+  if (buffers == nullptr || index >= buffers->size()) return Error::InvalidProgram;
+  const auto* storage = buffers->Get(index)->storage();
+  if (storage == nullptr) return ConstantSpan{nullptr, 0};
+  return ConstantSpan{storage->data(), storage->size()};
+}
+
+Result<ConstantSpan> Program::mutable_initial_bytes(uint64_t list, uint32_t index) const {
+  const auto* lists = root_->mutable_data_segments();
+  if (lists == nullptr || list >= lists->size()) return Error::InvalidProgram;
+  const auto* sub = lists->Get(static_cast<flatbuffers::uoffset_t>(list));
+  if (sub->offsets() == nullptr || index >= sub->offsets()->size()) return Error::InvalidProgram;
+  const auto* segment = root_->segments()->Get(sub->segment_index());
+  const uint64_t start = sub->offsets()->Get(index);
+  return ConstantSpan{data_ + segment_base_ + segment->offset() + start,
+                      static_cast<size_t>(segment->size() - start)};
+}
+
+}  // namespace kiln

@@ -1,0 +1,59 @@
+#include "runtime/platform/mapped_file.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "runtime/platform/log.h"
+
+namespace kiln {
+namespace {
+
+// An empty file maps to this, so data() is never null.
+alignas(16) const unsigned char kEmpty[16] = {};
+
+}  // namespace
+
+Result<MappedFile> MappedFile::open(const char* path) {
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    KILN_LOG(Error, "cannot open %s: %s", path, std::strerror(errno));
+    return Error::AccessFailed;
+  }
+  struct stat info{};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    KILN_LOG(Error, "cannot read %s: not a regular file", path);
+    ::close(fd);
+    return Error::AccessFailed;
+  }
+  const auto size = static_cast<size_t>(info.st_size);
+  if (size == 0) {
+    ::close(fd);
+    return MappedFile(const_cast<unsigned char*>(kEmpty), 0, false);
+  }
+  void* data = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (data == MAP_FAILED) {
+    KILN_LOG(Error, "cannot map %s: %s", path, std::strerror(errno));
+    return Error::AccessFailed;
+  }
+  return MappedFile(data, size, true);
+}
+
+MappedFile::MappedFile(MappedFile&& other) noexcept
+    : data_(other.data_), size_(other.size_), mapped_(other.mapped_) {
+  other.data_ = const_cast<unsigned char*>(kEmpty);
+  other.size_ = 0;
+  other.mapped_ = false;
+}
+
+MappedFile::~MappedFile() {
+  if (mapped_) ::munmap(data_, size_);
+}
+
+}  // namespace kiln
