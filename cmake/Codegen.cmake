@@ -12,6 +12,8 @@
 #     (with KILN_ATEN_MODE the codegen runs with --aten-mode: ATen ops get libtorch's kernels)
 #   gen_operators_lib(LIB_NAME n KERNEL_LIBS lib... [DEPS lib...])
 #   kiln_add_operator_library(NAME n ROOT_OPS|OPS_YAML|MODEL ... [BACKENDS ...] ...)
+#   kiln_add_runner(<target> OPERATOR_LIBRARY n)
+#     (kiln_runner for .pte programs, holding only library n's kernels; see runner/)
 #
 # The three calls share state through the LIB_NAME; the result is a target `n` that an
 # executable links with target_link_libraries() and nothing else: its registration code is an
@@ -26,7 +28,11 @@ endif()
 if(NOT DEFINED KILN_FUNCTIONS_YAML)
   set(KILN_FUNCTIONS_YAML "${KILN_CODEGEN_PYTHONPATH}/functions.yaml")
 endif()
+if(NOT DEFINED KILN_RUNNER_DIR)
+  set(KILN_RUNNER_DIR "${KILN_CODEGEN_PYTHONPATH}/runner")
+endif()
 set(KILN_CODEGEN_PYTHONPATH "${KILN_CODEGEN_PYTHONPATH}" CACHE INTERNAL "Directory holding codegen/")
+set(KILN_RUNNER_DIR "${KILN_RUNNER_DIR}" CACHE INTERNAL "Directory holding kiln_runner's sources")
 set(KILN_FUNCTIONS_YAML "${KILN_FUNCTIONS_YAML}" CACHE INTERNAL "Kiln's functions.yaml")
 
 # The Python that runs the codegen must have torch (for torchgen) and pyyaml.
@@ -370,4 +376,34 @@ function(kiln_add_operator_library)
     endforeach()
   endif()
   gen_operators_lib(LIB_NAME ${ARG_NAME} KERNEL_LIBS ${ARG_KERNEL_LIBS})
+endfunction()
+
+# kiln_add_runner(<target> OPERATOR_LIBRARY <n>): the program runner (runner/kiln_runner.cpp)
+# linked with operator library <n> (from kiln_add_operator_library or gen_operators_lib), whose
+# kernels are all it holds.
+function(kiln_add_runner target)
+  cmake_parse_arguments(ARG "" "OPERATOR_LIBRARY" "" ${ARGN})
+  if(ARG_UNPARSED_ARGUMENTS)
+    _kiln_fail(kiln_add_runner "unknown arguments: ${ARG_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT ARG_OPERATOR_LIBRARY OR NOT TARGET ${ARG_OPERATOR_LIBRARY})
+    _kiln_fail(kiln_add_runner
+               "OPERATOR_LIBRARY must name an operator library target made first with "
+               "kiln_add_operator_library(NAME <n> ...), got '${ARG_OPERATOR_LIBRARY}'")
+  endif()
+  if(NOT TARGET kiln_executor AND NOT TARGET Kiln::executor)
+    _kiln_fail(kiln_add_runner "this Kiln has no program executor (an ATen-mode build?)")
+  endif()
+  add_executable(${target} "${KILN_RUNNER_DIR}/kiln_runner.cpp"
+                           "${KILN_RUNNER_DIR}/runner_inputs.cpp")
+  target_include_directories(${target} PRIVATE "${KILN_RUNNER_DIR}")
+  target_compile_definitions(${target}
+                             PRIVATE KILN_RUNNER_REGISTER=register_${ARG_OPERATOR_LIBRARY}_kernels)
+  if(TARGET kiln_executor)
+    set(executor kiln_executor)
+  else()
+    set(executor Kiln::executor)
+  endif()
+  target_link_libraries(${target} PRIVATE ${ARG_OPERATOR_LIBRARY} ${executor})
+  kiln_lean_target(${target})
 endfunction()

@@ -12,7 +12,7 @@ set(KILN_INSTALL_PORTABLE_DIR ${KILN_INSTALL_DATADIR}/kernels/portable)
 
 # Exported as Kiln::<name>. The emulator is exported because the Ascend kernels link it; with
 # CANN the device library (kernels/ascend, cmake/KilnCann.cmake) takes its place.
-set(kiln_exported runtime portable_kernels ascend_kernels ascend_emu ascend_device)
+set(kiln_exported runtime executor portable_kernels ascend_kernels ascend_emu ascend_device)
 set(kiln_install_targets "")
 foreach(name IN LISTS kiln_exported)
   if(TARGET kiln_${name})
@@ -55,6 +55,8 @@ elseif(KILN_ASCEND STREQUAL "cann")
 endif()
 
 install(FILES ${PROJECT_SOURCE_DIR}/functions.yaml DESTINATION ${KILN_INSTALL_DATADIR}
+        COMPONENT development)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/runner DESTINATION ${KILN_INSTALL_DATADIR}
         COMPONENT development)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/codegen
         DESTINATION ${KILN_INSTALL_DATADIR}/python

@@ -74,9 +74,15 @@ Result<Layout> read_layout(const uint8_t* data, size_t size) {
 Error check_segments(const pte_format::Program& root, const Layout& layout, size_t size) {
   const auto* segments = root.segments();
   const size_t count = segments == nullptr ? 0 : segments->size();
-  if (count > 0 && layout.segment_base == 0) {
-    set_load_error("program: %zu segments but no extended header giving their base offset", count);
-    return Error::InvalidProgram;
+  // Without an extended header there is no segment data; ExecuTorch still lists empty segments.
+  for (size_t i = 0; i < count && layout.segment_base == 0; ++i) {
+    if (segments->Get(static_cast<flatbuffers::uoffset_t>(i))->size() > 0) {
+      set_load_error(
+          "program: segment %zu holds data, but there is no extended header giving "
+          "where segment data starts",
+          i);
+      return Error::InvalidProgram;
+    }
   }
   const uint64_t available = size - layout.segment_base;
   for (size_t i = 0; i < count; ++i) {

@@ -1,0 +1,218 @@
+// kiln_runner: loads a .pte program, runs one method on inputs from raw files (or seeded
+// values), prints its outputs, and optionally times it and profiles each instruction.
+//
+//   kiln_runner program.pte [input.bin | scalar ...] [--method forward]
+//               [--backends portable,ascend] [--repeat N] [--profile] [--output-dir DIR]
+//               [--seed S] [--threads 1]
+//
+// An input file holds the tensor's bytes, little-endian, dense in the program's dim order (what
+// numpy's tofile() writes for a contiguous array). Without input arguments every tensor input
+// gets seeded values in [-1, 1). Built by kiln_add_runner() against one operator library, whose
+// registration function KILN_RUNNER_REGISTER names.
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runner_inputs.h"
+#include "runtime/executor/error_message.h"
+#include "runtime/executor/heap_memory.h"
+#include "runtime/executor/method.h"
+#include "runtime/executor/program.h"
+#include "runtime/kernel/operator_registry.h"
+#include "runtime/platform/clock.h"
+#include "runtime/platform/mapped_file.h"
+
+kiln::Error KILN_RUNNER_REGISTER();
+
+namespace {
+
+struct Options {
+  const char* program = nullptr;
+  std::vector<const char*> inputs;
+  std::string method = "forward";
+  std::vector<kiln::Backend> backends{kiln::Backend::Portable};
+  long repeat = 0;
+  bool profile = false;
+  const char* output_dir = nullptr;
+  uint64_t seed = 0;
+};
+
+int usage(const char* message) {
+  std::fprintf(stderr,
+               "kiln_runner: %s\n"
+               "usage: kiln_runner program.pte [input.bin|scalar ...] [--method NAME] "
+               "[--backends portable,ascend] [--repeat N] [--profile] [--output-dir DIR] "
+               "[--seed S]\n",
+               message);
+  return 2;
+}
+
+bool parse_backends(const char* text, std::vector<kiln::Backend>* out) {
+  out->clear();
+  std::string list(text);
+  size_t start = 0;
+  while (start <= list.size()) {
+    const size_t comma = list.find(',', start);
+    const std::string name = list.substr(start, comma == std::string::npos ? comma : comma - start);
+    kiln::Backend backend;
+    if (!kiln::backend_from_string(name, &backend)) {
+      std::fprintf(stderr, "kiln_runner: unknown backend '%s'; known:", name.c_str());
+      for (const char* known : kiln::kBackendNames) std::fprintf(stderr, " %s", known);
+      std::fprintf(stderr, "\n");
+      return false;
+    }
+    out->push_back(backend);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return !out->empty();
+}
+
+// Returns 0 when parsed, else the exit code.
+int parse(int argc, char** argv, Options* options) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&](const char* flag) -> const char* {
+      if (i + 1 >= argc) return nullptr;
+      (void)flag;
+      return argv[++i];
+    };
+    if (arg == "--method" || arg == "--backends" || arg == "--repeat" || arg == "--output-dir" ||
+        arg == "--seed") {
+      const char* v = value(arg.c_str());
+      if (v == nullptr) return usage((arg + " needs a value").c_str());
+      char* end = nullptr;
+      if (arg == "--method") options->method = v;
+      if (arg == "--output-dir") options->output_dir = v;
+      if (arg == "--backends" && !parse_backends(v, &options->backends)) return 2;
+      if (arg == "--repeat") {
+        options->repeat = std::strtol(v, &end, 10);
+        if (*end != '\0' || options->repeat < 0) return usage("--repeat needs a count >= 0");
+      }
+      if (arg == "--seed") {
+        options->seed = std::strtoull(v, &end, 10);
+        if (*end != '\0') return usage("--seed needs a number");
+      }
+    } else if (arg == "--profile") {
+      options->profile = true;
+    } else if (arg == "-h" || arg == "--help") {
+      return usage("runs a .pte program");
+    } else if (arg.rfind("--", 0) == 0) {
+      return usage(("unknown option " + arg).c_str());
+    } else if (options->program == nullptr) {
+      options->program = argv[i];
+    } else {
+      options->inputs.push_back(argv[i]);
+    }
+  }
+  return options->program == nullptr ? usage("no program given") : 0;
+}
+
+void print_output(size_t index, const kiln::EValue& value) {
+  if (!value.isTensor()) {
+    if (value.isInt()) std::printf("output %zu: Int %" PRId64 "\n", index, value.toInt());
+    if (value.isDouble()) std::printf("output %zu: Double %g\n", index, value.toDouble());
+    if (value.isBool()) std::printf("output %zu: Bool %d\n", index, value.toBool());
+    return;
+  }
+  const kiln::Tensor& t = value.toTensor();
+  std::printf("output %zu: %s [", index, kiln::to_string(t.scalar_type()));
+  for (int64_t d = 0; d < t.dim(); ++d) std::printf(d ? ", %" PRId64 : "%" PRId64, t.size(d));
+  std::printf("]");
+  const std::string head = kiln::runner::format_head(t, 6);
+  std::printf(" %s\n", head.c_str());
+}
+
+void print_profile(kiln::Method& method, const std::vector<uint64_t>& total, long runs) {
+  std::printf("%4s  %-48s %-9s %12s\n", "#", "instruction", "backend", "mean time");
+  uint64_t sum = 0;
+  for (size_t i = 0; i < method.num_instructions(); ++i) {
+    const kiln::InstructionInfo info = method.instruction_info(i);
+    const double us = static_cast<double>(total[i]) / static_cast<double>(runs) / 1000.0;
+    sum += total[i];
+    std::printf("%4zu  %-48s %-9s %9.2f us\n", i, info.op ? info.op : info.kind,
+                info.served ? kiln::to_string(info.served->backend) : "", us);
+  }
+  std::printf("%4s  %-48s %-9s %9.2f us\n", "", "total", "",
+              static_cast<double>(sum) / static_cast<double>(runs) / 1000.0);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options options;
+  if (const int code = parse(argc, argv, &options); code != 0) return code;
+  if (KILN_RUNNER_REGISTER() != kiln::Error::Ok) {
+    std::fprintf(stderr, "kiln_runner: kernel registration failed: %s\n",
+                 kiln::registry_last_error());
+    return 1;
+  }
+  kiln::Result<kiln::MappedFile> file = kiln::MappedFile::open(options.program);
+  if (!file.ok()) {
+    std::fprintf(stderr, "kiln_runner: cannot read %s\n", options.program);
+    return 1;
+  }
+  const uint64_t load_start = kiln::monotonic_ns();
+  kiln::Result<kiln::Program> program = kiln::Program::load(file->data(), file->size());
+  if (!program.ok()) {
+    std::fprintf(stderr, "kiln_runner: %s: %s\n", options.program, kiln::last_load_error());
+    return 1;
+  }
+  kiln::Result<kiln::MethodMeta> meta = program->method_meta(options.method);
+  if (!meta.ok()) {
+    std::fprintf(stderr, "kiln_runner: %s: %s\n", options.program, kiln::last_load_error());
+    return 1;
+  }
+  kiln::HeapMethodMemory memory(*meta);
+  if (memory.status() != kiln::Error::Ok) {
+    std::fprintf(stderr, "kiln_runner: cannot allocate the method's planned memory\n");
+    return 1;
+  }
+  kiln::Result<kiln::Method> method =
+      kiln::Method::load(*program, options.method, memory.memory(),
+                         {options.backends.data(), options.backends.size()});
+  if (!method.ok()) {
+    std::fprintf(stderr, "kiln_runner: %s: %s\n", options.program, kiln::last_load_error());
+    return 1;
+  }
+  const uint64_t load_ns = kiln::monotonic_ns() - load_start;
+
+  kiln::runner::Inputs inputs;
+  if (!inputs.bind(*method, options.inputs, options.seed)) return 1;
+
+  std::vector<uint64_t> times(method->num_instructions()), total(method->num_instructions());
+  auto run = [&](bool profile) {
+    const kiln::Error error = method->execute(
+        profile ? kiln::Span<uint64_t>(times.data(), times.size()) : kiln::Span<uint64_t>());
+    if (error != kiln::Error::Ok) {
+      std::fprintf(stderr, "kiln_runner: run failed (%s): %s\n", kiln::to_string(error),
+                   method->error_message());
+      return false;
+    }
+    if (profile) {
+      for (size_t i = 0; i < times.size(); ++i) total[i] += times[i];
+    }
+    return true;
+  };
+  if (!run(options.profile)) return 1;
+  for (size_t i = 0; i < method->num_outputs(); ++i) print_output(i, method->output(i));
+  if (options.output_dir != nullptr && !kiln::runner::write_outputs(*method, options.output_dir)) {
+    return 1;
+  }
+  std::printf("load: %.1f us\n", static_cast<double>(load_ns) / 1000.0);
+  if (options.repeat > 0) {
+    const uint64_t start = kiln::monotonic_ns();
+    for (long r = 0; r < options.repeat; ++r) {
+      if (!run(options.profile)) return 1;
+    }
+    const double mean = static_cast<double>(kiln::monotonic_ns() - start) /
+                        static_cast<double>(options.repeat) / 1000.0;
+    std::printf("latency: %.2f us mean over %ld runs\n", mean, options.repeat);
+  }
+  if (options.profile) print_profile(*method, total, options.repeat + 1);
+  return 0;
+}

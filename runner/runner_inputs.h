@@ -1,0 +1,35 @@
+// The runner's input binding (files, scalars or seeded values) and output writing.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/core/tensor.h"
+#include "runtime/executor/method.h"
+
+namespace kiln::runner {
+
+// Owns the memory of the bound inputs; keep it alive while the method runs.
+class Inputs {
+ public:
+  // Binds every input of `method`: from `args` (a raw file per tensor input, a number per
+  // scalar input) when given, else seeded values in [-1, 1) (integers in [0, 4), bools
+  // alternating). Prints what is wrong and returns false on a bad argument.
+  bool bind(Method& method, const std::vector<const char*>& args, uint64_t seed);
+
+ private:
+  struct Free {
+    void operator()(void* p) const;
+  };
+  std::vector<std::unique_ptr<uint8_t, Free>> buffers_;
+};
+
+// The first `count` elements of `t`, as "[1.5, -2, ...]".
+std::string format_head(const Tensor& t, int64_t count);
+
+// Writes each tensor output to <dir>/output<i>.bin (raw bytes, as the inputs are read).
+bool write_outputs(const Method& method, const char* dir);
+
+}  // namespace kiln::runner

@@ -1,0 +1,84 @@
+"""kiln_runner (kiln_add_runner) on programs ExecuTorch exports: outputs match eager PyTorch."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from executorch_reference import export_with_executorch
+from test_run_executorch_programs import Mlp, SmallCnn
+
+
+def runner(native_build: Path) -> Path:
+    return native_build / "tests" / "native" / "runner" / "kiln_runner_test"
+
+
+def run_runner(native_build: Path, *args: object) -> subprocess.CompletedProcess[str]:
+    command = [str(runner(native_build)), *map(str, args)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize(
+    ("make_module", "shape"), [(Mlp, (2, 8)), (SmallCnn, (1, 3, 8, 8))], ids=["mlp", "cnn"]
+)
+def test_runner_matches_eager(
+    native_build: Path, tmp_path: Path, make_module: type[torch.nn.Module], shape: tuple[int, ...]
+) -> None:
+    torch.manual_seed(0)
+    module = make_module().eval()
+    x = torch.randn(shape)
+    program = tmp_path / "model.pte"
+    program.write_bytes(export_with_executorch(module, (x,)))
+    x.numpy().tofile(tmp_path / "x.bin")
+    result = run_runner(
+        native_build,
+        program,
+        tmp_path / "x.bin",
+        "--output-dir",
+        tmp_path,
+        "--repeat",
+        3,
+        "--profile",
+    )
+    assert result.returncode == 0, result.stderr
+    expected = module(x).detach()
+    actual = np.fromfile(tmp_path / "output0.bin", dtype=np.float32).reshape(expected.shape)
+    torch.testing.assert_close(torch.from_numpy(actual), expected, rtol=1e-4, atol=1e-5)
+    assert f"output 0: Float {list(expected.shape)}" in result.stdout
+    assert "latency:" in result.stdout and "aten::addmm.out" in result.stdout
+
+
+def test_runner_refuses_bad_arguments(native_build: Path, tmp_path: Path) -> None:
+    program = tmp_path / "mlp.pte"
+    program.write_bytes(export_with_executorch(Mlp().eval(), (torch.randn(2, 8),)))
+    short = tmp_path / "short.bin"
+    short.write_bytes(b"\0" * 12)
+    cases = [
+        ((program, short), "input 0: .*short.bin has 12 bytes, the program's tensor needs 64"),
+        ((program, "--backends", "gpu"), "unknown backend 'gpu'"),
+        ((program, "--repeat"), "--repeat needs a value"),
+        ((program, short, short), "takes 1 inputs, 2 were given"),
+        ((tmp_path / "none.pte",), "cannot read"),
+        ((short,), "too short|not a .pte"),
+    ]
+    for args, message in cases:
+        result = run_runner(native_build, *args)
+        assert result.returncode != 0
+        assert re.search(message, result.stderr), (args, result.stderr)
+
+
+def test_runner_reports_missing_operators(native_build: Path, tmp_path: Path) -> None:
+    class Softmax(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.softmax(x, dim=-1)
+
+    program = tmp_path / "softmax.pte"
+    program.write_bytes(export_with_executorch(Softmax(), (torch.randn(2, 8),)))
+    result = run_runner(native_build, program)
+    assert result.returncode == 1
+    assert "Missing operator: [0] aten::_softmax.out (not registered)" in result.stderr
+    assert "1 operator is missing" in result.stderr
