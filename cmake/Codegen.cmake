@@ -1,10 +1,12 @@
 # Kiln's CMake API: gen_selected_ops, generate_bindings_for_kernels, gen_operators_lib, and
 # kiln_add_operator_library, which makes the three calls for the common case.
 #
-#   gen_selected_ops(LIB_NAME n [ROOT_OPS op...] [OPS_YAML file...] [MODEL program.pt2...]
+#   gen_selected_ops(LIB_NAME n [ROOT_OPS op...] [OPS_YAML file...] [MODEL program...]
 #                    [INCLUDE_ALL_OPS] [DTYPE_SELECTIVE_BUILD])
-#     (OPS_YAML: functions/custom-ops YAML, or a selected_operators.yaml; DTYPE_SELECTIVE_BUILD:
-#     the library compiles the portable kernels itself for the selected dtypes only)
+#     (OPS_YAML: functions/custom-ops YAML, or a selected_operators.yaml; MODEL: a .pte program
+#     or a torch.export.save program, its ops with the dtypes each call uses;
+#     DTYPE_SELECTIVE_BUILD: the library compiles the portable kernels itself for the selected
+#     dtypes only)
 #   generate_bindings_for_kernels(LIB_NAME n [FUNCTIONS_YAML f] [CUSTOM_OPS_YAML f]
 #                                 [BACKENDS portable ascend] [STATIC_REGISTRATION]
 #                                 [EMBED_MANIFEST])

@@ -30,7 +30,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--library", metavar="L", required=True, help="<lib>.manifest.json")
     parser.add_argument("--ops", metavar="A,B", help="ops needed, e.g. aten::add.out,mul.out")
     parser.add_argument(
-        "--model", metavar="P", action="append", default=[], help="torch.export program"
+        "--program",
+        "--model",
+        dest="model",
+        metavar="P",
+        action="append",
+        default=[],
+        help="a .pte program or a torch.export.save program",
     )
     parser.add_argument(
         "--selected-ops", metavar="Y", action="append", default=[], help="selection YAML"
@@ -58,7 +64,7 @@ def _needs(options: argparse.Namespace) -> list[Need]:
     for path in options.model:
         needs += needs_from_model(path)
     if not needs:
-        raise UserError(PROG, None, "nothing to check", "pass --ops, --model or --selected-ops")
+        raise UserError(PROG, None, "nothing to check", "pass --ops, --program or --selected-ops")
     return needs
 
 

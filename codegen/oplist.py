@@ -1,8 +1,9 @@
 """python -m codegen.oplist: writes a selected_operators.yaml from the union of its sources.
 
 Sources: --root-ops (comma list), --ops-yaml (functions/custom-ops YAML, or a
-selected_operators.yaml such as an earlier run wrote; repeatable), --model (a program saved with
-torch.export.save, repeatable) and --include-all-ops. The union itself is
+selected_operators.yaml such as an earlier run wrote; repeatable), --model (a .pte program, or a
+program saved with torch.export.save; repeatable; ExecuTorch's gen_oplist calls it
+--model_file_path) and --include-all-ops. The union itself is
 codegen/selective_build/selection_file.py.
 """
 
@@ -35,7 +36,12 @@ def _parser() -> argparse.ArgumentParser:
         "(a selected_operators.yaml, dtypes included)",
     )
     parser.add_argument(
-        "--model", metavar="P", action="append", default=[], help="a torch.export.save program"
+        "--model",
+        "--model_file_path",
+        metavar="P",
+        action="append",
+        default=[],
+        help="a .pte program or a torch.export.save program: its ops, with their dtypes",
     )
     parser.add_argument("--include-all-ops", action="store_true", help="select every operator")
     return parser

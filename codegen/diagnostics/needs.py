@@ -1,5 +1,5 @@
 """What is needed from a library: operators with optional kernel keys, read from a selection file
-or a saved torch.export program (``--ops`` names become needs in the CLI)."""
+or a program, .pte or saved torch.export (``--ops`` names become needs in the CLI)."""
 
 from __future__ import annotations
 

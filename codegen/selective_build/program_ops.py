@@ -1,7 +1,10 @@
-"""Operators and dtypes a saved torch.export program needs, as out variants with kernel keys.
+"""Operators and dtypes a program needs, as out variants with kernel keys: a .pte program or a
+saved torch.export program.
 
-The program is loaded with torch.export.load and decomposed to core ATen (what an out-variant
-runtime executes). Each functional op maps to its out variant through torchgen's function groups
+A .pte program (told by its file identifier "ET12", or by its name) already calls out variants:
+its operator tables and each KernelCall's key come from ``codegen.pte.reader``. Any other file is
+loaded with torch.export.load and decomposed to core ATen (what an out-variant runtime executes).
+Each functional op maps to its out variant through torchgen's function groups
 (``aten::add.Tensor`` -> ``aten::add.out``); view ops map to their ``_copy`` variant's out
 (``aten::view`` -> ``aten::view_copy.out``). Every call records a kernel key: one
 ``<dtype>;<dim order>`` entry per tensor argument of the out variant, outs included, in schema
@@ -113,7 +116,8 @@ def _load(path: str) -> Any:
             path,
             None,
             f"cannot load it as a torch.export program ({type(error).__name__}: {error})",
-            "pass a file written by torch.export.save(torch.export.export(model, inputs), path)",
+            "pass a .pte program, or a file written by "
+            "torch.export.save(torch.export.export(model, inputs), path)",
         ) from None
     return program.run_decompositions()
 
@@ -140,8 +144,24 @@ def _node_key(node: Any, out_schema: Any) -> KernelKey:
     return KernelKey(tuple(entries))
 
 
+def is_pte_program(path: str) -> bool:
+    """Whether ``path`` is read as a .pte program: by content, or by name when the content is
+    not a .pte (so that the reader says what is wrong with it)."""
+    from codegen.pte.header import file_has_identifier
+
+    return file_has_identifier(path) or path.endswith(".pte")
+
+
+def _pte_program_ops(path: str) -> ProgramOps:
+    from codegen.pte.reader import read_pte_operators
+
+    return ProgramOps(keys=read_pte_operators(path).keys())
+
+
 def program_ops(path: str) -> ProgramOps:
-    """The out-variant ops and kernel keys of the program saved at ``path``."""
+    """The out-variant ops and kernel keys of the program at ``path`` (.pte or torch.export)."""
+    if is_pte_program(path):
+        return _pte_program_ops(path)
     import torch
     from torchgen.model import FunctionSchema
 

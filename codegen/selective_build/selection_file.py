@@ -1,9 +1,9 @@
 """The selected_operators.yaml that ``python -m codegen.oplist`` writes: the union of root ops,
-operator YAMLs, earlier selection files and torch.export programs.
+operator YAMLs, earlier selection files and programs (.pte or torch.export).
 
 The output is the format torchgen.selective_build.SelectiveBuilder reads; a program's dtypes go
-to et_kernel_metadata as kernel keys (an op also selected by a source without dtypes keeps every
-dtype).
+to et_kernel_metadata as kernel keys (an op also selected by a source without dtypes, or that no
+call of the program uses, keeps every dtype).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def _model_operators(
         for name, op_keys in found.keys.items():
             operators.setdefault(name, _operator_entry(path))
             keys.setdefault(name, set()).update(k.native_string() for k in op_keys)
-    return {name: sorted(k) for name, k in sorted(keys.items()) if name not in any_dtype}
+    return {name: sorted(k) for name, k in sorted(keys.items()) if k and name not in any_dtype}
 
 
 def _read_selection_file(path: str) -> dict[str, Any] | None:
