@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from executorch_export import write_pte
 
 from buildtools import REPO_ROOT, run
 from codegen import cli, missing_ops
@@ -207,6 +208,51 @@ def test_missing_dtype_from_a_model(library: dict[str, Path], tmp_path: Path) ->
     finding = only_finding(document)
     assert status == 1 and finding["cause"] == "missing_dtype" and finding["op"] == "aten::mul.out"
     assert finding["needed_by"] == str(program)
+
+
+class _MulAddRelu(torch.nn.Module):
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return torch.relu(x * y + y)
+
+
+@pytest.mark.parametrize(
+    ("dtype", "missing"),
+    [
+        (torch.float32, [("aten::relu.out", "not_selected", None)]),
+        (
+            torch.half,
+            [
+                ("aten::mul.out", "missing_dtype", "v1/5;0,1|5;0,1|5;0,1"),
+                ("aten::relu.out", "not_selected", None),
+            ],
+        ),
+    ],
+)
+def test_missing_ops_of_a_pte_program(
+    library: dict[str, Path],
+    tmp_path: Path,
+    dtype: torch.dtype,
+    missing: list[tuple[str, str, str | None]],
+) -> None:
+    # my_lib selected add.out (any dtype) and mul.out (Float only), not relu.out.
+    inputs = (torch.ones(2, 3, dtype=dtype), torch.ones(2, 3, dtype=dtype))
+    program = write_pte(tmp_path / "mul_add_relu.pte", _MulAddRelu(), inputs)
+    status, document = check(library, "--program", str(program))
+    findings = document["findings"]
+    assert status == 1 and isinstance(findings, list)
+    assert [(f["op"], f["cause"], f["key"]) for f in findings] == missing
+    assert all(f["needed_by"] == str(program) for f in findings)
+
+
+def test_a_damaged_pte_program_is_exit_code_2(
+    library: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.pte"
+    bad.write_bytes(b"\x10\0\0\0ET12" + bytes(8))
+    argv = ["--library", str(library["manifest"]), "--program", str(bad)]
+    assert missing_ops.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{bad}: malformed or truncated") and "Traceback" not in err
 
 
 def test_backend_fallback_is_a_warning(library: dict[str, Path]) -> None:

@@ -1,0 +1,47 @@
+"""Programs written by ExecuTorch 1.5.1's exporter, the reference .pte writer, and its own reading
+of them, for the tests of what Kiln reads from .pte files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+
+
+def _executorch() -> Any:
+    try:
+        import executorch.exir
+    except ImportError as error:
+        pytest.fail(
+            f"executorch cannot be imported ({error}); run tools/setup.sh, which installs "
+            "ExecuTorch 1.5.1 for these tests"
+        )
+    return executorch.exir
+
+
+def pte_bytes(module: torch.nn.Module, inputs: tuple[torch.Tensor, ...]) -> bytes:
+    """The .pte program ExecuTorch writes for ``module`` traced on ``inputs``."""
+    exir = _executorch()
+    program = torch.export.export(module.eval(), inputs)
+    data: bytes = exir.to_edge(program).to_executorch().buffer
+    return data
+
+
+def write_pte(path: Path, module: torch.nn.Module, inputs: tuple[torch.Tensor, ...]) -> Path:
+    path.write_bytes(pte_bytes(module, inputs))
+    return path
+
+
+def operator_tables(data: bytes) -> dict[str, list[str]]:
+    """Each method's operator table as ExecuTorch itself deserializes it: ``ns::op.overload``,
+    or ``ns::op`` for the default overload."""
+    _executorch()
+    from executorch.exir._serialize._program import deserialize_pte_binary
+
+    program = deserialize_pte_binary(data).program
+    return {
+        plan.name: [f"{op.name}.{op.overload}" if op.overload else op.name for op in plan.operators]
+        for plan in program.execution_plan
+    }
