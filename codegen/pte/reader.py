@@ -25,7 +25,7 @@ from codegen.pte.header import PteFile, read_pte_file
 
 fb: Any = program_generated  # flatc's Python output carries no type hints
 
-_CORRUPT = "the program is corrupt; export it again"
+_CORRUPT = "the file is damaged or cut short; copy it again, or export the program again"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
