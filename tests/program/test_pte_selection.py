@@ -276,7 +276,8 @@ def test_a_missing_pte_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFi
 
 def test_cmake_selects_a_pte_programs_ops_and_dtypes_only(programs: dict[str, Path]) -> None:
     """gen_selected_ops(OPS_FROM_MODEL x.pte DTYPE_SELECTIVE_BUILD) against Kiln's source tree;
-    only the dtype-selected kernels of the program's three ops are compiled."""
+    only the dtype-selected kernels of the program's three ops are compiled. The selection of
+    kiln_add_operator_library(MODEL x.pte ...) is the same (only that file is built)."""
     build = BUILD_ROOT / "pytest-pte-selection"
     program = build / "mul_add.pte"
     os.makedirs(build, exist_ok=True)
@@ -285,9 +286,11 @@ def test_cmake_selects_a_pte_programs_ops_and_dtypes_only(programs: dict[str, Pa
     if not program.exists() or program.read_bytes() != data:  # keep the build incremental
         program.write_bytes(data)
     cmake_configure(PROJECT, build, f"-DKILN_SOURCE_DIR={REPO_ROOT}", f"-DPTE_PROGRAM={program}")
-    cmake_build(build, "pte_ops_demo")
+    cmake_build(build, "pte_ops_demo", "pte_model_ops/selected_operators.yaml")
     (table,) = operator_tables(data).values()
     selection = yaml.safe_load((build / "pte_ops/selected_operators.yaml").read_text())
+    one_call = (build / "pte_model_ops/selected_operators.yaml").read_text()
+    assert yaml.safe_load(one_call) == selection  # kiln_add_operator_library(MODEL x.pte ...)
     assert sorted(selection["operators"]) == sorted(table)
     assert selection["et_kernel_metadata"] == {
         "aten::add.out": [key(FLOAT_2D, FLOAT_2D, FLOAT_2D)],
