@@ -29,6 +29,19 @@ def pte_bytes(module: torch.nn.Module, inputs: tuple[torch.Tensor, ...]) -> byte
     return data
 
 
+def methods_pte_bytes(
+    methods: dict[str, tuple[torch.nn.Module, tuple[torch.Tensor, ...]]],
+) -> bytes:
+    """One .pte program with a method (execution plan) per entry of ``methods``."""
+    exir = _executorch()
+    programs = {
+        name: torch.export.export(module.eval(), inputs)
+        for name, (module, inputs) in methods.items()
+    }
+    data: bytes = exir.to_edge(programs).to_executorch().buffer
+    return data
+
+
 def write_pte(path: Path, module: torch.nn.Module, inputs: tuple[torch.Tensor, ...]) -> Path:
     path.write_bytes(pte_bytes(module, inputs))
     return path

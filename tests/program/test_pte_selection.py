@@ -14,7 +14,7 @@ import flatbuffers
 import pytest
 import torch
 import yaml
-from executorch_export import operator_tables, pte_bytes, write_pte
+from executorch_export import methods_pte_bytes, operator_tables, pte_bytes, write_pte
 from torchgen.selective_build.selector import SelectiveBuilder
 
 from buildtools import BUILD_ROOT, REPO_ROOT, cmake_build, cmake_configure, run
@@ -144,6 +144,26 @@ def test_root_ops_union_keeps_every_dtype_of_their_ops(
     metadata = content["et_kernel_metadata"]
     assert isinstance(metadata, dict)
     assert sorted(metadata) == ["aten::add.out", "aten::mul.out"]
+
+
+def test_every_method_is_selected(tmp_path: Path) -> None:
+    class Double(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return x + x
+
+    inputs = (torch.ones(2, 3),)
+    data = methods_pte_bytes({"forward": (Double(), inputs), "score": (MulAdd(), inputs * 2)})
+    path = tmp_path / "two_methods.pte"
+    path.write_bytes(data)
+    tables = operator_tables(data)
+    found = read_pte_operators(str(path))
+    assert {plan.name: list(plan.operators) for plan in found.plans} == tables
+    content = run_oplist(tmp_path, "--model", str(path))
+    assert content["et_kernel_metadata"] == {
+        "aten::add.out": [key(FLOAT_2D, FLOAT_2D, FLOAT_2D)],
+        "aten::mul.out": [key(FLOAT_2D, FLOAT_2D, FLOAT_2D)],
+        "aten::relu.out": [key(FLOAT_2D, FLOAT_2D)],
+    }
 
 
 def test_default_overload_multiple_outs_and_custom_namespaces(tmp_path: Path) -> None:
