@@ -149,7 +149,7 @@ def is_pte_program(path: str) -> bool:
     not a .pte (so that the reader says what is wrong with it)."""
     from codegen.pte.header import file_has_identifier
 
-    return file_has_identifier(path) or path.endswith(".pte")
+    return file_has_identifier(path) or path.lower().endswith(".pte")
 
 
 def _pte_program_ops(path: str) -> ProgramOps:
