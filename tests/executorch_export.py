@@ -58,3 +58,16 @@ def operator_tables(data: bytes) -> dict[str, list[str]]:
         plan.name: [f"{op.name}.{op.overload}" if op.overload else op.name for op in plan.operators]
         for plan in program.execution_plan
     }
+
+
+class ExecuTorchMethod:
+    """``forward`` of a .pte program loaded by ExecuTorch's own runtime."""
+
+    def __init__(self, pte: bytes) -> None:
+        _executorch()
+        from executorch.runtime import Runtime
+
+        self._method = Runtime.get().load_program(pte).load_method("forward")
+
+    def run(self, *inputs: Any) -> tuple[Any, ...]:
+        return tuple(self._method.execute(list(inputs)))

@@ -21,7 +21,7 @@ from codegen.errors import UserError
 from codegen.model.kernel_keys import KernelKey, KeyArg
 from codegen.model.schemas import AtenSchemas
 from codegen.pte import program_generated
-from codegen.pte.header import PteFile, read_pte_file
+from codegen.pte.header import PteFile, read_pte_file, split_pte
 
 fb: Any = program_generated  # flatc's Python output carries no type hints
 
@@ -226,6 +226,20 @@ def _decode(pte: PteFile) -> tuple[list[Any], list[int]]:
             _CORRUPT,
         ) from None
     return plans, ends
+
+
+def operator_table(path: str, data: bytes, method: str) -> tuple[str, ...]:
+    """The operator table of ``method`` in the .pte program ``data`` (read from ``path``), as
+    qualified names, in table order (what "Missing operator: [i]" indexes)."""
+    plans, _ = _decode(split_pte(path, data))
+    for index, plan in enumerate(plans):
+        name = _text(path, plan.name, f"execution plan {index}'s name") if plan else ""
+        if name == method:
+            return tuple(
+                _qualified_name(path, name, i, operator)
+                for i, operator in enumerate(plan.operators or [])
+            )
+    raise UserError(path, None, f"the program has no method {method!r}", "check the name")
 
 
 def read_pte_operators(path: str) -> PteOperators:

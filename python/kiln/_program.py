@@ -8,6 +8,7 @@ from typing import Any
 
 import torch
 
+from codegen.pte.reader import operator_table
 from kiln._convert import DTYPE_CODES
 from kiln._errors import KilnError
 
@@ -86,7 +87,7 @@ class Program:
             )
             raise ProgramLoadError(message + lines, code, missing)
         # The native loader verified the program, so reading it here cannot trip over it.
-        self.operators: tuple[str, ...] = _operator_table(data, method)
+        self.operators: tuple[str, ...] = operator_table(path, data, method)
         self._profile: Profile | None = None
 
     def missing_operators(self) -> list[MissingOperator]:
@@ -151,18 +152,6 @@ class ProgramLoadError(KilnError):
     def __init__(self, message: str, code: str, missing: list[MissingOperator]) -> None:
         super().__init__(message, code)
         self.missing = missing
-
-
-def _operator_table(data: bytes, method: str) -> tuple[str, ...]:
-    from codegen.pte.program_generated import Program as PteProgram
-    from codegen.pte.program_generated import ProgramT
-
-    program = ProgramT.InitFromObj(PteProgram.GetRootAs(data, 0))
-    plan = next(p for p in program.executionPlan if p.name.decode() == method)
-    return tuple(
-        op.name.decode() + (f".{op.overload.decode()}" if op.overload else "")
-        for op in plan.operators or []
-    )
 
 
 def _dim_order(tensor: torch.Tensor) -> list[int]:

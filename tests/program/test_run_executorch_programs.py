@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 import torch
-from executorch_reference import export_with_executorch
+from executorch_export import pte_bytes
 
 import kiln
 
@@ -50,7 +50,7 @@ def test_executorch_program_matches_eager(name: str) -> None:
     make_module, make_inputs = CASES[name]
     module = make_module().eval()
     inputs = make_inputs()
-    program = kiln.load(export_with_executorch(module, inputs))
+    program = kiln.load(pte_bytes(module, inputs))
     for _ in range(2):  # a second run reuses the planned memory
         inputs = make_inputs()
         expected = module(*inputs)
@@ -64,7 +64,7 @@ def test_executorch_program_matches_eager(name: str) -> None:
 def test_profile_names_every_instruction() -> None:
     module = Mlp().eval()
     inputs = (torch.randn(2, 8),)
-    program = kiln.load(export_with_executorch(module, inputs))
+    program = kiln.load(pte_bytes(module, inputs))
     program.run(*inputs, profile=True)
     profile = program.last_profile()
     assert [row.op for row in profile] == [
@@ -82,7 +82,7 @@ def test_profile_names_every_instruction() -> None:
 
 def test_bad_inputs_are_refused_with_the_difference() -> None:
     module = Mlp().eval()
-    program = kiln.load(export_with_executorch(module, (torch.randn(2, 8),)))
+    program = kiln.load(pte_bytes(module, (torch.randn(2, 8),)))
     with pytest.raises(kiln.KilnError, match="takes 1 inputs, got 2"):
         program.run(torch.randn(2, 8), torch.randn(2, 8))
     with pytest.raises(kiln.KilnError, match="expected dtype Float, got Double"):
@@ -97,7 +97,7 @@ def test_bad_inputs_are_refused_with_the_difference() -> None:
 
 
 def test_unknown_method_and_backend_are_clear_errors() -> None:
-    pte = export_with_executorch(Mlp().eval(), (torch.randn(2, 8),))
+    pte = pte_bytes(Mlp().eval(), (torch.randn(2, 8),))
     with pytest.raises(kiln.KilnError, match="program has no method 'backward'"):
         kiln.load(pte, method="backward")
     with pytest.raises(kiln.KilnError, match="unknown backend 'gpu'"):
@@ -115,7 +115,7 @@ def test_unknown_method_and_backend_are_clear_errors() -> None:
     ids=["tiny", "identifier", "half", "garbage"],
 )
 def test_bad_files_are_invalid_programs(mutate: object, message: str) -> None:
-    pte = export_with_executorch(Mlp().eval(), (torch.randn(2, 8),))
+    pte = pte_bytes(Mlp().eval(), (torch.randn(2, 8),))
     with pytest.raises(kiln.KilnError, match=message) as error:
         kiln.load(mutate(pte))  # type: ignore[operator]
     assert error.value.code == "InvalidProgram"

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from executorch_reference import export_with_executorch
+from executorch_export import pte_bytes
 from test_run_executorch_programs import Mlp, SmallCnn
 
 
@@ -32,7 +32,7 @@ def test_runner_matches_eager(
     module = make_module().eval()
     x = torch.randn(shape)
     program = tmp_path / "model.pte"
-    program.write_bytes(export_with_executorch(module, (x,)))
+    program.write_bytes(pte_bytes(module, (x,)))
     x.numpy().tofile(tmp_path / "x.bin")
     result = run_runner(
         native_build,
@@ -54,7 +54,7 @@ def test_runner_matches_eager(
 
 def test_runner_refuses_bad_arguments(native_build: Path, tmp_path: Path) -> None:
     program = tmp_path / "mlp.pte"
-    program.write_bytes(export_with_executorch(Mlp().eval(), (torch.randn(2, 8),)))
+    program.write_bytes(pte_bytes(Mlp().eval(), (torch.randn(2, 8),)))
     short = tmp_path / "short.bin"
     short.write_bytes(b"\0" * 12)
     cases = [
@@ -77,7 +77,7 @@ def test_runner_reports_missing_operators(native_build: Path, tmp_path: Path) ->
             return torch.softmax(x, dim=-1)
 
     program = tmp_path / "softmax.pte"
-    program.write_bytes(export_with_executorch(Softmax(), (torch.randn(2, 8),)))
+    program.write_bytes(pte_bytes(Softmax(), (torch.randn(2, 8),)))
     result = run_runner(native_build, program)
     assert result.returncode == 1
     assert "Missing operator: [0] aten::_softmax.out (not registered)" in result.stderr
