@@ -40,11 +40,11 @@ class Profile(tuple[ProfileRow, ...]):
     """Per-instruction times of one run; str() is a table, slowest operators summed at the end."""
 
     def __str__(self) -> str:
-        lines = [f"{'#':>4}  {'operator':<44} {'backend':<9} {'time':>12}"]
+        lines = [f"{'#':>4}  {'operator':<48} {'backend':<9} {'time':>12}"]
         for row in self:
             name = row.op or row.kind
-            lines.append(f"{row.index:>4}  {name:<44} {row.backend:<9} {_ns(row.ns):>12}")
-        lines.append(f"{'':>4}  {'total':<44} {'':<9} {_ns(sum(r.ns for r in self)):>12}")
+            lines.append(f"{row.index:>4}  {name:<48} {row.backend:<9} {_ns(row.ns):>12}")
+        lines.append(f"{'':>4}  {'total':<48} {'':<9} {_ns(sum(r.ns for r in self)):>12}")
         return "\n".join(lines)
 
 
