@@ -17,6 +17,7 @@
 #include "runtime/executor/method.h"
 #include "runtime/executor/program.h"
 #include "runtime/kernel/operator_registry.h"
+#include "runtime/platform/clock.h"
 
 namespace py = pybind11;
 
@@ -139,6 +140,22 @@ class LoadedProgram {
     if (error != Error::Ok) raise(error, m.error_message());
   }
 
+  // Mean nanoseconds of `repeat` runs on the bound inputs, natively (no Python per run).
+  double time_execute(int repeat) {
+    Method& m = method();
+    if (repeat < 1) raise(Error::InvalidArgument, "repeat must be at least 1");
+    Error error = Error::Ok;
+    uint64_t elapsed = 0;
+    {
+      py::gil_scoped_release release;
+      const uint64_t start = monotonic_ns();
+      for (int r = 0; r < repeat && error == Error::Ok; ++r) error = m.execute();
+      elapsed = monotonic_ns() - start;
+    }
+    if (error != Error::Ok) raise(error, m.error_message());
+    return static_cast<double>(elapsed) / repeat;
+  }
+
   py::tuple output_meta(size_t index) {
     return value_meta(method().output(checked_index(index, method().num_outputs(), "output")));
   }
@@ -227,6 +244,7 @@ void bind_program(py::module_& m) {
       .def("set_tensor_input", &LoadedProgram::set_tensor_input)
       .def("set_scalar_input", &LoadedProgram::set_scalar_input)
       .def("execute", &LoadedProgram::execute, py::arg("profile") = false)
+      .def("time_execute", &LoadedProgram::time_execute)
       .def("output_meta", &LoadedProgram::output_meta)
       .def("copy_output", &LoadedProgram::copy_output)
       .def("last_profile", &LoadedProgram::last_profile);
