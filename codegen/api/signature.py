@@ -64,13 +64,6 @@ class Signature:
     def return_slots(self) -> int:
         return sum(r.has_slot for r in self.results)
 
-    @property
-    def out_returns(self) -> int:
-        """Values after the arguments in a program's call (ExecuTorch's layout) that repeat out
-        arguments: an out variant's result, one tensor or one list of them. The boxed stack has
-        no slot for it."""
-        return 1 if len(self.results) > self.return_slots else 0
-
     def parameter_list(self) -> list[str]:
         return [f"{CONTEXT_TYPE} {self.context_name}"] + [
             f"{p.arg_type.cpp} {p.cpp_name}" for p in self.params

@@ -38,10 +38,7 @@ class _Row:
             c_string(self.kernel.origin),
         ]
         signature = self.op.signature
-        if signature.return_slots or signature.out_returns:
-            fields.append(str(signature.return_slots))
-        if signature.out_returns:
-            fields.append(str(signature.out_returns))
+        fields += [str(signature.return_slots), str(len(signature.params))]
         return "{" + ", ".join(fields) + "}"
 
 

@@ -427,9 +427,10 @@ class MethodBuilder {
     }
   }
 
-  // Finds each call's kernels, one per backend in preference order. The program lists every
-  // return after the arguments; out variants' returns repeat their out arguments, and the boxed
-  // stack has no slot for those (Kernel::out_returns), so they are dropped here.
+  // Finds each call's kernels, one per backend in preference order. A program's call (ExecuTorch's
+  // layout) lists one value after the arguments for the operator's result: the return slot of
+  // an in-place or functional op, and for out variants (the out tensor again, a list of them, or
+  // None) a value the boxed stack has no slot for, which is dropped here.
   Error resolve_kernels(Method& method, MissingReport* missing) {
     bool any_missing = false;
     for (size_t s = 0; s < method.num_steps_; ++s) {
@@ -437,8 +438,9 @@ class MethodBuilder {
       if (step.kind != StepKind::Kernel) continue;
       const char* name = method.op_names_[step.op_index];
       Result<const Kernel*> any = first_named_kernel(name);
-      if (any.ok() && (*any)->out_returns <= step.stack.size()) {
-        step.stack = {step.stack.data(), step.stack.size() - (*any)->out_returns};
+      if (any.ok() && (*any)->return_slots == 0 &&
+          step.stack.size() == size_t{(*any)->arguments} + 1) {
+        step.stack = {step.stack.data(), step.stack.size() - 1};
       }
       for (Backend backend : backends_) {
         Result<const Kernel*> kernel =

@@ -34,10 +34,8 @@ struct Kernel {
   // Stack values after the arguments that receive results (in-place and functional ops); the
   // kernel key is built from the arguments only.
   uint8_t return_slots = 0;
-  // 1 for an out variant that returns: a program's call (ExecuTorch's layout) lists its result
-  // after the arguments as one more value (the out tensor, or a list of them), which the boxed
-  // stack has no slot for; the executor drops it.
-  uint8_t out_returns = 0;
+  // The schema's arguments (outs included): the stack holds these, then the return slots.
+  uint8_t arguments = 0;
 
   // Runs the kernel on a boxed stack (see OpFunction).
   Error call(KernelRuntimeContext& ctx, Span<EValue*> stack) const { return function(ctx, stack); }

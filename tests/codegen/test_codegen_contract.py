@@ -122,10 +122,10 @@ def test_results_go_to_return_slots_after_the_arguments(generated: Path) -> None
         for line in (generated / "RegisterKernels.cpp").read_text().splitlines()
         if line.startswith('    {"')
     }
-    # the table row counts the slots (the origin is the kernel's line)
-    assert rows["my_ops::scale_"].endswith('"custom_ops.yaml:2", 1},')
-    assert rows["my_ops::halves"].endswith('"custom_ops.yaml:14", 2},')
-    assert rows["my_ops::accumulate.out"].endswith('"custom_ops.yaml:4"},')
+    # the table row counts the return slots and the arguments (the origin is the kernel's line)
+    assert rows["my_ops::scale_"].endswith('"custom_ops.yaml:2", 1, 2},')
+    assert rows["my_ops::halves"].endswith('"custom_ops.yaml:14", 2, 1},')
+    assert rows["my_ops::accumulate.out"].endswith('"custom_ops.yaml:4", 0, 3},')
 
 
 def test_typed_api_returns_what_the_kernel_returns(generated: Path) -> None:

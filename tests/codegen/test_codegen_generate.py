@@ -25,7 +25,8 @@ OUTPUTS = (
     "test_lib.manifest.json",
 )
 KERNEL_ROW = re.compile(
-    r'\{"([^"]+)", 0x([0-9a-f]{16})ull, "([^"]*)", kiln::Backend::(\w+), (\w+), "([^"]+)"\}'
+    r'\{"([^"]+)", 0x([0-9a-f]{16})ull, "([^"]*)", kiln::Backend::(\w+), (\w+), "([^"]+)", '
+    r"\d+, \d+\}"
 )
 
 
