@@ -1,4 +1,4 @@
-"""The exception kernels' failures surface as."""
+"""The exceptions kiln raises: kernels' failures, and programs kiln.export cannot write."""
 
 
 class KilnError(RuntimeError):
@@ -7,3 +7,11 @@ class KilnError(RuntimeError):
     def __init__(self, message: str, code: str = "InvalidArgument") -> None:
         super().__init__(message)
         self.code = code
+
+
+class ExportError(KilnError):
+    """kiln.export cannot write the module as a program: the message names the graph node and the
+    operator or construct it cannot express, and what to do instead."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, "NotSupported")
