@@ -1,0 +1,396 @@
+"""A torch.export program in core ATen -> a LoweredProgram: out-variant calls over numbered tensors.
+
+Each functional call becomes its out variant with fresh out tensors (``out_calls.py``); a view or
+copy that keeps its input's bytes (``view``, ``squeeze``, ``clone``, ...) shares its input's
+memory instead; a call on constants is computed now (``constants.py``). A Python number where the
+schema wants a tensor selects the operator's Scalar overload (``mul.Tensor`` ->
+``mul.Scalar_out``) or, without one, becomes a 0-dim constant tensor. Parameters and constants
+become constant tensors when used; a buffer the graph mutates becomes a buffer tensor, written
+back at the end of each run with ``aten::copy_``. Anything a program cannot express is an
+ExportError naming the node and the operator.
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from torch.export import ExportedProgram
+from torch.export.graph_signature import InputKind, InputSpec, OutputKind
+from torch.utils import _pytree as pytree
+
+from kiln._errors import ExportError
+from kiln._export.arguments import ArgumentError, TensorRef, scalar_type_code
+from kiln._export.constants import LazyConstant, fold, number_tensor, tensor_bytes
+from kiln._export.graph import (
+    Arg,
+    BoolArg,
+    Call,
+    DoubleArg,
+    IntArg,
+    LoweredProgram,
+    NoneArg,
+    Role,
+    TensorArg,
+    TensorSpec,
+)
+from kiln._export.nodes import node_error, op_name, static_sizes, where
+from kiln._export.operators import (
+    WRITE_BACK_OP,
+    functional_name,
+    out_variant,
+    resolve,
+    unavailable_reason,
+)
+from kiln._export.out_calls import bind, numbers_for_tensors, out_arguments, scalar_sibling
+
+# Checks torch.export inserts, which an out-variant program does not execute.
+_ASSERTIONS = frozenset(
+    {
+        "_assert_tensor_metadata",
+        "_assert_async",
+        "_assert_scalar",
+        "sym_constrain_range",
+        "sym_constrain_range_for_size",
+    }
+)
+_SYMBOLIC = (torch.SymInt, torch.SymFloat, torch.SymBool)
+_SYMBOLIC_PROBLEM = (
+    "it computes a number known only at run time (a symbolic size, or a tensor's .item()); Kiln "
+    "programs have static shapes and pass only tensors between calls"
+)
+# Operators whose result has the same elements in the same order as their first argument (every
+# tensor of a program is contiguous). Their result can share the argument's memory: no call
+# overwrites a tensor once written, except the final write-back into mutable buffers.
+_SAME_BYTES = frozenset(
+    {
+        "view",
+        "_unsafe_view",
+        "squeeze",
+        "squeeze.dim",
+        "squeeze.dims",
+        "unsqueeze",
+        "alias",
+        "detach",
+        "clone",
+        "_to_copy",
+    }
+)
+
+
+@dataclass(frozen=True)
+class _NestedGraph:
+    """A subgraph read by get_attr (the branches of torch.cond, the body of a loop)."""
+
+    name: str
+
+
+class _Lowering:
+    def __init__(self, program: ExportedProgram) -> None:
+        self.program = program
+        self.tensors: list[TensorSpec] = []
+        self.calls: list[Call] = []
+        self.env: dict[torch.fx.Node, Any] = {}
+        self.inputs: list[int] = []
+        self.outputs: list[Arg] = []
+        self.buffers: dict[str, int] = {}  # mutated buffer name -> its tensor
+        self.write_backs: list[tuple[str, torch.fx.Node, Any]] = []
+        signature = program.graph_signature
+        self.input_specs: dict[str, InputSpec] = {s.arg.name: s for s in signature.input_specs}
+        self.mutated = set(signature.buffers_to_mutate.values())
+
+    # ---- tensors ----
+
+    def add_tensor(self, spec: TensorSpec) -> int:
+        self.tensors.append(spec)
+        return len(self.tensors) - 1
+
+    def check_dtype(self, node: torch.fx.Node, dtype: torch.dtype) -> None:
+        try:
+            scalar_type_code(dtype)
+        except ArgumentError as error:
+            raise ExportError(f"node '{node.name}'{where(node)}: {error}") from None
+
+    def temp(self, node: torch.fx.Node, value: Any, name: str) -> TensorRef:
+        if not isinstance(value, torch.Tensor):
+            problem = (
+                f"it produces a {type(value).__name__} ({value!r}); programs pass only tensors "
+                "between calls"
+            )
+            raise node_error(node, str(node.target), problem)
+        self.check_dtype(node, value.dtype)
+        sizes = static_sizes(node, value, "node")
+        spec = TensorSpec(name, value.dtype, sizes, Role.TEMP, None, bool(value.requires_grad))
+        return TensorRef(self.add_tensor(spec))
+
+    def constant(self, name: str, value: torch.Tensor, node: torch.fx.Node) -> int:
+        self.check_dtype(node, value.dtype)
+        sizes = tuple(int(s) for s in value.shape)
+        data = tensor_bytes(value)
+        spec = TensorSpec(name, value.dtype, sizes, Role.CONSTANT, data, bool(value.requires_grad))
+        return self.add_tensor(spec)
+
+    def resolve(self, value: Any) -> Any:
+        """Graph nodes in ``value`` -> tensor references (storing the constants used)."""
+        if isinstance(value, torch.fx.Node):
+            found = self.env[value]
+            if isinstance(found, LazyConstant):
+                if found.tensor is None:
+                    found.tensor = self.constant(found.name, found.value, value)
+                return TensorRef(found.tensor)
+            if isinstance(found, tuple):
+                return tuple(self.resolve_item(item, value) for item in found)
+            return found
+        if isinstance(value, list | tuple):
+            return type(value)(self.resolve(v) for v in value)
+        return value
+
+    def resolve_item(self, item: Any, node: torch.fx.Node) -> Any:
+        if isinstance(item, LazyConstant):
+            if item.tensor is None:
+                item.tensor = self.constant(item.name, item.value, node)
+            return TensorRef(item.tensor)
+        return item
+
+    def state(self, target: str) -> Any:
+        """A parameter, buffer or constant of the program by name."""
+        if target in self.program.state_dict:
+            return self.program.state_dict[target]
+        return self.program.constants[target]
+
+    # ---- graph nodes ----
+
+    def placeholder(self, node: torch.fx.Node) -> None:
+        spec = self.input_specs[node.name]
+        target = spec.target or node.name
+        if spec.kind == InputKind.USER_INPUT:
+            value = node.meta.get("val")
+            if not isinstance(value, torch.Tensor):
+                raise ExportError(
+                    f"input '{node.name}' is a {type(value).__name__}; Kiln programs take tensor "
+                    "inputs only (pass numbers as tensors, or fix them in the module)"
+                )
+            sizes = static_sizes(node, value, "input")
+            self.check_dtype(node, value.dtype)
+            tensor = self.add_tensor(TensorSpec(node.name, value.dtype, sizes, Role.INPUT))
+            self.inputs.append(tensor)
+            self.env[node] = TensorRef(tensor)
+        elif spec.kind == InputKind.BUFFER and target in self.mutated:
+            initial = self.state(target)
+            self.check_dtype(node, initial.dtype)
+            sizes = tuple(int(s) for s in initial.shape)
+            buffer = TensorSpec(target, initial.dtype, sizes, Role.BUFFER, tensor_bytes(initial))
+            self.buffers[target] = self.add_tensor(buffer)
+            self.env[node] = TensorRef(self.buffers[target])
+        elif spec.kind in (InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR):
+            value = self.state(target)
+            if not isinstance(value, torch.Tensor):
+                raise ExportError(f"'{target}' is a {type(value).__name__}, not a tensor")
+            self.env[node] = LazyConstant(target, value)
+        else:
+            raise ExportError(
+                f"input '{node.name}' is a {spec.kind.name.lower()} input, which programs cannot "
+                "hold (only tensors, parameters, buffers and tensor constants)"
+            )
+
+    def call_function(self, node: torch.fx.Node) -> None:
+        target = node.target
+        if target is operator.getitem:
+            source, index = node.args
+            found = self.env[source] if isinstance(source, torch.fx.Node) else None
+            if not isinstance(found, tuple) or not isinstance(index, int):
+                raise node_error(node, "getitem", "it indexes a value that is not a tensor list")
+            self.env[node] = found[index]
+            return
+        if isinstance(target, torch._ops.HigherOrderOperator):
+            raise node_error(
+                node,
+                f"torch.ops.higher_order.{target.__name__}",
+                "programs have no control flow; keep data-dependent branches and loops out of "
+                "forward, or unroll them",
+            )
+        if not isinstance(target, torch._ops.OpOverload):
+            name = getattr(target, "__name__", str(target))
+            problem = "it is not an ATen operator"
+            if isinstance(node.meta.get("val"), _SYMBOLIC):
+                problem = _SYMBOLIC_PROBLEM
+            raise node_error(node, name, problem)
+        if target.namespace == "aten" and functional_name(target).split(".")[0] in _ASSERTIONS:
+            return
+        self.lower_op(node, target)
+
+    def fold(self, node: torch.fx.Node, target: torch._ops.OpOverload) -> bool:
+        """A call on constants only becomes a constant, when ``constants.fold`` agrees."""
+        inputs: dict[torch.fx.Node, LazyConstant] = {}
+        for source in node.all_input_nodes:
+            found = self.env.get(source)
+            if not isinstance(found, LazyConstant):
+                return False
+            inputs[source] = found
+        same_bytes = target.namespace == "aten" and functional_name(target) in _SAME_BYTES
+        computed = fold(node, target, inputs, same_bytes)
+        if computed is None:
+            return False
+        if isinstance(computed, list | tuple):
+            self.env[node] = tuple(
+                LazyConstant(f"{node.name}[{i}]", c) for i, c in enumerate(computed)
+            )
+        else:
+            self.env[node] = LazyConstant(node.name, computed)
+        return True
+
+    def alias(self, node: torch.fx.Node, target: torch._ops.OpOverload) -> bool:
+        """A same-bytes view or copy of a computed tensor or input shares its memory."""
+        if target.namespace != "aten" or functional_name(target) not in _SAME_BYTES:
+            return False
+        source = self.resolve(node.args[0])
+        value = node.meta.get("val")
+        if not isinstance(source, TensorRef) or not isinstance(value, torch.Tensor):
+            return False
+        base = self.tensors[source.tensor]
+        if base.role not in (Role.TEMP, Role.INPUT) or value.dtype != base.dtype:
+            return False  # a buffer changes at the write-back; its views must be copies
+        if value.nbytes != base.nbytes:
+            return False
+        sizes = static_sizes(node, value, "node")
+        root = source.tensor if base.alias_of is None else base.alias_of
+        spec = TensorSpec(node.name, base.dtype, sizes, Role.TEMP, alias_of=root)
+        self.env[node] = TensorRef(self.add_tensor(spec))
+        return True
+
+    def choose_operator(
+        self, node: torch.fx.Node, op: torch._ops.OpOverload, bound: dict[str, Any]
+    ) -> tuple[torch._ops.OpOverload, dict[str, Any]]:
+        """A Scalar overload for numbers given as tensors, else those numbers as 0-dim constants."""
+        numbers = numbers_for_tensors(op, bound)
+        if not numbers:
+            return op, bound
+        sibling = scalar_sibling(op, numbers)
+        if sibling is not None:
+            name = out_variant(sibling)
+            if name is not None and unavailable_reason(name) is None:
+                return sibling, bound
+        floating = [
+            v.meta["val"].dtype
+            for v in bound.values()
+            if isinstance(v, torch.fx.Node)
+            and isinstance(v.meta.get("val"), torch.Tensor)
+            and v.meta["val"].dtype.is_floating_point
+        ]
+        lifted = dict(bound)
+        for name in sorted(numbers):
+            value = number_tensor(bound[name], floating)
+            lifted[name] = TensorRef(self.constant(f"{node.name}.{name}", value, node))
+        return op, lifted
+
+    def lower_op(self, node: torch.fx.Node, target: torch._ops.OpOverload) -> None:
+        what = op_name(target)
+        value = node.meta.get("val")
+        if isinstance(value, _SYMBOLIC):
+            raise node_error(node, what, _SYMBOLIC_PROBLEM)
+        if self.fold(node, target) or self.alias(node, target):
+            return
+        op, bound = self.choose_operator(node, target, bind(node, target))
+        out_name = out_variant(op)
+        if out_name is None:
+            problem = (
+                "it has no out variant, and programs call out-variant kernels only; rewrite the "
+                "model without it"
+            )
+            if op.namespace != "aten":
+                problem = "kiln.export lowers ATen operators only, not custom operators"
+            raise node_error(node, what, problem)
+        reason = unavailable_reason(out_name)
+        if reason is not None:
+            raise node_error(node, what, f"its out variant {out_name} cannot be used: {reason}")
+        values = value if isinstance(value, list | tuple) else (value,)
+        outs = tuple(self.temp(node, v, f"{node.name}[{i}]") for i, v in enumerate(values))
+        args, result = out_arguments(node, op, resolve(out_name), bound, outs, self.resolve)
+        self.calls.append(Call(out_name, args, result, node.name))
+        self.env[node] = outs if isinstance(value, list | tuple) else outs[0]
+
+    def output(self, node: torch.fx.Node) -> None:
+        results = node.args[0]
+        assert isinstance(results, list | tuple)
+        specs = self.program.graph_signature.output_specs
+        for spec, value in zip(specs, results, strict=True):
+            if spec.kind == OutputKind.USER_OUTPUT:
+                self.outputs.append(self.output_arg(node, value))
+            elif spec.kind == OutputKind.BUFFER_MUTATION and spec.target is not None:
+                self.write_backs.append((spec.target, node, value))
+            elif spec.kind == OutputKind.USER_INPUT_MUTATION:
+                raise ExportError(
+                    f"forward mutates its input '{spec.target}' in place; Kiln programs cannot "
+                    "write to their inputs: return the new value instead"
+                )
+            else:
+                raise ExportError(
+                    f"output '{spec.arg.name}' is a {spec.kind.name.lower()} output, which "
+                    "programs cannot produce"
+                )
+
+    def output_arg(self, node: torch.fx.Node, value: Any) -> Arg:
+        if value is None:
+            return NoneArg()
+        if isinstance(value, bool):
+            return BoolArg(value)
+        if isinstance(value, int):
+            return IntArg(value)
+        if isinstance(value, float):
+            return DoubleArg(value)
+        resolved = self.resolve(value)
+        if isinstance(resolved, TensorRef):
+            return TensorArg(resolved.tensor)
+        raise ExportError(
+            f"output {value!r} of '{node.name}' is a {type(value).__name__}; programs return "
+            "tensors, numbers and None"
+        )
+
+    def write_back(self) -> None:
+        """Mutated buffers take their new values at the end of each run, in place."""
+        for target, node, value in self.write_backs:
+            source = self.resolve(value)
+            buffer = self.buffers[target]
+            if not isinstance(source, TensorRef):
+                raise ExportError(f"buffer '{target}' is assigned a non-tensor value")
+            if source.tensor == buffer:
+                continue
+            reason = unavailable_reason(WRITE_BACK_OP)
+            if reason is not None:
+                problem = f"the buffer write-back cannot be used: {reason}"
+                raise node_error(node, WRITE_BACK_OP, problem)
+            args = (TensorArg(buffer), TensorArg(source.tensor), BoolArg(False))
+            self.calls.append(Call(WRITE_BACK_OP, args, TensorArg(buffer), f"{target}.copy_"))
+
+
+def lower(program: ExportedProgram) -> LoweredProgram:
+    """Lowers a torch.export program already decomposed to core ATen (``run_decompositions``)."""
+    lowering = _Lowering(program)
+    for node in program.graph.nodes:
+        if node.op == "placeholder":
+            lowering.placeholder(node)
+        elif node.op == "call_function":
+            lowering.call_function(node)
+        elif node.op == "output":
+            lowering.output(node)
+        elif node.op == "get_attr":
+            # A nested graph of a control-flow operator, refused where that operator is called.
+            lowering.env[node] = _NestedGraph(str(node.target))
+        else:
+            raise ExportError(f"node '{node.name}' is a {node.op} node, which programs cannot hold")
+    lowering.write_back()
+    call_spec = program.call_spec
+    return LoweredProgram(
+        tuple(lowering.tensors),
+        tuple(lowering.calls),
+        tuple(lowering.inputs),
+        tuple(lowering.outputs),
+        _spec_string(call_spec.in_spec),
+        _spec_string(call_spec.out_spec),
+    )
+
+
+def _spec_string(spec: pytree.TreeSpec | None) -> str:
+    return "" if spec is None else pytree.treespec_dumps(spec)
