@@ -1,4 +1,5 @@
-"""Kiln's Python API: call any registered operator on torch tensors, without copies.
+"""Kiln's Python API: call any registered operator on torch tensors, without copies; export a
+module as a program (``kiln.export``) and load and run programs (``kiln.load``).
 
 ``cmake_prefix_path`` is where the installed package keeps Kiln's CMake package, for C++ projects:
 ``cmake -DCMAKE_PREFIX_PATH=$(python -c 'import kiln; print(kiln.cmake_prefix_path)')`` and then
@@ -7,7 +8,8 @@
 
 from kiln import _cmake_package
 from kiln._call import call_op
-from kiln._errors import KilnError
+from kiln._errors import ExportError, KilnError
+from kiln._export import export
 from kiln._program import MissingOperator, Program, ProgramLoadError, load
 from kiln._registry import (
     fallback_records,
@@ -19,12 +21,14 @@ from kiln._registry import (
 cmake_prefix_path: str = _cmake_package.find_prefix(__path__)
 
 __all__ = [
+    "ExportError",
     "KilnError",
     "MissingOperator",
     "Program",
     "ProgramLoadError",
     "call_op",
     "cmake_prefix_path",
+    "export",
     "fallback_records",
     "load",
     "missing_operators",

@@ -1,0 +1,60 @@
+"""kiln.export's entry point: capture with torch.export, lower, plan, emit, serialize."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, cast
+
+import torch
+from torch.export import ExportedProgram
+
+from kiln._errors import ExportError
+from kiln._export.emitting import emit
+from kiln._export.lowering import lower
+from kiln._export.planning import plan_memory
+from kiln._export.serialization import serialize
+
+
+def _capture(module: torch.nn.Module | ExportedProgram, example_inputs: Any) -> ExportedProgram:
+    if isinstance(module, ExportedProgram):
+        program = module
+    elif isinstance(module, torch.nn.Module):
+        inputs = example_inputs if isinstance(example_inputs, tuple) else (example_inputs,)
+        try:
+            program = torch.export.export(module, inputs)
+        except Exception as error:  # torch.export reports unsupported Python in many types
+            first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+            raise ExportError(
+                f"torch.export cannot capture {type(module).__name__}: "
+                f"{type(error).__name__}: {first}"
+            ) from error
+    else:
+        raise ExportError(
+            f"kiln.export takes a torch.nn.Module or a torch.export.ExportedProgram, not "
+            f"{type(module).__name__}"
+        )
+    return cast(ExportedProgram, program.run_decompositions())
+
+
+def export(
+    module: torch.nn.Module | ExportedProgram,
+    example_inputs: Any = (),
+    path: str | os.PathLike[str] | None = None,
+) -> bytes:
+    """Exports ``module`` called with ``example_inputs`` (a tuple of tensors) as a program.
+
+    Returns the bytes of the ``.pte`` file and writes them to ``path`` when given. ``module`` may
+    also be a program from ``torch.export.export``; ``example_inputs`` is then unused. Put the
+    module in eval mode first if it behaves differently in training (dropout, batch norm).
+
+    Raises ``kiln.ExportError`` naming the graph node and operator when the module uses something
+    a program cannot express: an operator without an out variant or without a kernel in both Kiln
+    and ExecuTorch's portable library, dynamic shapes, control flow, non-tensor values between
+    calls."""
+    program = _capture(module, example_inputs)
+    lowered = lower(program)
+    data = serialize(emit(lowered, plan_memory(lowered)))
+    if path is not None:
+        Path(path).write_bytes(data)
+    return data
