@@ -86,6 +86,11 @@ def test_program_is_loaded_from_a_path_as_well(runtime: Any, tmp_path: Path) -> 
     _assert_matches(_flat(got), _flat(module(*inputs)))
 
 
+def test_export_is_deterministic() -> None:
+    module, inputs = zoo_model("transformer_block").create()
+    assert kiln.export(module, inputs) == kiln.export(module, inputs)
+
+
 def test_mutable_buffer_starts_from_the_module_value(runtime: Any) -> None:
     module, inputs = zoo_model("accumulator").create()
     start = module.total.clone()

@@ -58,10 +58,10 @@ def serialize(emitted: EmittedProgram) -> bytes:
     constant_data, constant_offsets = _subsegments(emitted.constants)
     program.constantSegment = _subsegment_table(len(segments), constant_offsets)
     segments.append(constant_data)
-    program.mutableDataSegments = []
+    program.mutableDataSegments = None  # absent unless there are buffers, as ExecuTorch writes
     if emitted.mutable:
         mutable_data, mutable_offsets = _subsegments(emitted.mutable)
-        program.mutableDataSegments.append(_subsegment_table(len(segments), mutable_offsets))
+        program.mutableDataSegments = [_subsegment_table(len(segments), mutable_offsets)]
         segments.append(mutable_data)
 
     segment_data = bytearray()
