@@ -57,8 +57,9 @@ def fold(
 ) -> Any | None:
     """The call's result computed now (a tensor or a tuple of them), or None to keep the call.
 
-    ``inputs`` are the node's inputs, all constants; ``same_bytes`` says the result has the
-    input's bytes (a view or copy), which storage deduplication keeps from growing the file."""
+    ``inputs`` are the node's inputs, all constants; ``same_bytes`` says the operator keeps its
+    input's bytes when it keeps its dtype and size (a view, a copy): storing such a result costs
+    nothing, deduplication shares the data."""
     base = target._schema.name.split("::", 1)[-1]
     if torch.Tag.nondeterministic_seeded in target.tags or base.startswith("empty"):
         return None  # random, or uninitialised memory
@@ -66,11 +67,18 @@ def fold(
     results = value if isinstance(value, list | tuple) else (value,)
     if not all(isinstance(r, torch.Tensor) for r in results):
         return None
-    if not same_bytes:
+    size = sum(r.nbytes for r in results)
+    sources = [c.value for c in inputs.values()]
+    unchanged = (
+        same_bytes
+        and len(results) == len(sources) == 1
+        and (results[0].dtype, results[0].nbytes) == (sources[0].dtype, sources[0].nbytes)
+    )
+    if not unchanged:
         freed = sum(
             c.value.nbytes for n, c in inputs.items() if len(n.users) == 1 and c.tensor is None
         )
-        if sum(r.nbytes for r in results) > max(freed, SMALL_CONSTANT):
+        if size > max(freed, SMALL_CONSTANT):
             return None
     args, kwargs = pytree.tree_map_only(
         torch.fx.Node, lambda n: inputs[n].value, (node.args, node.kwargs)
