@@ -1,69 +1,18 @@
-"""Programs ExecuTorch's exporter writes run on Kiln's executor and match eager PyTorch."""
+"""kiln.load on programs ExecuTorch's exporter writes: profiles, input checks and bad files. (The
+models themselves are checked in test_models.py.)"""
 
 from __future__ import annotations
 
 import pytest
 import torch
 from executorch_export import pte_bytes
+from models import zoo_model
 
 import kiln
 
 
-class Mlp(torch.nn.Module):
-    def __init__(self) -> None:
-        super().__init__()
-        self.hidden = torch.nn.Linear(8, 16)
-        self.head = torch.nn.Linear(16, 4)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.head(torch.relu(self.hidden(x)))
-
-
-class SmallCnn(torch.nn.Module):
-    def __init__(self) -> None:
-        super().__init__()
-        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
-        self.norm = torch.nn.BatchNorm2d(8)
-        self.conv2 = torch.nn.Conv2d(8, 8, 3, padding=1)
-        self.head = torch.nn.Linear(8 * 4 * 4, 10)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        y = torch.nn.functional.max_pool2d(torch.relu(self.norm(self.conv(x))), 2)
-        y = y + torch.relu(self.conv2(y))
-        return self.head(torch.flatten(y, 1))
-
-
-class TwoInTwoOut(torch.nn.Module):
-    def forward(self, a: torch.Tensor, b: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        return torch.relu(a @ b), a.abs() * 2
-
-
-CASES = {
-    "mlp": (Mlp, lambda: (torch.randn(2, 8),)),
-    "cnn": (SmallCnn, lambda: (torch.randn(1, 3, 8, 8),)),
-}
-
-
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_executorch_program_matches_eager(name: str) -> None:
-    torch.manual_seed(0)
-    make_module, make_inputs = CASES[name]
-    module = make_module().eval()
-    inputs = make_inputs()
-    program = kiln.load(pte_bytes(module, inputs))
-    for _ in range(2):  # a second run reuses the planned memory
-        inputs = make_inputs()
-        expected = module(*inputs)
-        expected = expected if isinstance(expected, tuple) else (expected,)
-        actual = program.run(*inputs)
-        assert len(actual) == len(expected)
-        for got, want in zip(actual, expected, strict=True):
-            torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)
-
-
 def test_profile_names_every_instruction() -> None:
-    module = Mlp().eval()
-    inputs = (torch.randn(2, 8),)
+    module, inputs = zoo_model("mlp").create()
     program = kiln.load(pte_bytes(module, inputs))
     program.run(*inputs, profile=True)
     profile = program.last_profile()
@@ -81,23 +30,23 @@ def test_profile_names_every_instruction() -> None:
 
 
 def test_bad_inputs_are_refused_with_the_difference() -> None:
-    module = Mlp().eval()
-    program = kiln.load(pte_bytes(module, (torch.randn(2, 8),)))
+    module, inputs = zoo_model("mlp").create()
+    program = kiln.load(pte_bytes(module, inputs))
     with pytest.raises(kiln.KilnError, match="takes 1 inputs, got 2"):
-        program.run(torch.randn(2, 8), torch.randn(2, 8))
+        program.run(torch.randn(4, 16), torch.randn(4, 16))
     with pytest.raises(kiln.KilnError, match="expected dtype Float, got Double"):
-        program.run(torch.randn(2, 8, dtype=torch.float64))
+        program.run(torch.randn(4, 16, dtype=torch.float64))
     with pytest.raises(kiln.KilnError, match="shape differs"):
-        program.run(torch.randn(3, 8))
+        program.run(torch.randn(5, 16))
     with pytest.raises(kiln.KilnError, match="expected 2 dimensions, got 1"):
-        program.run(torch.randn(8))
+        program.run(torch.randn(16))
     # The program still runs after refusals.
-    x = torch.randn(2, 8)
+    x = torch.randn(4, 16)
     torch.testing.assert_close(program.run(x)[0], module(x), rtol=1e-4, atol=1e-5)
 
 
 def test_unknown_method_and_backend_are_clear_errors() -> None:
-    pte = pte_bytes(Mlp().eval(), (torch.randn(2, 8),))
+    pte = pte_bytes(*zoo_model("mlp").create())
     with pytest.raises(kiln.KilnError, match="program has no method 'backward'"):
         kiln.load(pte, method="backward")
     with pytest.raises(kiln.KilnError, match="unknown backend 'gpu'"):
@@ -115,7 +64,7 @@ def test_unknown_method_and_backend_are_clear_errors() -> None:
     ids=["tiny", "identifier", "half", "garbage"],
 )
 def test_bad_files_are_invalid_programs(mutate: object, message: str) -> None:
-    pte = pte_bytes(Mlp().eval(), (torch.randn(2, 8),))
+    pte = pte_bytes(*zoo_model("mlp").create())
     with pytest.raises(kiln.KilnError, match=message) as error:
         kiln.load(mutate(pte))  # type: ignore[operator]
     assert error.value.code == "InvalidProgram"

@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 import torch
 from executorch_export import pte_bytes
-from test_run_executorch_programs import Mlp, SmallCnn
+from models import zoo_model
+
+import kiln
 
 
 def runner(native_build: Path) -> Path:
@@ -22,28 +24,19 @@ def run_runner(native_build: Path, *args: object) -> subprocess.CompletedProcess
     return subprocess.run(command, capture_output=True, text=True, timeout=120)
 
 
-@pytest.mark.parametrize(
-    ("make_module", "shape"), [(Mlp, (2, 8)), (SmallCnn, (1, 3, 8, 8))], ids=["mlp", "cnn"]
-)
-def test_runner_matches_eager(
-    native_build: Path, tmp_path: Path, make_module: type[torch.nn.Module], shape: tuple[int, ...]
-) -> None:
-    torch.manual_seed(0)
-    module = make_module().eval()
-    x = torch.randn(shape)
+@pytest.mark.parametrize("exporter", ["executorch", "kiln"])
+@pytest.mark.parametrize("name", ["mlp", "cnn"])
+def test_runner_matches_eager(native_build: Path, tmp_path: Path, name: str, exporter: str) -> None:
+    module, (x,) = zoo_model(name).create()
     program = tmp_path / "model.pte"
-    program.write_bytes(pte_bytes(module, (x,)))
+    program.write_bytes(
+        pte_bytes(module, (x,)) if exporter == "executorch" else kiln.export(module, (x,))
+    )
     x.numpy().tofile(tmp_path / "x.bin")
     result = run_runner(
-        native_build,
-        program,
-        tmp_path / "x.bin",
-        "--output-dir",
-        tmp_path,
-        "--repeat",
-        3,
+        native_build, program, tmp_path / "x.bin", "--output-dir", tmp_path, "--repeat", 3,
         "--profile",
-    )
+    )  # fmt: skip
     assert result.returncode == 0, result.stderr
     expected = module(x).detach()
     actual = np.fromfile(tmp_path / "output0.bin", dtype=np.float32).reshape(expected.shape)
@@ -54,11 +47,11 @@ def test_runner_matches_eager(
 
 def test_runner_refuses_bad_arguments(native_build: Path, tmp_path: Path) -> None:
     program = tmp_path / "mlp.pte"
-    program.write_bytes(pte_bytes(Mlp().eval(), (torch.randn(2, 8),)))
+    program.write_bytes(pte_bytes(*zoo_model("mlp").create()))
     short = tmp_path / "short.bin"
     short.write_bytes(b"\0" * 12)
     cases = [
-        ((program, short), "input 0: .*short.bin has 12 bytes, the program's tensor needs 64"),
+        ((program, short), "input 0: .*short.bin has 12 bytes, the program's tensor needs 256"),
         ((program, "--backends", "gpu"), "unknown backend 'gpu'"),
         ((program, "--repeat"), "--repeat needs a value"),
         ((program, short, short), "takes 1 inputs, 2 were given"),
