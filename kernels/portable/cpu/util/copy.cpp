@@ -188,11 +188,15 @@ void dispatch_conversion(ScalarType dst_type, ScalarType src_type, F&& f) {
 
 }  // namespace
 
-void copy_view(void* dst, const void* src, const CopyView& view, size_t element_size) {
-  // Drop unit dims and merge dims that are contiguous with their inner neighbour in both.
-  CopyView v;
+namespace {
+
+// `view` without unit dims, and with dims that are contiguous with their inner neighbour in both
+// tensors merged. False when the view has no elements.
+bool simplify_view(const CopyView& view, CopyView* simplified) {
+  CopyView& v = *simplified;
+  v.ndim = 0;
   for (int64_t d = 0; d < view.ndim; ++d) {
-    if (view.sizes[d] == 0) return;
+    if (view.sizes[d] == 0) return false;
     if (view.sizes[d] == 1) continue;
     if (v.ndim > 0) {
       const int64_t p = v.ndim - 1;
@@ -207,6 +211,14 @@ void copy_view(void* dst, const void* src, const CopyView& view, size_t element_
     v.push(view.sizes[d], view.dst_strides[d], view.src_strides[d]);
   }
   if (v.ndim == 0) v.push(1, 1, 1);
+  return true;
+}
+
+}  // namespace
+
+void copy_view(void* dst, const void* src, const CopyView& view, size_t element_size) {
+  CopyView v;
+  if (!simplify_view(view, &v)) return;
   char* d = static_cast<char*>(dst);
   const char* s = static_cast<const char*>(src);
   switch (element_size) {
@@ -218,6 +230,62 @@ void copy_view(void* dst, const void* src, const CopyView& view, size_t element_
       return copy_view_typed<uint32_t>(d, s, v);
     default:
       return copy_view_typed<uint64_t>(d, s, v);
+  }
+}
+
+void convert_copy_view(void* dst, ScalarType dst_type, const void* src, ScalarType src_type,
+                       const CopyView& view) {
+  const size_t dst_es = element_size(dst_type);
+  if (dst_type == src_type) return copy_view(dst, src, view, dst_es);
+  CopyView v;
+  if (!simplify_view(view, &v)) return;
+  const size_t src_es = element_size(src_type);
+  const int64_t last = v.ndim - 1;
+  const int64_t n = v.sizes[last];
+  const int64_t ds = v.dst_strides[last];
+  const int64_t ss = v.src_strides[last];
+  int64_t outer_ds[kCopyViewDims];
+  int64_t outer_ss[kCopyViewDims];
+  for (int64_t d = 0; d < last; ++d) {
+    outer_ds[d] = v.dst_strides[d] * static_cast<int64_t>(dst_es);
+    outer_ss[d] = v.src_strides[d] * static_cast<int64_t>(src_es);
+  }
+  char* d0 = static_cast<char*>(dst);
+  const char* s0 = static_cast<const char*>(src);
+  if (ds == 1 && ss == 1) {  // rows contiguous in both: the flat conversion, row by row
+    for_each_index(v.sizes, outer_ds, outer_ss, last, d0, s0,
+                   [&](char* d, const char* s) { convert_copy(d, dst_type, s, src_type, n); });
+    return;
+  }
+  // Strided rows: gather a chunk of source elements converted to the compute type, store it
+  // densely and scatter it when the destination row is strided too.
+  dispatch_conversion(dst_type, src_type, [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    constexpr int64_t kChunk = 256;
+    C buffer[kChunk];
+    alignas(8) unsigned char stored[kChunk * sizeof(double)];
+    for_each_index(v.sizes, outer_ds, outer_ss, last, d0, s0, [&](char* d, const char* s) {
+      for (int64_t i = 0; i < n; i += kChunk) {
+        const int64_t m = n - i < kChunk ? n - i : kChunk;
+        load_row<C>(s + i * ss * static_cast<int64_t>(src_es), src_type, ss, m, buffer);
+        char* row = d + i * ds * static_cast<int64_t>(dst_es);
+        if (ds == 1) {
+          store_row<C>(buffer, m, dst_type, row);
+        } else {
+          store_row<C>(buffer, m, dst_type, stored);
+          CopyView scatter;
+          scatter.push(m, ds, 1);
+          copy_view(row, stored, scatter, dst_es);
+        }
+      }
+    });
+  });
+}
+
+void view_in_dim_order(const Tensor& dst, const int64_t* src_strides, CopyView* view) {
+  view->ndim = 0;
+  for (DimOrderType d : dst.dim_order()) {
+    view->push(dst.size(d), dst.strides()[d], src_strides[d]);
   }
 }
 

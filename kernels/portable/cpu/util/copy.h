@@ -39,6 +39,17 @@ struct CopyView {
 // transposing view runs a tiled copy.
 void copy_view(void* dst, const void* src, const CopyView& view, size_t element_size);
 
+// Like copy_view, converting each element from src_type to dst_type as torch's copy_ does
+// (copy_view itself when the dtypes are equal). Rows the destination walks contiguously are
+// written directly; order the view's dims by the destination's dim order to get them.
+void convert_copy_view(void* dst, ScalarType dst_type, const void* src, ScalarType src_type,
+                       const CopyView& view);
+
+// The view that writes every element of `dst` (any dim order) from a source whose dim d has
+// element stride src_strides[d] (0 broadcasts): its dims follow dst's dim order, so dst's
+// innermost dim is walked contiguously.
+void view_in_dim_order(const Tensor& dst, const int64_t* src_strides, CopyView* view);
+
 // Contiguous element strides of `sizes` (rank `ndim`) into `strides`.
 void contiguous_strides(ArrayRef<SizesType> sizes, int64_t* strides);
 
