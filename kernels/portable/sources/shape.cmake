@@ -1,6 +1,8 @@
 # Shape, copy, creation and indexing ops.
 list(APPEND KILN_PORTABLE_SOURCES
+  cpu/op__clone_dim_order.cpp
   cpu/op__to_copy.cpp
+  cpu/op__to_dim_order_copy.cpp
   cpu/op__unsafe_view.cpp
   cpu/op_alias_copy.cpp
   cpu/op_arange.cpp
@@ -29,6 +31,7 @@ list(APPEND KILN_PORTABLE_SOURCES
   cpu/op_view_copy.cpp
   cpu/op_zeros.cpp
   cpu/util/copy.cpp
+  cpu/util/dim_order_copy.cpp
   cpu/util/fill.cpp
   cpu/util/join.cpp
   cpu/util/shape_kernels.cpp
