@@ -29,8 +29,12 @@ _DEFINITION = re.compile(r"\b(\w+)\s*\(\s*(?:kiln::)?KernelRuntimeContext\s*&")
 
 def portable_source(op_name: str) -> str:
     """The file defining the portable kernels of ``op_name`` (``aten::fmod.Scalar_out`` or
-    ``fmod.Scalar_out``), relative to the repository root: ``kernels/portable/cpu/op_fmod.cpp``."""
+    ``fmod.Scalar_out``), relative to the repository root: ``kernels/portable/cpu/op_fmod.cpp``.
+    An in-place variant belongs to its operator, as in ATen's naming: ``aten::copy_`` lives in
+    ``op_copy.cpp`` (a dunder name such as ``__and__`` is not in place)."""
     base = op_name.rsplit("::", 1)[-1].split(".", 1)[0]
+    if base.endswith("_") and not base.endswith("__"):
+        base = base[:-1]
     return f"{PORTABLE_SOURCE_DIR}/op_{base}.cpp"
 
 

@@ -8,6 +8,7 @@ list(APPEND KILN_PORTABLE_SOURCES
   cpu/op_arange.cpp
   cpu/op_cat.cpp
   cpu/op_clone.cpp
+  cpu/op_copy.cpp
   cpu/op_detach_copy.cpp
   cpu/op_expand_copy.cpp
   cpu/op_flip.cpp
