@@ -34,7 +34,13 @@ def _parser() -> argparse.ArgumentParser:
         "table, dtype selection header and manifest for one operator library.",
     )
     parser.add_argument("--functions-yaml", metavar="F", help="ATen ops -> kernels (op: entries)")
-    parser.add_argument("--custom-ops-yaml", metavar="F", help="custom ops (func: entries)")
+    parser.add_argument(
+        "--custom-ops-yaml",
+        metavar="F",
+        action="append",
+        default=[],
+        help="custom ops (func: entries); may be given several times",
+    )
     parser.add_argument("--selected-ops", metavar="F", help="a selected_operators.yaml")
     parser.add_argument(
         "--root-ops", metavar="A,B", help="ops to select, e.g. aten::add.out,mul.out"
@@ -100,7 +106,7 @@ def generate(options: argparse.Namespace) -> Library:
             f"'{options.lib_name}' is not a C identifier",
             "use letters, digits and underscores, not starting with a digit (e.g. my_ops)",
         )
-    no_yaml = options.functions_yaml is None and options.custom_ops_yaml is None
+    no_yaml = options.functions_yaml is None and not options.custom_ops_yaml
     if no_yaml and not options.aten_mode:
         raise UserError(
             PROG,
@@ -124,7 +130,7 @@ def generate(options: argparse.Namespace) -> Library:
         )
     backends = _backends(options.backends)
     schemas = AtenSchemas()
-    paths = [p for p in (options.functions_yaml, options.custom_ops_yaml) if p is not None]
+    paths = [p for p in (options.functions_yaml, *options.custom_ops_yaml) if p is not None]
     files = [YamlFile.from_yaml(path, schemas) for path in paths]
     selection = load_selection(options.selected_ops, options.root_ops, options.include_all_ops)
     return build_library(
@@ -133,7 +139,7 @@ def generate(options: argparse.Namespace) -> Library:
         selection,
         backends,
         options.functions_yaml,
-        options.custom_ops_yaml,
+        tuple(options.custom_ops_yaml),
         schemas if options.aten_mode else None,
     )
 

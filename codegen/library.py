@@ -65,7 +65,7 @@ class Library:
     ops: tuple[LibraryOp, ...]  # sorted by name
     files: tuple[YamlFile, ...]
     functions_yaml: str | None
-    custom_ops_yaml: str | None
+    custom_ops_yamls: tuple[str, ...]
     selection: Selection
 
 
@@ -250,7 +250,7 @@ def build_library(
     selection: Selection,
     backends: tuple[str, ...] | None,
     functions_yaml: str | None,
-    custom_ops_yaml: str | None,
+    custom_ops_yamls: tuple[str, ...],
     aten_schemas: AtenSchemas | None = None,
 ) -> Library:
     """Resolves the library; with ``aten_schemas`` (ATen mode) ATen operators run libtorch's
@@ -321,6 +321,6 @@ def build_library(
         library_ops,
         tuple(files),
         functions_yaml,
-        custom_ops_yaml,
+        custom_ops_yamls,
         selection,
     )

@@ -46,7 +46,11 @@ def _parser() -> argparse.ArgumentParser:
         "--functions-yaml", metavar="F", help="where to look for unselected kernels"
     )
     parser.add_argument(
-        "--custom-ops-yaml", metavar="F", help="where to look for unselected kernels"
+        "--custom-ops-yaml",
+        metavar="F",
+        action="append",
+        default=[],
+        help="where to look for unselected kernels; may be given several times",
     )
     parser.add_argument(
         "--kernel-libs", metavar="LIB", nargs="+", help="built kernel libraries to check with nm"
@@ -69,7 +73,7 @@ def _needs(options: argparse.Namespace) -> list[Need]:
 
 
 def _yamls(options: argparse.Namespace, manifest: Manifest) -> list[YamlFile]:
-    given = [p for p in (options.functions_yaml, options.custom_ops_yaml) if p]
+    given = [p for p in (options.functions_yaml, *options.custom_ops_yaml) if p]
     gone = [p for p in manifest.yaml_paths if not os.path.isfile(p)]
     if not given and gone:
         raise UserError(

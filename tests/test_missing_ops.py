@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -379,3 +380,45 @@ def test_a_yaml_that_is_gone_is_said_not_guessed(tmp_path: Path) -> None:
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert f"generated from {tmp_path / 'ops.yaml'}, which is no longer there" in result.stderr
     assert "pass --functions-yaml / --custom-ops-yaml" in result.stderr
+
+
+def test_kiln_operator_set_is_searched_from_the_manifest(tmp_path: Path) -> None:
+    # As CMake generates a library from Kiln's functions.yaml: with Kiln's custom_ops.yaml too.
+    yamls = ["--functions-yaml", str(REPO_ROOT / "functions.yaml")]
+    yamls += ["--custom-ops-yaml", str(REPO_ROOT / "custom_ops.yaml")]
+    out = tmp_path / "gen"
+    argv = [*yamls, "--root-ops", "aten::add.out", "--output-dir", str(out), "--lib-name", "lib"]
+    assert cli.main(argv) == 0
+    manifest = json.loads((out / "lib.manifest.json").read_text())
+    assert manifest["sources"]["custom_ops_yaml"] == [str(REPO_ROOT / "custom_ops.yaml")]
+    stdout = io.StringIO()
+    needs = "dim_order_ops::_to_dim_order_copy.out,aten::copy_"
+    with contextlib.redirect_stdout(stdout):
+        status = missing_ops.main(["--library", str(out / "lib.manifest.json"), "--ops", needs])
+    assert status == 1
+    report = stdout.getvalue()
+    custom = re.escape(str(REPO_ROOT / "custom_ops.yaml"))
+    functions = re.escape(str(REPO_ROOT / "functions.yaml"))
+    assert re.search(rf"_to_dim_order_copy\.out has a kernel \({custom}:\d+\)", report), report
+    assert re.search(rf"aten::copy_ has a kernel \({functions}:\d+\)", report), report
+
+
+def test_a_version_1_manifest_names_one_custom_ops_yaml(tmp_path: Path) -> None:
+    (tmp_path / "ops.yaml").write_text(OPS_YAML)
+    custom = tmp_path / "custom.yaml"
+    custom.write_text(
+        "- func: acme::twice.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n"
+        "  kernels:\n    - arg_meta: null\n      kernel_name: acme::twice_out\n"
+    )
+    argv = ["--functions-yaml", str(tmp_path / "ops.yaml"), "--custom-ops-yaml", str(custom)]
+    argv += ["--root-ops", "aten::add.out", "--output-dir", str(tmp_path), "--lib-name", "lib"]
+    assert cli.main(argv) == 0
+    path = tmp_path / "lib.manifest.json"
+    document = json.loads(path.read_text())
+    document["schema_version"] = 1
+    document["sources"]["custom_ops_yaml"] = str(custom)
+    path.write_text(json.dumps(document))
+    stdout = io.StringIO()
+    with contextlib.redirect_stdout(stdout):
+        assert missing_ops.main(["--library", str(path), "--ops", "acme::twice.out"]) == 1
+    assert f"acme::twice.out has a kernel ({custom}:1)" in stdout.getvalue()

@@ -54,7 +54,7 @@ def source_names(library: Library) -> str:
         os.path.basename(p)
         for p in (
             library.functions_yaml,
-            library.custom_ops_yaml,
+            *library.custom_ops_yamls,
             library.selection.selected_ops_path,
         )
         if p is not None

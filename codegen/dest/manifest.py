@@ -7,7 +7,8 @@ import os
 
 from codegen.library import Library, LibraryOp
 
-SCHEMA_VERSION = 1
+# 2: sources.custom_ops_yaml lists every custom-ops YAML (1: one path or null).
+SCHEMA_VERSION = 2
 # What --embed-manifest puts before the (compact) JSON in a built binary; missing_ops looks for it.
 EMBEDDED_MARKER = "KILN_MANIFEST_V1\n"
 
@@ -39,6 +40,8 @@ def _operator(op: LibraryOp) -> dict[str, object]:
         "schema": op.entry.schema_text,
         "cpp_name": op.cpp_name,
         "arguments": arguments,
+        # The argument each returned tensor is (null: a new tensor); an in-place op returns self.
+        "returns": [r.aliases.name if r.aliases else None for r in op.signature.results],
         "kernels": kernels,
     }
 
@@ -56,7 +59,7 @@ def emit(library: Library) -> str:
         "backends": list(library.backends),
         "sources": {
             "functions_yaml": _absolute(library.functions_yaml),
-            "custom_ops_yaml": _absolute(library.custom_ops_yaml),
+            "custom_ops_yaml": [os.path.abspath(p) for p in library.custom_ops_yamls],
             "selected_ops": _absolute(library.selection.selected_ops_path),
         },
         "selection": {

@@ -67,10 +67,10 @@ class Manifest:
                         for k in op["kernels"]
                     )
                 sources = data.get("sources", {})
+                custom = sources.get("custom_ops_yaml")  # a list; one path or null before v2
+                custom = custom if isinstance(custom, list) else [custom]
                 yamls += [
-                    p
-                    for p in (sources.get("functions_yaml"), sources.get("custom_ops_yaml"))
-                    if p and p not in yamls
+                    p for p in (sources.get("functions_yaml"), *custom) if p and p not in yamls
                 ]
             return cls(path, "+".join(libraries), operators, tuple(yamls))
         except (ValueError, KeyError, TypeError) as error:

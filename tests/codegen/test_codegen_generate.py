@@ -64,7 +64,7 @@ def test_kiln_functions_yaml_all_ops(tmp_path: Path) -> None:
     assert data["selection"] == {"include_all_operators": True, "root_ops": []}
     assert data["sources"] == {
         "functions_yaml": FUNCTIONS_YAML,
-        "custom_ops_yaml": None,
+        "custom_ops_yaml": [],
         "selected_ops": None,
     }
     add = ops["aten::add.out"]
