@@ -11,6 +11,8 @@
 #                                 [BACKENDS portable ascend] [STATIC_REGISTRATION]
 #                                 [EMBED_MANIFEST])
 #     (BACKENDS defaults to portable; with ascend, link kiln_ascend_kernels in gen_operators_lib)
+#     (Kiln's operator set is functions.yaml plus custom_ops.yaml: FUNCTIONS_YAML
+#     ${KILN_FUNCTIONS_YAML} brings ${KILN_CUSTOM_OPS_YAML} along, beside any CUSTOM_OPS_YAML)
 #     (with KILN_ATEN_MODE the codegen runs with --aten-mode: ATen ops get libtorch's kernels)
 #   gen_operators_lib(LIB_NAME n KERNEL_LIBS lib... [DEPS lib...])
 #   kiln_add_operator_library(NAME n ROOT_OPS|OPS_YAML|MODEL ... [BACKENDS ...] ...)
@@ -33,9 +35,14 @@ endif()
 if(NOT DEFINED KILN_RUNNER_DIR)
   set(KILN_RUNNER_DIR "${KILN_CODEGEN_PYTHONPATH}/runner")
 endif()
+if(NOT DEFINED KILN_CUSTOM_OPS_YAML)
+  set(KILN_CUSTOM_OPS_YAML "${KILN_CODEGEN_PYTHONPATH}/custom_ops.yaml")
+endif()
 set(KILN_CODEGEN_PYTHONPATH "${KILN_CODEGEN_PYTHONPATH}" CACHE INTERNAL "Directory holding codegen/")
 set(KILN_RUNNER_DIR "${KILN_RUNNER_DIR}" CACHE INTERNAL "Directory holding kiln_runner's sources")
 set(KILN_FUNCTIONS_YAML "${KILN_FUNCTIONS_YAML}" CACHE INTERNAL "Kiln's functions.yaml")
+set(KILN_CUSTOM_OPS_YAML "${KILN_CUSTOM_OPS_YAML}" CACHE INTERNAL
+    "Kiln's custom_ops.yaml (its operators outside ATen)")
 
 # The Python that runs the codegen must have torch (for torchgen) and pyyaml.
 if(NOT KILN_PYTHON_EXECUTABLE)
@@ -206,10 +213,16 @@ or cann, or drop ascend from BACKENDS")
     list(APPEND command --functions-yaml "${ARG_FUNCTIONS_YAML}")
     list(APPEND depends "${ARG_FUNCTIONS_YAML}")
   endif()
-  if(ARG_CUSTOM_OPS_YAML)
-    list(APPEND command --custom-ops-yaml "${ARG_CUSTOM_OPS_YAML}")
-    list(APPEND depends "${ARG_CUSTOM_OPS_YAML}")
+  # Kiln's functions.yaml comes with its custom_ops.yaml: together they are Kiln's operator set.
+  set(custom_yamls ${ARG_CUSTOM_OPS_YAML})
+  if(ARG_FUNCTIONS_YAML STREQUAL KILN_FUNCTIONS_YAML AND NOT KILN_CUSTOM_OPS_YAML IN_LIST
+                                                         custom_yamls)
+    list(PREPEND custom_yamls "${KILN_CUSTOM_OPS_YAML}")
   endif()
+  foreach(custom_yaml IN LISTS custom_yamls)
+    list(APPEND command --custom-ops-yaml "${custom_yaml}")
+    list(APPEND depends "${custom_yaml}")
+  endforeach()
   get_property(selected GLOBAL PROPERTY KILN_SELECTED_OPS_${ARG_LIB_NAME})
   if(selected)
     list(APPEND command --selected-ops "${selected}")
@@ -330,9 +343,9 @@ endfunction()
 #   kiln_add_operator_library(NAME <lib> [ROOT_OPS ...] [OPS_YAML ...] [MODEL ...]
 #                             [INCLUDE_ALL_OPS] [DTYPE_SELECTIVE_BUILD] [BACKENDS ...]
 #                             [FUNCTIONS_YAML <f>] [CUSTOM_OPS_YAML <f>] [KERNEL_LIBS ...])
-# FUNCTIONS_YAML defaults to Kiln's functions.yaml, with or without CUSTOM_OPS_YAML: adding a custom
-# operator keeps Kiln's operators selectable. Kiln's kernel libraries are linked whenever Kiln's
-# functions.yaml is used, after any KERNEL_LIBS given.
+# FUNCTIONS_YAML defaults to Kiln's functions.yaml (with Kiln's custom_ops.yaml), with or without
+# CUSTOM_OPS_YAML: adding a custom operator keeps Kiln's operators selectable. Kiln's kernel
+# libraries are linked whenever Kiln's functions.yaml is used, after any KERNEL_LIBS given.
 function(kiln_add_operator_library)
   cmake_parse_arguments(ARG "INCLUDE_ALL_OPS;DTYPE_SELECTIVE_BUILD" "NAME;FUNCTIONS_YAML;CUSTOM_OPS_YAML"
                         "ROOT_OPS;OPS_YAML;MODEL;BACKENDS;KERNEL_LIBS" ${ARGN})

@@ -56,7 +56,8 @@ elseif(KILN_ASCEND STREQUAL "cann")
           PATTERN "emu" EXCLUDE)
 endif()
 
-install(FILES ${PROJECT_SOURCE_DIR}/functions.yaml DESTINATION ${KILN_INSTALL_DATADIR}
+install(FILES ${PROJECT_SOURCE_DIR}/functions.yaml ${PROJECT_SOURCE_DIR}/custom_ops.yaml
+        DESTINATION ${KILN_INSTALL_DATADIR}
         COMPONENT development)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/runner DESTINATION ${KILN_INSTALL_DATADIR}
         COMPONENT development)

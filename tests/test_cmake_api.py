@@ -101,7 +101,8 @@ def test_find_package_after_install(installed_prefix: Path, tmp_path: Path) -> N
 
 
 def test_custom_op_keeps_kiln_operators(installed_prefix: Path, tmp_path: Path) -> None:
-    # A user's own YAML and kernels in kiln_add_operator_library still select Kiln's operators.
+    # A user's own YAML and kernels in kiln_add_operator_library still select Kiln's operators,
+    # those of its custom_ops.yaml included.
     cmake_configure(
         REPO_ROOT / "tests/cmake_projects/custom_and_kiln_ops",
         tmp_path / "build",
@@ -109,7 +110,11 @@ def test_custom_op_keeps_kiln_operators(installed_prefix: Path, tmp_path: Path) 
     )
     cmake_build(tmp_path / "build")
     lines = run([str(tmp_path / "build/acme_demo")]).stdout.splitlines()
-    assert lines == ["doubled: -2 0 4", "sigmoid: 0.1192 0.5000 0.9820"]
+    assert lines == [
+        "doubled: -2 0 4",
+        "sigmoid: 0.1192 0.5000 0.9820",
+        "clone of copy_: -2 0 4 -2 0 4",
+    ]
 
 
 def _build_installed_backends_project(build: Path, prefix: Path, python: Path | str) -> None:
