@@ -70,16 +70,23 @@ def _bind(op: Operator, args: tuple[Any, ...], out: Any, kwargs: dict[str, Any])
 
 @dataclass(frozen=True)
 class BoundCall:
-    """An operator with its arguments converted for the native stack, in schema order."""
+    """An operator with its arguments converted for the native stack, in schema order, then its
+    return slots; `results` are the Python objects the call returns (the outs of an out variant,
+    self of an in-place op)."""
 
     op: Operator
     tagged: list[tuple[str, Any]]
-    outs: tuple[Any, ...]
+    results: tuple[Any, ...]
 
 
 def bind_call(name: str, args: tuple[Any, ...], out: Any, kwargs: dict[str, Any]) -> BoundCall:
     """Resolves `name`, binds the arguments to its schema and converts them."""
     op = _lookup(name)
+    if None in op.returns:
+        raise TypeError(
+            f"{op.name} returns a new tensor, which kiln.call_op cannot hand to Python; call an "
+            f"out-variant or in-place operator; schema: {op.schema}"
+        )
     bound = _bind(op, args, out, kwargs)
     tagged = []
     for arg in op.arguments:
@@ -92,7 +99,8 @@ def bind_call(name: str, args: tuple[Any, ...], out: Any, kwargs: dict[str, Any]
         else:
             raise TypeError(f"{op.name}: missing argument '{arg.name}'; schema: {op.schema}")
         tagged.append(convert(op.name, arg, value))
-    return BoundCall(op, tagged, tuple(bound[a.name] for a in op.outs))
+    tagged += [("none", None)] * op.return_slots  # the wrapper stores self there, in place
+    return BoundCall(op, tagged, tuple(bound[name] for name in op.returns if name is not None))
 
 
 def call_op(
@@ -107,7 +115,8 @@ def call_op(
 
     Arguments follow the operator's schema, positionally or by name; `out=` takes the out
     tensor (a tuple for several outs), which the kernel writes in place, resizing it when its
-    shape differs. `backend` ("portable" or "ascend") is tried first; other backends serve as
+    shape differs. An in-place operator (e.g. "aten::copy_") writes its self argument and
+    returns it. `backend` ("portable" or "ascend") is tried first; other backends serve as
     fallbacks when it has no kernel or its kernel declines the inputs (counted, see
     kiln.fallback_records); `allow_fallback=False` makes that a KilnError instead.
     `backend="aten"` runs libtorch's kernel through the same generated code, built in ATen mode
@@ -123,4 +132,4 @@ def call_op(
         )
     if outcome.error != "Ok":
         raise KilnError(outcome.message, outcome.error)
-    return call.outs[0] if len(call.outs) == 1 else call.outs
+    return call.results[0] if len(call.results) == 1 else call.results

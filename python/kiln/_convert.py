@@ -75,6 +75,19 @@ def _fail(op: str, arg: Argument, expected: str, value: Any) -> TypeError:
     )
 
 
+def _dim_order(value: torch.Tensor) -> tuple[int, ...] | None:
+    """The dim order a dense tensor is laid out in: contiguous, or torch's channels-last formats
+    (the layouts ExecuTorch programs name); None for any other layout."""
+    rank = value.dim()
+    if value.is_contiguous():
+        return tuple(range(rank))
+    if rank == 4 and value.is_contiguous(memory_format=torch.channels_last):
+        return (0, 2, 3, 1)
+    if rank == 5 and value.is_contiguous(memory_format=torch.channels_last_3d):
+        return (0, 2, 3, 4, 1)
+    return None
+
+
 def _tensor(op: str, arg: Argument, value: Any, is_out: bool) -> tuple[Any, ...]:
     if not isinstance(value, torch.Tensor):
         raise _fail(op, arg, "a torch.Tensor", value)
@@ -84,12 +97,14 @@ def _tensor(op: str, arg: Argument, value: Any, is_out: bool) -> tuple[Any, ...]
         )
     if value.dtype not in DTYPE_CODES:
         raise ValueError(f"{op}: argument '{arg.name}' has dtype {value.dtype}, which kiln lacks")
-    if not value.is_contiguous():
+    dim_order = _dim_order(value)
+    if dim_order is None:
         raise ValueError(
-            f"{op}: argument '{arg.name}' is not contiguous; kiln views tensors without copying, "
-            "so pass .contiguous()"
+            f"{op}: argument '{arg.name}' is not contiguous (nor channels last); kiln views "
+            "tensors without copying, so pass .contiguous()"
         )
-    return (value, value.data_ptr(), tuple(value.shape), DTYPE_CODES[value.dtype], is_out)
+    shape = tuple(value.shape)
+    return (value, value.data_ptr(), shape, DTYPE_CODES[value.dtype], is_out, dim_order)
 
 
 def _int(op: str, arg: Argument, value: Any) -> int:

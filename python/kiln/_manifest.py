@@ -25,6 +25,9 @@ class Operator:
     name: str  # "aten::add.out"
     schema: str
     arguments: tuple[Argument, ...]
+    # The argument each returned tensor is (None: a new tensor): the outs of an out variant,
+    # self of an in-place op.
+    returns: tuple[str | None, ...]
 
     @property
     def inputs(self) -> tuple[Argument, ...]:
@@ -33,6 +36,13 @@ class Operator:
     @property
     def outs(self) -> tuple[Argument, ...]:
         return tuple(a for a in self.arguments if a.is_out)
+
+    @property
+    def return_slots(self) -> int:
+        """Stack slots after the arguments: one per returned tensor that is not an out argument
+        (the kernel's wrapper stores an in-place op's self there)."""
+        outs = {a.name for a in self.outs}
+        return sum(r is None or r not in outs for r in self.returns)
 
 
 def _manifest_path() -> Path:
@@ -56,5 +66,7 @@ def operators() -> dict[str, Operator]:
             )
             for a in op["arguments"]
         )
-        result[op["name"]] = Operator(op["name"], op["schema"], arguments)
+        outs = tuple(a.name for a in arguments if a.is_out)
+        returns = tuple(op.get("returns", outs))  # a manifest before "returns": out variants
+        result[op["name"]] = Operator(op["name"], op["schema"], arguments, returns)
     return result

@@ -26,25 +26,38 @@ struct TensorSlot {
   std::string resize_error;
 };
 
-void set_dense_metadata(TensorSlot& slot, size_t dim) {
-  fill_default_dim_order({slot.dim_order.data(), dim});
+// The strides of slot.sizes laid out in slot.dim_order.
+void set_strides(TensorSlot& slot, size_t dim) {
   (void)dim_order_to_strides({slot.sizes.data(), dim}, {slot.dim_order.data(), dim},
                              {slot.strides.data(), dim});
 }
 
 Error resize_through_torch(TensorImpl& impl, ArrayRef<SizesType> sizes, void* user) {
   auto& slot = *static_cast<TensorSlot*>(user);
-  if (sizes.size() > kTensorDimensionLimit) return Error::NotSupported;
+  const size_t dim = sizes.size();
+  if (dim > kTensorDimensionLimit) return Error::NotSupported;
+  // The dim order stays when the rank does (as TensorImpl::resize keeps it); else contiguous.
+  std::array<DimOrderType, kTensorDimensionLimit> dim_order = slot.dim_order;
+  if (dim != impl.dim()) fill_default_dim_order({dim_order.data(), dim});
+  std::array<StridesType, kTensorDimensionLimit> strides{};
+  (void)dim_order_to_strides(sizes, {dim_order.data(), dim}, {strides.data(), dim});
   py::gil_scoped_acquire gil;
   try {
-    py::tuple shape(sizes.size());
-    for (size_t i = 0; i < sizes.size(); ++i) shape[i] = sizes[i];
+    py::tuple shape(dim);
+    py::tuple torch_strides(dim);
+    for (size_t i = 0; i < dim; ++i) {
+      shape[i] = sizes[i];
+      torch_strides[i] = strides[i];
+    }
     slot.torch_tensor.attr("resize_")(shape);
+    if (!is_default_dim_order({dim_order.data(), dim})) {
+      slot.torch_tensor.attr("as_strided_")(shape, torch_strides);
+    }
     const auto data = slot.torch_tensor.attr("data_ptr")().cast<uintptr_t>();
-    for (size_t i = 0; i < sizes.size(); ++i) slot.sizes[i] = sizes[i];
-    set_dense_metadata(slot, sizes.size());
-    impl.set_metadata_arrays(sizes.size(), slot.sizes.data(), slot.dim_order.data(),
-                             slot.strides.data());
+    for (size_t i = 0; i < dim; ++i) slot.sizes[i] = sizes[i];
+    slot.dim_order = dim_order;
+    slot.strides = strides;
+    impl.set_metadata_arrays(dim, slot.sizes.data(), slot.dim_order.data(), slot.strides.data());
     impl.set_storage(reinterpret_cast<void*>(data), impl.nbytes());
   } catch (py::error_already_set& e) {
     slot.resize_error = e.what();
@@ -64,7 +77,15 @@ class TorchTensorViews {
     for (const auto& size : value[2]) slot.sizes[dim++] = size.cast<int64_t>();
     const auto dtype = static_cast<ScalarType>(value[3].cast<int>());
     const bool is_out = value[4].cast<bool>();
-    set_dense_metadata(slot, dim);
+    size_t ordered = 0;  // kiln/_convert.py gives the dim order of the tensor's strides
+    for (const auto& d : value[5]) {
+      if (ordered < kTensorDimensionLimit) slot.dim_order[ordered] = d.cast<DimOrderType>();
+      ++ordered;
+    }
+    if (ordered != dim || !is_valid_dim_order({slot.dim_order.data(), dim})) {
+      throw py::value_error("kiln internal: a tensor's dim order does not fit its shape");
+    }
+    set_strides(slot, dim);
     slot.impl.emplace(dtype, dim, slot.sizes.data(), reinterpret_cast<void*>(data),
                       slot.dim_order.data(), slot.strides.data(),
                       is_out ? TensorShapeDynamism::DynamicUnbound : TensorShapeDynamism::Static);
