@@ -1,5 +1,6 @@
-"""Every kernel in functions.yaml has a source defining it, and every kernel, on every backend the
-session runs, is checked against torch by the op tests (differential_log records which)."""
+"""Every kernel in functions.yaml and custom_ops.yaml has a source defining it, and every kernel, on
+every backend the session runs, is checked against torch by the op tests (differential_log records
+which)."""
 
 from __future__ import annotations
 
@@ -15,9 +16,15 @@ from codegen.selective_build.kernel_sources import defined_kernels, portable_sou
 REPO = Path(__file__).resolve().parents[2]
 
 
+# Kiln's operator set: its ATen operators and its others (custom_ops.yaml).
+YAML_FILES = ("functions.yaml", "custom_ops.yaml")
+
+
 def kernel_entries() -> list[tuple[str, str, str]]:
-    """(op, backend, kernel_name) for every kernel in functions.yaml."""
-    entries = yaml.safe_load((REPO / "functions.yaml").read_text()) or []
+    """(op, backend, kernel_name) for every kernel in functions.yaml and custom_ops.yaml."""
+    entries = [
+        entry for name in YAML_FILES for entry in yaml.safe_load((REPO / name).read_text()) or []
+    ]
     found = []
     for entry in entries:
         op = entry.get("op") or entry["func"].split("(")[0]
@@ -41,7 +48,7 @@ ENTRIES = kernel_entries()
 
 
 def test_functions_yaml_has_kernels() -> None:
-    assert ENTRIES, "functions.yaml lists no kernels"
+    assert ENTRIES, "functions.yaml and custom_ops.yaml list no kernels"
 
 
 @pytest.mark.parametrize(("op", "backend", "kernel_name"), ENTRIES)
@@ -75,7 +82,10 @@ def test_operator_sources_define_only_their_operator() -> None:
     for path in sorted(cpu.rglob("*.cpp")):
         where = path.relative_to(REPO).as_posix()
         if path.name.startswith("op_") and where not in owner.values():
-            wrong.append(f"{where}: no operator in functions.yaml is named {path.stem[3:]!r}")
+            wrong.append(
+                f"{where}: no operator in functions.yaml or custom_ops.yaml is named "
+                f"{path.stem[3:]!r}"
+            )
         for function in defined_kernels(path.read_text()) & owner.keys():
             if owner[function] != where:
                 wrong.append(f"{where} defines {function}, which belongs in {owner[function]}")
@@ -94,14 +104,9 @@ def test_cmake_lists_every_portable_source() -> None:
 
 
 def declared_kernels(backends: tuple[str, ...]) -> set[tuple[str, str]]:
-    """(qualified op, backend) for every kernel that functions.yaml and a custom_ops.yaml at the
-    repository root declare on `backends`; on "aten", every op (libtorch serves them all)."""
-    declared = {(op, backend) for op, backend, _ in ENTRIES}
-    custom = REPO / "custom_ops.yaml"
-    for entry in (yaml.safe_load(custom.read_text()) or []) if custom.exists() else []:
-        op = entry["func"].split("(")[0]
-        declared |= {(op, k.get("backend", "portable")) for k in entry.get("kernels") or []}
-    declared = {(differential_log.qualified(op), backend) for op, backend in declared}
+    """(qualified op, backend) for every kernel that functions.yaml and custom_ops.yaml declare on
+    `backends`; on "aten", every op (libtorch serves the ATen ones, kernels/aten the others)."""
+    declared = {(differential_log.qualified(op), backend) for op, backend, _ in ENTRIES}
     if "aten" in backends:
         declared |= {(op, "aten") for op, _ in declared}
     return {(op, backend) for op, backend in declared if backend in backends}
