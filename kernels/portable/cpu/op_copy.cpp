@@ -28,7 +28,7 @@ Tensor& copy_(KernelRuntimeContext& ctx, Tensor& self, const Tensor& src, bool n
   const int64_t rank = self.dim();
   const int64_t extra = rank - src.dim();  // leading dims of self that src lacks
   KILN_KERNEL_CHECK_MSG(ctx, extra >= 0, InvalidArgument, self,
-                        "copy_: src of shape %s has more dims than self of shape %s; src must "
+                        "src of shape %s has more dims than self of shape %s; src must "
                         "broadcast to self's shape, which copy_ does not change",
                         format_shape(src.sizes()).text, format_shape(self.sizes()).text);
   int64_t src_strides[kTensorDimensionLimit];
@@ -39,7 +39,7 @@ Tensor& copy_(KernelRuntimeContext& ctx, Tensor& self, const Tensor& src, bool n
       continue;
     }
     KILN_KERNEL_CHECK_MSG(ctx, src.size(s) == self.size(d), InvalidArgument, self,
-                          "copy_: the size of src (%lld) must match the size of self (%lld) at "
+                          "the size of src (%lld) must match the size of self (%lld) at "
                           "non-singleton dimension %lld (src shape %s, self shape %s); src must "
                           "broadcast to self's shape",
                           static_cast<long long>(src.size(s)), static_cast<long long>(self.size(d)),
@@ -53,7 +53,7 @@ Tensor& copy_(KernelRuntimeContext& ctx, Tensor& self, const Tensor& src, bool n
                       self.strides().equals(src.strides());
     if (same) return self;  // copying a tensor onto itself
     ctx.fail(Error::InvalidArgument,
-             "copy_: some elements of src and self refer to a single memory location; pass a "
+             "some elements of src and self refer to a single memory location; pass a "
              "copy of src (src.clone())");
     return self;
   }
