@@ -22,10 +22,16 @@ def _executorch() -> Any:
 
 
 def pte_bytes(module: torch.nn.Module, inputs: tuple[torch.Tensor, ...]) -> bytes:
-    """The .pte program ExecuTorch writes for ``module`` traced on ``inputs``."""
+    """The .pte program ExecuTorch writes for ``module`` traced on ``inputs``. Buffers the
+    module mutates keep their initial value in the file: ExecuTorch stores it only when asked
+    (InitializedMutableBufferPass), and leaves the state undefined otherwise."""
     exir = _executorch()
+    from executorch.exir.passes.init_mutable_pass import InitializedMutableBufferPass
+
     program = torch.export.export(module.eval(), inputs)
-    data: bytes = exir.to_edge(program).to_executorch().buffer
+    buffers = [name for name, _ in module.named_buffers()]
+    config = exir.ExecutorchBackendConfig(passes=[InitializedMutableBufferPass(buffers)])
+    data: bytes = exir.to_edge(program).to_executorch(config).buffer
     return data
 
 
