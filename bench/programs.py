@@ -50,26 +50,32 @@ def _executorch() -> tuple[Callable[..., bytes], Any]:
 
 
 def model_rows(min_time: float) -> None:
-    from models import benchmark_models
+    from models import ZOO
 
     pte_bytes, ExecuTorchMethod = _executorch()
+    exporters = {"et": pte_bytes, "kiln": lambda m, x: kiln.export(m, x)}
     print(
-        f"{'model':28} {'kiln us':>9} {'kiln py':>9} {'et py':>9} {'eager':>9} "
-        f"{'/eager':>7} {'/et':>7}"
+        f"{'model (exporter)':28} {'load us':>8} {'kiln us':>9} {'kiln py':>9} {'et py':>9} "
+        f"{'eager':>9} {'/eager':>7} {'/et py':>7}"
     )
-    for name, module, inputs in benchmark_models():
-        pte = pte_bytes(module, inputs)
-        program = kiln.load(pte)
-        et = ExecuTorchMethod(pte)
-        kiln_native = program.time_execute(*inputs, repeat=max(10, int(min_time * 2000)))
-        kiln_py = _median_ns(lambda p=program, x=inputs: p.run(*x), min_time)
-        et_py = _median_ns(lambda e=et, x=inputs: e.run(*x), min_time)
-        with torch.no_grad():
-            eager = _median_ns(lambda m=module, x=inputs: m(*x), min_time)
-        print(
-            f"{name:28} {kiln_native / 1e3:9.1f} {kiln_py / 1e3:9.1f} {et_py / 1e3:9.1f} "
-            f"{eager / 1e3:9.1f} {kiln_native / eager:6.2f}x {kiln_native / et_py:6.2f}x"
-        )
+    for model in ZOO:
+        for exporter, export in exporters.items():
+            module, inputs = model.create()
+            pte = export(module, inputs)
+            load = _median_ns(lambda data=pte: kiln.load(data), min_time / 3)
+            program = kiln.load(pte)
+            et = ExecuTorchMethod(pte)
+            kiln_native = program.time_execute(*inputs, repeat=max(10, int(min_time * 2000)))
+            kiln_py = _median_ns(lambda p=program, x=inputs: p.run(*x), min_time)
+            et_py = _median_ns(lambda e=et, x=inputs: e.run(*x), min_time)
+            with torch.no_grad():
+                eager = _median_ns(lambda m=module, x=inputs: m(*x), min_time)
+            label = f"{model.name} ({exporter})"
+            print(
+                f"{label:28} {load / 1e3:8.1f} {kiln_native / 1e3:9.1f} {kiln_py / 1e3:9.1f} "
+                f"{et_py / 1e3:9.1f} {eager / 1e3:9.1f} {kiln_native / eager:6.2f}x "
+                f"{kiln_native / et_py:6.2f}x"
+            )
 
 
 class AddChain(torch.nn.Module):

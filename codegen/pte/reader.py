@@ -230,15 +230,25 @@ def _decode(pte: PteFile) -> tuple[list[Any], list[int]]:
 
 def operator_table(path: str, data: bytes, method: str) -> tuple[str, ...]:
     """The operator table of ``method`` in the .pte program ``data`` (read from ``path``), as
-    qualified names, in table order (what "Missing operator: [i]" indexes)."""
-    plans, _ = _decode(split_pte(path, data))
-    for index, plan in enumerate(plans):
-        name = _text(path, plan.name, f"execution plan {index}'s name") if plan else ""
-        if name == method:
-            return tuple(
-                _qualified_name(path, name, i, operator)
-                for i, operator in enumerate(plan.operators or [])
-            )
+    qualified names, in table order (what "Missing operator: [i]" indexes). Only the table is
+    decoded, not the plan's values and instructions."""
+    pte = split_pte(path, data)
+    try:
+        program = fb.Program.GetRootAs(pte.flatbuffer, 0)
+        for index in range(program.ExecutionPlanLength()):
+            plan = program.ExecutionPlan(index)
+            name = _text(path, plan.Name(), f"execution plan {index}'s name")
+            if name == method:
+                return tuple(
+                    _qualified_name(path, name, i, fb.OperatorT.InitFromObj(plan.Operators(i)))
+                    for i in range(plan.OperatorsLength())
+                )
+    except UserError:
+        raise
+    except Exception as error:  # struct.error, IndexError, ... from bad offsets
+        raise UserError(
+            path, None, f"malformed or truncated program data ({error})", _CORRUPT
+        ) from None
     raise UserError(path, None, f"the program has no method {method!r}", "check the name")
 
 
