@@ -19,10 +19,8 @@ import torch
 from kiln._errors import ExportError
 from kiln._export.portable_ops import EXECUTORCH_PORTABLE_OPS
 
-# The buffer write-back, an in-place copy; ExecuTorch's runtime has it. Kiln's in-place kernel is
-# being added to its YAML separately; until then the exporter knows it by name.
+# The buffer write-back, an in-place copy that both runtimes have.
 WRITE_BACK_OP = "aten::copy_"
-_PENDING_KILN_OPS = frozenset({WRITE_BACK_OP})
 
 # Views whose out variant Kiln and ExecuTorch share under another name.
 _EXTRA_OUT_VARIANTS = {"_unsafe_view": "view_copy.out"}
@@ -67,7 +65,7 @@ def kiln_operators() -> frozenset[str]:
         except UserError as error:
             raise ExportError(f"Kiln's operator list is unreadable: {error}") from None
         names.update(op.name for op in parsed.ops if op.kernels)
-    return frozenset(names | _PENDING_KILN_OPS)
+    return frozenset(names)
 
 
 def unavailable_reason(name: str) -> str | None:
