@@ -1,87 +1,43 @@
-"""ExecuTorch's own functions.yaml and custom_ops.yaml, from the executorch 1.5.1 wheel, go through
-the codegen unchanged, and the generated C++ compiles (lean and ATen mode).
-
-The wheel is fetched once with `pip download` into build/executorch-wheel/ and reused; the test
-skips only when the package registry cannot be reached.
+"""ExecuTorch's own functions.yaml and custom_ops.yaml, from the installed executorch 1.5.1
+package (tools/setup.sh installs it), go through the codegen unchanged, and the generated C++
+compiles (lean and ATen mode).
 """
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-import urllib.error
-import urllib.request
-import zipfile
+import shutil
+from importlib import metadata
 from pathlib import Path
 
 import pytest
-from codegen_testing import CXX, REPO, compile_syntax, run_codegen
+from codegen_testing import CXX, compile_syntax, run_codegen
 
 VERSION = "1.5.1"
-WHEEL_CACHE = REPO / "build" / "executorch-wheel"
-YAML_IN_WHEEL = {
-    "functions.yaml": "executorch/kernels/portable/functions.yaml",
-    "custom_ops.yaml": "executorch/kernels/portable/custom_ops.yaml",
-}
+YAML_FILES = ("functions.yaml", "custom_ops.yaml")
 
 
-def _index_url() -> str:
-    """The index pip asks first, for telling "unreachable" from other download failures."""
-    configured = os.environ.get("PIP_INDEX_URL")
-    if not configured:
-        found = subprocess.run(
-            [sys.executable, "-m", "pip", "config", "get", "global.index-url"],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        configured = found.stdout.strip() if found.returncode == 0 else ""
-    return configured or "https://pypi.org/simple"
-
-
-def _registry_unreachable() -> str | None:
-    """Why the package index cannot be reached, or None when it answers."""
-    url = _index_url().rstrip("/") + "/executorch/"
+def executorch_portable_dir() -> Path:
+    """executorch/kernels/portable of the installed package; fails (never skips) without it."""
     try:
-        with urllib.request.urlopen(url, timeout=20):
-            return None
-    except urllib.error.HTTPError:
-        return None  # it answered
-    except (urllib.error.URLError, OSError) as error:
-        return f"{url}: {error}"
-
-
-def _wheel() -> Path:
-    cached = sorted(WHEEL_CACHE.glob(f"executorch-{VERSION}-*.whl"))
-    if cached:
-        return cached[0]
-    WHEEL_CACHE.mkdir(parents=True, exist_ok=True)
-    command = [sys.executable, "-m", "pip", "download", "--no-deps", f"executorch=={VERSION}"]
-    result = subprocess.run(
-        [*command, "-d", str(WHEEL_CACHE)], capture_output=True, text=True, check=False
+        installed = metadata.version("executorch")
+        import executorch
+    except (metadata.PackageNotFoundError, ImportError) as error:
+        pytest.fail(f"ExecuTorch {VERSION} is not installed ({error}): run tools/setup.sh")
+    assert installed == VERSION, (
+        f"ExecuTorch {installed} is installed; tools/setup.sh pins {VERSION}"
     )
-    cached = sorted(WHEEL_CACHE.glob(f"executorch-{VERSION}-*.whl"))
-    if result.returncode == 0 and cached:
-        return cached[0]
-    unreachable = _registry_unreachable()
-    if unreachable is not None:
-        reason = f"the package registry cannot be reached ({unreachable})"
-        print(f"skipping: {reason}")
-        pytest.skip(reason)
-    raise AssertionError(f"{' '.join(command)} failed:\n{result.stdout}\n{result.stderr}")
+    return Path(executorch.__path__[0]) / "kernels" / "portable"
 
 
 @pytest.fixture(scope="module")
 def executorch_yaml(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """The two YAML files, read from the wheel with zipfile."""
+    """Copies of the two YAML files, as the package ships them."""
     directory = tmp_path_factory.mktemp("executorch-yaml")
     files = {}
-    with zipfile.ZipFile(_wheel()) as wheel:
-        for name, member in YAML_IN_WHEEL.items():
-            files[name] = directory / name
-            files[name].write_bytes(wheel.read(member))
+    for name in YAML_FILES:
+        files[name] = directory / name
+        shutil.copy(executorch_portable_dir() / name, files[name])
     return files
 
 
