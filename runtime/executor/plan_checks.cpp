@@ -69,6 +69,10 @@ class PlanChecker {
   Error check_arenas() {
     const auto* sizes = plan_.non_const_buffer_sizes();
     if (sizes == nullptr) return Error::Ok;
+    if (!is_aligned(sizes->data(), sizeof(int64_t))) {
+      KILN_PLAN_FAIL(where_, InvalidProgram, "%s",
+                     "the memory arena sizes (non_const_buffer_sizes) are not 8-byte aligned");
+    }
     for (uint32_t i = 0; i < sizes->size(); ++i) {
       const int64_t size = sizes->Get(i);
       if (size < 0 || static_cast<uint64_t>(size) > std::numeric_limits<size_t>::max() / 2) {
@@ -92,12 +96,25 @@ class PlanChecker {
       case KernelTypes::Bool:
       case KernelTypes::Double:
       case KernelTypes::String:
-      case KernelTypes::DoubleList:
         return Error::Ok;
+      case KernelTypes::DoubleList: {
+        const auto* items = v.val_as_DoubleList()->items();
+        if (items != nullptr && !is_aligned(items->data(), sizeof(double))) {
+          KILN_PLAN_FAIL(where_, InvalidProgram,
+                         "value %u (DoubleList): its items are not 8-byte aligned", i);
+        }
+        return Error::Ok;
+      }
       case KernelTypes::Tensor:
         return check_tensor(i, *v.val_as_Tensor());
-      case KernelTypes::IntList:
-        return check_items(i, v.val_as_IntList()->items(), KernelTypes::Int, false);
+      case KernelTypes::IntList: {
+        const auto* items = v.val_as_IntList()->items();
+        if (items != nullptr && !is_aligned(items->data(), sizeof(int64_t))) {
+          KILN_PLAN_FAIL(where_, InvalidProgram,
+                         "value %u (IntList): its items are not 8-byte aligned", i);
+        }
+        return check_items(i, items, KernelTypes::Int, false);
+      }
       case KernelTypes::BoolList: {
         const auto* items = v.val_as_BoolList()->items();
         if (items == nullptr) return Error::Ok;
@@ -184,6 +201,14 @@ class PlanChecker {
                        "%llu bytes",
                        i, nbytes, static_cast<unsigned long long>(offset), id,
                        static_cast<unsigned long long>(arena_size));
+      }
+      // Kernels access elements as their type: a misaligned one is undefined behaviour.
+      const size_t alignment = element_size(static_cast<ScalarType>(t.scalar_type()));
+      if (offset % alignment != 0) {
+        KILN_PLAN_FAIL(where_, InvalidProgram,
+                       "value %u (Tensor) at offset %llu of memory arena %u is not aligned to its "
+                       "%zu-byte elements",
+                       i, static_cast<unsigned long long>(offset), id, alignment);
       }
       if (t.data_buffer_idx() > 0) {
         const uint64_t list = extra == nullptr ? 0 : extra->mutable_data_segments_idx();

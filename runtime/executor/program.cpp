@@ -104,6 +104,10 @@ Error check_segments(const pte_format::Program& root, const Layout& layout, size
       set_load_error("program: %s names segment %u of %zu", what, sub->segment_index(), count);
       return Error::InvalidProgram;
     }
+    if (!is_aligned(sub->offsets()->data(), sizeof(uint64_t))) {
+      set_load_error("program: the %s's offsets are not 8-byte aligned", what);
+      return Error::InvalidProgram;
+    }
     const uint64_t segment_size = segments->Get(sub->segment_index())->size();
     for (flatbuffers::uoffset_t i = 0; i < sub->offsets()->size(); ++i) {
       if (sub->offsets()->Get(i) > segment_size) {
@@ -130,6 +134,11 @@ Result<Program> Program::load(const void* data, size_t size) {
   const auto* bytes = static_cast<const uint8_t*>(data);
   if (bytes == nullptr) {
     set_load_error("program: no data (null pointer)");
+    return Error::InvalidArgument;
+  }
+  // FlatBuffers aligns scalars relative to the buffer's start; 8-byte ones are read as such.
+  if (!is_aligned(bytes, sizeof(uint64_t))) {
+    set_load_error("program: the data must start at an 8-byte aligned address (it is at %p)", data);
     return Error::InvalidArgument;
   }
   Result<Layout> layout = read_layout(bytes, size);
