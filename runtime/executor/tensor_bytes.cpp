@@ -33,19 +33,24 @@ Result<TensorBytes> tensor_bytes(const pte_format::Tensor& tensor, char* why, si
   }
   const size_t element = element_size(static_cast<ScalarType>(code));
   const uint64_t limit = static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) / element;
-  uint64_t numel = 1;
+  // Strides multiply the sizes other than 0 (dim_order_to_strides counts a 0 as 1), so their
+  // product must fit even when a 0 makes the element count small.
+  uint64_t span = 1;
+  bool empty = false;
   for (size_t d = 0; d < dim; ++d) {
     const int32_t size = tensor.sizes()->Get(static_cast<flatbuffers::uoffset_t>(d));
     if (size < 0) {
       std::snprintf(why, why_size, "size %d in dimension %zu", size, d);
       return Error::InvalidProgram;
     }
-    if (size != 0 && numel > limit / static_cast<uint64_t>(size)) {
-      std::snprintf(why, why_size, "its element count overflows");
+    if (size > 1 && span > limit / static_cast<uint64_t>(size)) {
+      std::snprintf(why, why_size, "its element count or strides overflow");
       return Error::InvalidProgram;
     }
-    numel *= static_cast<uint64_t>(size);
+    span *= size > 1 ? static_cast<uint64_t>(size) : 1;
+    empty = empty || size == 0;
   }
+  const uint64_t numel = empty ? 0 : span;
   if (numel * element > std::numeric_limits<size_t>::max()) {
     std::snprintf(why, why_size, "its byte size overflows");
     return Error::InvalidProgram;

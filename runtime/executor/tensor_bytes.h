@@ -20,7 +20,7 @@ struct TensorBytes {
 
 // InvalidProgram, with the reason in `why`, for a dtype Kiln does not know, more dimensions than
 // kTensorDimensionLimit, a negative size, a dim order that is not a permutation of the
-// dimensions, or an element count or byte size that overflows.
+// dimensions, or an element count, stride or byte size that overflows.
 Result<TensorBytes> tensor_bytes(const pte_format::Tensor& tensor, char* why, size_t why_size);
 
 }  // namespace kiln
