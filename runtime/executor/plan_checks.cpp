@@ -286,6 +286,77 @@ class PlanChecker {
     return Error::Ok;
   }
 
+  // Where a planned tensor's bytes are: [begin, end) of memory arena `arena`.
+  struct Placement {
+    uint32_t arena;
+    uint64_t begin;
+    uint64_t end;
+  };
+
+  // False for anything but a planned tensor with bytes (values are checked by now).
+  bool placement(int64_t index, Placement* out) const {
+    const auto* t = value(static_cast<uint32_t>(index)).val_as_Tensor();
+    if (t == nullptr || t->allocation_info() == nullptr) return false;
+    char why[128];
+    Result<TensorBytes> bytes = tensor_bytes(*t, why, sizeof(why));
+    if (!bytes.ok() || bytes->nbytes == 0) return false;
+    const auto* allocation = t->allocation_info();
+    const uint64_t offset = uint64_t{allocation->memory_offset_low()} |
+                            uint64_t{allocation->memory_offset_high()} << 32;
+    *out = {allocation->memory_id(), offset, offset + bytes->nbytes};
+    return true;
+  }
+
+  // Kernels take their out arguments to be apart from their inputs (and copy with memcpy): two
+  // values one call reads or writes must not share planned bytes. The same value twice is fine
+  // (an in-place op's self). Every tensor argument is compared with every other one and with
+  // the items of the call's tensor lists (each list once; outs like cat's are tensor arguments,
+  // and split's out list is compared with its tensor input).
+  Error check_overlaps(uint32_t c, uint32_t k, const flatbuffers::Vector<int32_t>& args) const {
+    bool repeated[kMaxCallArguments] = {};  // the call has at most that many (checked)
+    for (uint32_t j = 0; j < args.size(); ++j) {
+      for (uint32_t before = 0; before < j && !repeated[j]; ++before) {
+        repeated[j] = args.Get(before) == args.Get(j);
+      }
+    }
+    for (uint32_t i = 0; i < args.size(); ++i) {
+      Placement a;
+      if (!placement(args.Get(i), &a)) continue;
+      for (uint32_t j = 0; j < args.size(); ++j) {
+        const pte_format::EValue& other = value(static_cast<uint32_t>(args.Get(j)));
+        if (other.val_type() == KernelTypes::Tensor) {
+          if (j > i) KILN_RETURN_IF_ERROR(check_apart(c, k, args.Get(i), a, args.Get(j)));
+          continue;
+        }
+        if (repeated[j]) continue;
+        const flatbuffers::Vector<int32_t>* items = nullptr;
+        if (other.val_type() == KernelTypes::TensorList) items = other.val_as_TensorList()->items();
+        if (other.val_type() == KernelTypes::OptionalTensorList) {
+          items = other.val_as_OptionalTensorList()->items();
+        }
+        if (items == nullptr) continue;
+        for (int32_t item : *items) {
+          if (item >= 0) KILN_RETURN_IF_ERROR(check_apart(c, k, args.Get(i), a, item));
+        }
+      }
+    }
+    return Error::Ok;
+  }
+
+  Error check_apart(uint32_t c, uint32_t k, int32_t index, const Placement& a,
+                    int32_t other_index) const {
+    Placement b;
+    if (other_index == index || !placement(other_index, &b)) return Error::Ok;
+    if (a.arena != b.arena || a.end <= b.begin || b.end <= a.begin) return Error::Ok;
+    KILN_PLAN_FAIL(where_, InvalidProgram,
+                   "chain %u instruction %u: its arguments value %d (bytes %llu..%llu) and "
+                   "value %d (bytes %llu..%llu) overlap in memory arena %u",
+                   c, k, index, static_cast<unsigned long long>(a.begin),
+                   static_cast<unsigned long long>(a.end), other_index,
+                   static_cast<unsigned long long>(b.begin), static_cast<unsigned long long>(b.end),
+                   a.arena);
+  }
+
   Error check_chain(uint32_t c, const pte_format::Chain& chain) {
     const auto* instructions = chain.instructions();
     if (instructions == nullptr) return Error::Ok;
@@ -313,6 +384,7 @@ class PlanChecker {
             for (int32_t arg : *call->args()) {
               KILN_RETURN_IF_ERROR(check_index(c, k, arg, "an argument"));
             }
+            KILN_RETURN_IF_ERROR(check_overlaps(c, k, *call->args()));
           }
           break;
         }
