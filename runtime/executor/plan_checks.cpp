@@ -219,6 +219,7 @@ class PlanChecker {
                          "%llu, buffer %u) is missing or too short",
                          i, nbytes, static_cast<unsigned long long>(list), t.data_buffer_idx());
         }
+        KILN_RETURN_IF_ERROR(check_bools(i, t, initial->data, nbytes));
       }
       return Error::Ok;
     }
@@ -237,13 +238,26 @@ class PlanChecker {
                        "elements",
                        i, t.data_buffer_idx(), alignment);
       }
-      return Error::Ok;
+      return check_bools(i, t, constant->data, nbytes);
     }
     if (nbytes > 0 && !is_input(i)) {
       KILN_PLAN_FAIL(where_, InvalidProgram,
                      "value %u (Tensor, %zu bytes) has no memory: it is not a constant, not "
                      "planned and not a method input",
                      i, nbytes);
+    }
+    return Error::Ok;
+  }
+
+  // Kernels load Bool elements as bool, for which a byte other than 0 or 1 is undefined.
+  Error check_bools(uint32_t i, const pte_format::Tensor& t, const uint8_t* data, size_t nbytes) {
+    if (t.scalar_type() != pte_format::ScalarType::BOOL) return Error::Ok;
+    for (size_t b = 0; b < nbytes; ++b) {
+      if (data[b] > 1) {
+        KILN_PLAN_FAIL(where_, InvalidProgram,
+                       "value %u (Tensor, Bool): its data holds %u at element %zu, not 0 or 1", i,
+                       static_cast<unsigned>(data[b]), b);
+      }
     }
     return Error::Ok;
   }
