@@ -37,6 +37,7 @@ RUNTIME_TESTS = (
     "RegistryTest.RefusesAnUnsortedTable",
     "ResizeTest.StaticShapeTakesOnlyItsOwnShape",
     "ResizeTest.DynamicBoundTakesShapesWithinItsCapacity",
+    "ResizeTest.RefusesShapesWhoseSizeProductOverflows",
     "ResizeTest.ResizeOrFailNamesBothShapes",
     "ResultTest.HoldsAValue",
     "ResultTest.HoldsAnError",

@@ -1,6 +1,8 @@
 // TensorImpl construction and the resize rules for out tensors.
 #include "runtime/core/tensor_impl.h"
 
+#include <cstdint>
+
 #include "runtime/core/dim_order.h"
 
 namespace kiln {
@@ -54,7 +56,18 @@ Error TensorImpl::resize(ArrayRef<SizesType> new_sizes) {
       break;
   }
   if (new_sizes.size() != dim_) return Error::NotSupported;
-  const size_t needed = static_cast<size_t>(compute_numel(new_sizes)) * element_size();
+  // Kernels compute sizes from their arguments: a shape whose strides (the product of its sizes,
+  // a 0 counted as 1) or bytes overflow cannot fit, and must not be multiplied out.
+  const size_t element = element_size();
+  const uint64_t limit = static_cast<uint64_t>(INT64_MAX) / (element > 0 ? element : 1);
+  uint64_t span = 1;
+  bool empty = false;
+  for (SizesType s : new_sizes) {
+    if (s > 1 && span > limit / static_cast<uint64_t>(s)) return Error::NotSupported;
+    span *= s > 1 ? static_cast<uint64_t>(s) : 1;
+    empty = empty || s == 0;
+  }
+  const size_t needed = empty ? 0 : static_cast<size_t>(span) * element;
   if (needed > capacity_bytes_) return Error::NotSupported;
   set_sizes_same_rank(new_sizes);
   return Error::Ok;

@@ -32,6 +32,19 @@ TEST(ResizeTest, DynamicBoundTakesShapesWithinItsCapacity) {
   EXPECT_EQ(bound.impl().resize(kNegative), kiln::Error::InvalidArgument);
 }
 
+TEST(ResizeTest, RefusesShapesWhoseSizeProductOverflows) {
+  float data[6] = {};
+  kiln::DenseTensor<2> bound(kiln::ScalarType::Float, {2, 3}, data,
+                             kiln::TensorShapeDynamism::DynamicBound);
+  // Kernels compute sizes from a program's arguments: neither the element count nor the strides
+  // (where a 0 counts as 1) may overflow while checking them against the capacity.
+  const kiln::SizesType huge[2] = {INT64_MAX / 2, 4};
+  const kiln::SizesType empty_but_huge_strides[2] = {0, INT64_MAX};
+  EXPECT_EQ(bound.impl().resize(huge), kiln::Error::NotSupported);
+  EXPECT_EQ(bound.impl().resize(empty_but_huge_strides), kiln::Error::NotSupported);
+  EXPECT_EQ(bound.impl().sizes()[0], 2);
+}
+
 TEST(ResizeTest, ResizeOrFailNamesBothShapes) {
   float data[6] = {};
   kiln::DenseTensor<2> fixed(kiln::ScalarType::Float, {2, 3}, data);
