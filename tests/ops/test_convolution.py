@@ -197,3 +197,13 @@ def test_errors(call_op: Any, args: tuple[Any, ...]) -> None:
         aten.convolution.out(*args, out=torch.empty(0, dtype=dtype))
     with pytest.raises(kiln.KilnError):
         call_op("aten::convolution.out", *args, out=torch.empty(0, dtype=dtype))
+
+
+@pytest.mark.parametrize("huge", [{"p": (2**62, 0)}, {"d": (1, 2**31)}, {"s": (2**40, 1)}])
+def test_arguments_of_2_31_or_more_are_not_supported(huge: dict[str, Any]) -> None:
+    # The portable kernel computes the output geometry in int64_t: padding 2^62 would overflow it
+    # (libtorch's would too), so a program passing such arguments is refused, not run.
+    args = conv_args(ones(1, 2, 5, 5), ones(3, 2, 3, 3), **huge)
+    with pytest.raises(kiln.KilnError, match=r"of 2\^31 or more are not supported") as error:
+        kiln.call_op("aten::convolution.out", *args, out=torch.empty(0), backend="portable")
+    assert error.value.code == "NotSupported"

@@ -200,3 +200,20 @@ def test_adaptive_avg_pool2d_errors(call_op: Any, args: tuple[Any, ...]) -> None
     check_op(
         call_op, "aten::_adaptive_avg_pool2d.out", aten._adaptive_avg_pool2d.out, args, out=out
     )
+
+
+@pytest.mark.parametrize(
+    "args", [([3, 3], [1, 1], [2**62, 0]), ([2**40, 3],), ([3, 3], [1, 1], [0, 0], [2**31, 1])]
+)
+def test_max_pool2d_arguments_of_2_31_or_more_are_not_supported(args: tuple[Any, ...]) -> None:
+    # The portable kernel computes the output geometry in int64_t, which these could overflow.
+    out = (torch.empty(0), torch.empty(0, dtype=torch.int64))
+    with pytest.raises(kiln.KilnError, match=r"of 2\^31 or more are not supported") as error:
+        kiln.call_op(
+            "aten::max_pool2d_with_indices.out",
+            ones(1, 2, 5, 5),
+            *args,
+            out=out,
+            backend="portable",
+        )
+    assert error.value.code == "NotSupported"

@@ -1,5 +1,6 @@
 // convolution.out: 1-D and 2-D (transposed) convolution as a gemm over im2col rows packed on the
 // fly.
+#include <cstdint>
 #include <optional>
 
 #include "kernels/portable/cpu/util/checks.h"
@@ -63,6 +64,22 @@ Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Te
                         format_shape(dilation).text);
   KILN_KERNEL_CHECK_MSG(ctx, groups > 0, InvalidArgument, out,
                         "non-positive groups is not supported");
+  // The output geometry is computed in int64_t; arguments and sizes below 2^31 keep every term
+  // of it from overflowing (a program's arguments are not to be trusted).
+  bool fits = true;
+  for (int i = 0; i < 2; ++i) {
+    fits = fits && s[i] <= INT32_MAX && p[i] <= INT32_MAX && d[i] <= INT32_MAX &&
+           op[i] <= INT32_MAX && op[i] >= -INT32_MAX;
+  }
+  for (int64_t dim = 2; dim < weight.dim(); ++dim) {
+    fits = fits && weight.size(dim) <= INT32_MAX &&
+           (input.dim() != weight.dim() || input.size(dim) <= INT32_MAX);
+  }
+  KILN_KERNEL_CHECK_MSG(ctx, fits, NotSupported, out,
+                        "stride, padding, dilation, output_padding and spatial sizes of 2^31 or "
+                        "more are not supported (stride %s, padding %s, dilation %s)",
+                        format_shape(stride).text, format_shape(padding).text,
+                        format_shape(dilation).text);
   KILN_KERNEL_CHECK_MSG(ctx, input.dim() == weight.dim(), InvalidArgument, out,
                         "Expected %lld-dimensional input for %lld-dimensional weight %s, but got "
                         "%lld-dimensional input of size %s instead",

@@ -1,6 +1,8 @@
 // Argument parsing and output geometry shared by the 2-D pooling kernels.
 #include "kernels/portable/cpu/util/pooling.h"
 
+#include <cstdint>
+
 #include "kernels/portable/cpu/util/checks.h"
 
 namespace kiln::portable {
@@ -74,6 +76,17 @@ bool pool2d_geometry(KernelRuntimeContext& ctx, const char* op, const Tensor& in
                         static_cast<long long>(g->dilation[0]),
                         static_cast<long long>(g->dilation[1]));
   if (!check_pool2d_input(ctx, input)) return false;
+  // The output geometry is computed in int64_t; arguments and sizes below 2^31 keep every term
+  // of it from overflowing (a program's arguments are not to be trusted).
+  bool fits = input.size(-2) <= INT32_MAX && input.size(-1) <= INT32_MAX;
+  for (int d = 0; d < 2; ++d) {
+    fits = fits && g->kernel[d] <= INT32_MAX && g->stride[d] <= INT32_MAX &&
+           g->padding[d] <= INT32_MAX && g->dilation[d] <= INT32_MAX;
+  }
+  KILN_KERNEL_CHECK_MSG(ctx, fits, NotSupported, false,
+                        "%s: kernel_size, stride, padding, dilation and input sizes of 2^31 or "
+                        "more are not supported",
+                        op);
   for (int d = 0; d < 2; ++d) {
     KILN_KERNEL_CHECK_MSG(
         ctx, g->padding[d] >= 0 && g->padding[d] <= ((g->kernel[d] - 1) * g->dilation[d] + 1) / 2,
