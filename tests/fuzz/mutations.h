@@ -1,0 +1,53 @@
+// Mutations of .pte programs for the standalone fuzz driver: byte-level ones (bit flips,
+// interesting values, truncations, chunk duplication, splices) and structure-aware ones that
+// rewrite the fields the executor trusts once verified: indices, sizes, tags, offsets, lengths.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace kiln_fuzz {
+
+// splitmix64: small, fast, and the same sequence on every platform.
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : state_(seed) {}
+  uint64_t next() {
+    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  // Uniform in [0, bound); bound > 0.
+  size_t below(size_t bound) { return static_cast<size_t>(next() % bound); }
+  bool one_in(size_t n) { return below(n) == 0; }
+
+ private:
+  uint64_t state_;
+};
+
+enum class FieldKind : uint8_t {
+  Index,   // a value, operator, instruction, memory arena, buffer or segment index
+  Size,    // a tensor dimension, an arena size, a segment size
+  Tag,     // a union type, a scalar type, a shape dynamism, a data location
+  Offset,  // a byte offset (planned memory, segments, the extended header)
+  Length,  // a vector's element count
+};
+
+// Where one field of a seed program is: `width` bytes (1, 4 or 8, little-endian) at `offset`.
+struct Field {
+  uint32_t offset;
+  uint8_t width;
+  FieldKind kind;
+};
+
+// The fields of a program that the FlatBuffers verifier accepts ([] for one it does not).
+std::vector<Field> find_fields(const std::vector<uint8_t>& program);
+
+// Applies one to four mutations to `bytes`, a copy of a seed whose fields are `fields`; `other`
+// is another seed to splice from. The result is at most `max_size` bytes.
+void mutate(std::vector<uint8_t>& bytes, const std::vector<Field>& fields,
+            const std::vector<uint8_t>& other, size_t max_size, Rng& rng);
+
+}  // namespace kiln_fuzz

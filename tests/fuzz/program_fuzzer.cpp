@@ -1,0 +1,253 @@
+// The program fuzz target: Program::load, then for each method MethodMeta, HeapMethodMemory,
+// Method::load against the corpus programs' portable kernels, zero inputs and execute().
+#include "program_fuzzer.h"
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "RegisterKernels.h"
+#include "runtime/core/tensor_impl.h"
+#include "runtime/executor/error_message.h"
+#include "runtime/executor/heap_memory.h"
+#include "runtime/executor/method.h"
+#include "runtime/executor/program.h"
+#include "runtime/executor/program_generated.h"
+#include "runtime/platform/log.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define KILN_FUZZ_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KILN_FUZZ_ASAN 1
+#endif
+#endif
+#if KILN_FUZZ_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
+namespace kiln_fuzz {
+namespace {
+
+using kiln::Error;
+
+[[noreturn]] __attribute__((format(printf, 1, 2))) void broken(const char* format, ...) {
+  std::fprintf(stderr, "kiln_fuzz: contract broken: ");
+  va_list args;
+  va_start(args, format);
+  std::vfprintf(stderr, format, args);
+  va_end(args);
+  std::fprintf(stderr, "\n");
+  std::abort();
+}
+
+// Load failures are reported on stderr by the executor; thousands a second are noise here.
+void quiet_sink(kiln::LogLevel, const char*) {}
+
+void set_up_once() {
+  static const bool done = [] {
+    if (std::getenv("KILN_FUZZ_VERBOSE") == nullptr) kiln::set_log_sink(quiet_sink);
+    const Error registered = register_fuzz_ops_kernels();
+    if (registered != Error::Ok) broken("registering the kernels: %s", kiln::to_string(registered));
+    return true;
+  }();
+  (void)done;
+}
+
+void clear_load_error() { kiln::executor_detail::set_load_error("%s", ""); }
+
+// A refusal must say what is wrong: an Error of the expected kinds and a message.
+void check_refusal(const char* stage, Error error, std::initializer_list<Error> allowed) {
+  bool expected = false;
+  for (Error e : allowed) expected = expected || e == error;
+  if (!expected) {
+    broken("%s failed with %s: %s", stage, kiln::to_string(error), kiln::last_load_error());
+  }
+  if (kiln::last_load_error()[0] == '\0') {
+    broken("%s failed with %s and no message", stage, kiln::to_string(error));
+  }
+}
+
+struct Free {
+  void operator()(void* p) const { std::free(p); }
+};
+using Bytes = std::unique_ptr<uint8_t, Free>;
+
+// A 64-byte aligned copy (as runners load programs; constants need their alignment). Under
+// AddressSanitizer the bytes past `size` are poisoned, so an over-read is caught at once.
+Bytes aligned_copy(const uint8_t* data, size_t size) {
+  const size_t rounded = (size / 64 + 1) * 64;
+  Bytes copy(static_cast<uint8_t*>(std::aligned_alloc(64, rounded)));
+  if (copy == nullptr) broken("no memory for a %zu-byte input", size);
+  if (size > 0) std::memcpy(copy.get(), data, size);
+#if KILN_FUZZ_ASAN
+  ASAN_POISON_MEMORY_REGION(copy.get() + size, rounded - size);
+#endif
+  return copy;
+}
+
+void release(Bytes& copy, size_t size) {
+#if KILN_FUZZ_ASAN
+  ASAN_UNPOISON_MEMORY_REGION(copy.get() + size, (size / 64 + 1) * 64 - size);
+#endif
+  (void)size;
+  copy.reset();
+}
+
+// A jump backwards can repeat forever (a loop whose condition never changes); such a method is
+// loaded but not run, so that every input finishes.
+bool may_loop(const kiln::Program& program, std::string_view name) {
+  const auto* plan = *program.plan(name);
+  if (plan->chains() == nullptr) return false;
+  for (const auto* chain : *plan->chains()) {
+    if (chain->instructions() == nullptr) continue;
+    for (flatbuffers::uoffset_t k = 0; k < chain->instructions()->size(); ++k) {
+      const auto* jump = chain->instructions()->Get(k)->instr_args_as_JumpFalseCall();
+      if (jump != nullptr && jump->destination_instruction() <= static_cast<int32_t>(k)) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// Planned memory and metadata of the method, or SIZE_MAX when that does not fit a size_t.
+size_t planned_bytes(const kiln::MethodMeta& meta) {
+  size_t total = meta.metadata_bytes();
+  for (size_t i = 0; i < meta.num_memory_arenas(); ++i) {
+    if (meta.arena_size(i) > SIZE_MAX - total) return SIZE_MAX;
+    total += meta.arena_size(i);
+  }
+  return total;
+}
+
+// A zero tensor with the declared input's metadata, owned here.
+struct ZeroInput {
+  std::vector<kiln::SizesType> sizes;
+  std::vector<kiln::DimOrderType> dim_order;
+  std::vector<kiln::StridesType> strides;
+  Bytes data;
+  std::unique_ptr<kiln::TensorImpl> impl;
+};
+
+Outcome run_method(const kiln::Program& program, std::string_view name) {
+  clear_load_error();
+  kiln::Result<kiln::MethodMeta> meta = program.method_meta(name);
+  if (!meta.ok())
+    broken("method_meta of listed method '%.*s' failed", int(name.size()), name.data());
+  size_t budget = planned_bytes(*meta);
+  if (budget > kMaxMethodBytes) return Outcome::TooLarge;
+
+  kiln::HeapMethodMemory memory(*meta);
+  if (memory.status() != Error::Ok) return Outcome::NoMemory;
+  const kiln::Backend backends[] = {kiln::Backend::Portable};
+  std::vector<kiln::MissingOperator> missing(meta->num_operators());
+  kiln::MissingReport report{{missing.data(), missing.size()}, 0};
+  clear_load_error();
+  kiln::Result<kiln::Method> method =
+      kiln::Method::load(program, name, memory.memory(), backends, &report);
+  if (!method.ok()) {
+    // InvalidArgument would mean the memory sized from MethodMeta was not enough.
+    check_refusal("Method::load", method.error(),
+                  {Error::InvalidProgram, Error::NotSupported, Error::OperatorMissing});
+    return Outcome::MethodRefused;
+  }
+
+  std::vector<ZeroInput> inputs(method->num_inputs());
+  for (size_t i = 0; i < method->num_inputs(); ++i) {
+    const kiln::EValue& declared = method->input(i);
+    kiln::EValue value = declared;
+    if (declared.isTensor()) {
+      const kiln::TensorImpl& impl = *declared.toTensor().unsafeGetTensorImpl();
+      if (impl.nbytes() > kMaxMethodBytes - budget) return Outcome::TooLarge;
+      budget += impl.nbytes();
+      ZeroInput& input = inputs[i];
+      input.sizes.assign(impl.sizes().begin(), impl.sizes().end());
+      input.dim_order.assign(impl.dim_order().begin(), impl.dim_order().end());
+      input.strides.assign(impl.strides().begin(), impl.strides().end());
+      input.data.reset(static_cast<uint8_t*>(std::calloc(impl.nbytes() + 1, 1)));
+      if (input.data == nullptr) return Outcome::NoMemory;
+      input.impl = std::make_unique<kiln::TensorImpl>(impl.scalar_type(), impl.dim(),
+                                                      input.sizes.data(), input.data.get(),
+                                                      input.dim_order.data(), input.strides.data());
+      value = kiln::EValue(kiln::Tensor(input.impl.get()));
+    }
+    const Error bound = method->set_input(i, value);
+    if (bound != Error::Ok) {
+      broken("set_input(%zu) refused the declared input: %s", i, method->error_message());
+    }
+  }
+  if (may_loop(program, name)) return Outcome::NotRun;
+
+  for (int run = 0; run < 2; ++run) {  // the second run starts from the first one's state
+    const Error ran = method->execute();
+    if (ran != Error::Ok) {
+      if (method->error_message()[0] == '\0') {
+        broken("execute failed with %s and no message", kiln::to_string(ran));
+      }
+      return Outcome::RunFailed;
+    }
+  }
+  // Read every output byte: an output must point at memory the method owns.
+  unsigned checksum = 0;
+  for (size_t i = 0; i < method->num_outputs(); ++i) {
+    const kiln::EValue& output = method->output(i);
+    if (!output.isTensor()) continue;
+    const kiln::Tensor& tensor = output.toTensor();
+    const auto* bytes = static_cast<const volatile uint8_t*>(tensor.unsafeGetTensorImpl()->data());
+    for (size_t b = 0; b < tensor.nbytes(); ++b) checksum += bytes[b];
+  }
+  static volatile unsigned sink;
+  sink = checksum;
+  return Outcome::Ran;
+}
+
+}  // namespace
+
+const char* to_string(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::ProgramRefused:
+      return "program refused";
+    case Outcome::TooLarge:
+      return "too large to run";
+    case Outcome::NoMemory:
+      return "no memory";
+    case Outcome::MethodRefused:
+      return "method refused";
+    case Outcome::NotRun:
+      return "not run (may loop)";
+    case Outcome::RunFailed:
+      return "run failed";
+    case Outcome::Ran:
+      return "ran";
+  }
+  return "?";
+}
+
+Outcome run_program(const uint8_t* data, size_t size) {
+  set_up_once();
+  Bytes copy = aligned_copy(data, size);
+  clear_load_error();
+  kiln::Result<kiln::Program> program = kiln::Program::load(copy.get(), size);
+  Outcome furthest = Outcome::ProgramRefused;
+  if (!program.ok()) {
+    check_refusal("Program::load", program.error(), {Error::InvalidProgram, Error::NotSupported});
+  } else {
+    for (size_t m = 0; m < program->num_methods(); ++m) {
+      const Outcome outcome = run_method(*program, program->method_name(m));
+      if (outcome > furthest) furthest = outcome;
+    }
+  }
+  release(copy, size);
+  return furthest;
+}
+
+}  // namespace kiln_fuzz
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  (void)kiln_fuzz::run_program(data, size);
+  return 0;
+}

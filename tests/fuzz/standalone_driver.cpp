@@ -1,0 +1,363 @@
+// The standalone fuzz driver, for compilers without libFuzzer (g++): runs the program fuzz target
+// over a seed corpus and deterministic mutations of it for a time or iteration budget, and reports
+// the iterations run and the crashes found. The inputs run in a child process, restarted after a
+// crash (a sanitizer report, an abort, a signal) or a timeout; each such input is saved, so that
+// `--replay` reproduces it under the debugger. Iteration i's input depends only on --seed and i.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cinttypes>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "mutations.h"
+#include "program_fuzzer.h"
+
+// Sanitizer settings the driver needs (the environment's ASAN_OPTIONS still override them): an
+// allocation the heap cannot give returns null, as it does in production, so that the code's
+// handling of it is what is tested; leak checks do not apply to the forked children.
+extern "C" const char* __asan_default_options() {
+  return "allocator_may_return_null=1:max_allocation_size_mb=1024:detect_leaks=0:handle_abort=1";
+}
+extern "C" const char* __ubsan_default_options() { return "print_stacktrace=1"; }
+
+namespace {
+
+using kiln_fuzz::Outcome;
+
+constexpr size_t kNumOutcomes = static_cast<size_t>(Outcome::Ran) + 1;
+constexpr size_t kMaxSeeds = 256;
+
+const char kUsage[] =
+    "usage: program_fuzz_driver [options] PATH...\n"
+    "  PATH              .pte seed files, or directories of them\n"
+    "  --seconds S       stop after S seconds (default 60 when no --iterations)\n"
+    "  --iterations N    stop after N iterations (the seeds themselves are the first ones)\n"
+    "  --seed N          mutation seed (default 1)\n"
+    "  --timeout S       an input running longer than S seconds is a failure (default 20)\n"
+    "  --crash-dir DIR   where crashing inputs are saved (default .)\n"
+    "  --max-crashes N   stop after N crashes (default 10)\n"
+    "  --replay          run each PATH once as it is, in this process (no mutation)\n"
+    "  --crash-at N      abort at iteration N (tests the driver's crash handling)\n";
+
+struct Options {
+  double seconds = 0;
+  uint64_t iterations = 0;
+  uint64_t seed = 1;
+  double timeout = 20;
+  std::string crash_dir = ".";
+  uint64_t max_crashes = 10;
+  bool replay = false;
+  uint64_t crash_at = UINT64_MAX;
+  std::vector<std::string> paths;
+};
+
+struct Seed {
+  std::string name;
+  std::vector<uint8_t> bytes;
+  std::vector<kiln_fuzz::Field> fields;
+};
+
+// What the parent and the running child share (MAP_SHARED): progress, counts, the input.
+struct Shared {
+  std::atomic<uint64_t> next{0};        // the next iteration to run
+  std::atomic<uint64_t> current{0};     // the iteration running, valid while started_ns != 0
+  std::atomic<uint64_t> started_ns{0};  // when it started; 0 between iterations
+  uint64_t counts[kNumOutcomes] = {};
+  uint64_t slowest_ns = 0;  // the slowest input that finished, and its iteration
+  uint64_t slowest_iteration = 0;
+  uint8_t seed_outcomes[kMaxSeeds] = {};
+  uint64_t input_size = 0;
+  uint8_t input[1] = {};  // max_input bytes follow
+};
+static_assert(std::atomic<uint64_t>::is_always_lock_free, "shared between processes");
+
+uint64_t now_ns() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return uint64_t(t.tv_sec) * 1000000000u + uint64_t(t.tv_nsec);
+}
+
+bool parse_number(const char* text, double* out) {
+  char* end = nullptr;
+  errno = 0;
+  *out = std::strtod(text, &end);
+  return errno == 0 && end != text && *end == '\0' && *out >= 0;
+}
+
+bool parse_options(int argc, char** argv, Options* options) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const bool has_value = i + 1 < argc;
+    double number = 0;
+    if (arg == "--replay") {
+      options->replay = true;
+    } else if (arg == "--crash-dir" && has_value) {
+      options->crash_dir = argv[++i];
+    } else if ((arg == "--seconds" || arg == "--iterations" || arg == "--seed" ||
+                arg == "--timeout" || arg == "--max-crashes" || arg == "--crash-at") &&
+               has_value) {
+      if (!parse_number(argv[++i], &number)) {
+        std::fprintf(stderr, "%s: '%s' is not a non-negative number\n", arg.c_str(), argv[i]);
+        return false;
+      }
+      if (arg == "--seconds") options->seconds = number;
+      if (arg == "--iterations") options->iterations = static_cast<uint64_t>(number);
+      if (arg == "--seed") options->seed = static_cast<uint64_t>(number);
+      if (arg == "--timeout") options->timeout = number;
+      if (arg == "--max-crashes") options->max_crashes = static_cast<uint64_t>(number);
+      if (arg == "--crash-at") options->crash_at = static_cast<uint64_t>(number);
+    } else if (arg.rfind("--", 0) == 0) {
+      std::fprintf(stderr, "unknown option or missing value: %s\n", arg.c_str());
+      return false;
+    } else {
+      options->paths.push_back(arg);
+    }
+  }
+  if (options->paths.empty()) {
+    std::fprintf(stderr, "no PATH given\n");
+    return false;
+  }
+  if (options->seconds == 0 && options->iterations == 0) options->seconds = 60;
+  return true;
+}
+
+bool read_file(const std::string& path, std::vector<uint8_t>* bytes) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return false;
+  bytes->assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+  return true;
+}
+
+// The .pte files named or found in the named directories, in name order (for determinism).
+bool load_seeds(const std::vector<std::string>& paths, std::vector<Seed>* seeds) {
+  std::vector<std::filesystem::path> files;
+  for (const std::string& path : paths) {
+    std::error_code error;
+    if (std::filesystem::is_directory(path, error)) {
+      for (const auto& entry : std::filesystem::directory_iterator(path, error)) {
+        if (entry.path().extension() == ".pte") files.push_back(entry.path());
+      }
+    } else {
+      files.emplace_back(path);
+    }
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& file : files) {
+    Seed seed{file.filename().string(), {}, {}};
+    if (!read_file(file.string(), &seed.bytes)) {
+      std::fprintf(stderr, "cannot read %s\n", file.c_str());
+      return false;
+    }
+    seed.fields = kiln_fuzz::find_fields(seed.bytes);
+    seeds->push_back(std::move(seed));
+  }
+  if (seeds->empty() || seeds->size() > kMaxSeeds) {
+    std::fprintf(stderr, "found %zu .pte seeds in the PATHs; give 1 to %zu\n", seeds->size(),
+                 kMaxSeeds);
+    return false;
+  }
+  return true;
+}
+
+int replay(const std::vector<std::string>& paths) {
+  for (const std::string& path : paths) {
+    std::vector<uint8_t> bytes;
+    if (!read_file(path, &bytes)) {
+      std::fprintf(stderr, "cannot read %s\n", path.c_str());
+      return 2;
+    }
+    const Outcome outcome = kiln_fuzz::run_program(bytes.data(), bytes.size());
+    std::printf("%s: %s\n", path.c_str(), kiln_fuzz::to_string(outcome));
+  }
+  return 0;
+}
+
+class Fuzzer {
+ public:
+  Fuzzer(const Options& options, std::vector<Seed> seeds)
+      : options_(options), seeds_(std::move(seeds)) {
+    size_t largest = 0;
+    for (const Seed& seed : seeds_) largest = std::max(largest, seed.bytes.size());
+    max_input_ = 2 * largest + 4096;
+    shared_size_ = sizeof(Shared) + max_input_;
+    void* memory =
+        mmap(nullptr, shared_size_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    shared_ = memory == MAP_FAILED ? nullptr : new (memory) Shared();
+  }
+  ~Fuzzer() {
+    if (shared_ != nullptr) {
+      shared_->~Shared();
+      munmap(shared_, shared_size_);
+    }
+  }
+  Fuzzer(const Fuzzer&) = delete;
+  Fuzzer& operator=(const Fuzzer&) = delete;
+
+  int run() {
+    if (shared_ == nullptr) {
+      std::perror("mmap");
+      return 2;
+    }
+    const uint64_t start = now_ns();
+    deadline_ = options_.seconds > 0 ? start + uint64_t(options_.seconds * 1e9) : UINT64_MAX;
+    limit_ = options_.iterations > 0 ? options_.iterations : UINT64_MAX;
+    std::memset(shared_->seed_outcomes, 0xff, sizeof(shared_->seed_outcomes));
+    uint64_t crashes = 0;
+    uint64_t timeouts = 0;
+    while (shared_->next < limit_ && now_ns() < deadline_ &&
+           crashes + timeouts < options_.max_crashes) {
+      std::fflush(nullptr);
+      const pid_t child = fork();
+      if (child < 0) {
+        std::perror("fork");
+        return 2;
+      }
+      if (child == 0) {
+        run_child();
+        std::_Exit(0);
+      }
+      bool timed_out = false;
+      int status = 0;
+      while (waitpid(child, &status, WNOHANG) == 0) {
+        const uint64_t started = shared_->started_ns;
+        if (started != 0 && now_ns() - started > uint64_t(options_.timeout * 1e9)) {
+          kill(child, SIGKILL);
+          waitpid(child, &status, 0);
+          timed_out = true;
+          break;
+        }
+        usleep(5000);
+      }
+      if (!timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0) continue;
+      if (shared_->started_ns == 0) {
+        std::fprintf(stderr, "the fuzz target failed outside any input (status %d)\n", status);
+        return 2;
+      }
+      report_failure(timed_out, status);
+      (timed_out ? timeouts : crashes) += 1;
+      shared_->next = shared_->current + 1;
+      shared_->started_ns = 0;
+    }
+    return summarize(crashes, timeouts, (now_ns() - start) / 1e9);
+  }
+
+ private:
+  // Iteration i < number of seeds runs seed i as it is; later ones run a mutation.
+  void make_input(uint64_t iteration, std::vector<uint8_t>* input) {
+    if (iteration < seeds_.size()) {
+      *input = seeds_[iteration].bytes;
+      return;
+    }
+    kiln_fuzz::Rng rng(options_.seed * 0x9e3779b97f4a7c15ull ^ iteration);
+    const Seed& seed = seeds_[rng.below(seeds_.size())];
+    const Seed& other = seeds_[rng.below(seeds_.size())];
+    *input = seed.bytes;
+    kiln_fuzz::mutate(*input, seed.fields, other.bytes, max_input_, rng);
+  }
+
+  void run_child() {
+    std::vector<uint8_t> input;
+    for (uint64_t i = shared_->next; i < limit_ && now_ns() < deadline_; i = shared_->next) {
+      make_input(i, &input);
+      std::memcpy(shared_->input, input.data(), input.size());
+      shared_->input_size = input.size();
+      shared_->current = i;
+      shared_->started_ns = now_ns();
+      if (i == options_.crash_at) std::abort();
+      const Outcome outcome = kiln_fuzz::run_program(input.data(), input.size());
+      const uint64_t took = now_ns() - shared_->started_ns;
+      if (took > shared_->slowest_ns) {
+        shared_->slowest_ns = took;
+        shared_->slowest_iteration = i;
+      }
+      shared_->started_ns = 0;
+      shared_->counts[static_cast<size_t>(outcome)] += 1;
+      if (i < seeds_.size()) shared_->seed_outcomes[i] = static_cast<uint8_t>(outcome);
+      shared_->next = i + 1;
+    }
+  }
+
+  void report_failure(bool timed_out, int status) {
+    const uint64_t iteration = shared_->current;
+    char path[4096];
+    std::snprintf(path, sizeof(path), "%s/%s-%" PRIu64 "-%" PRIu64 ".pte",
+                  options_.crash_dir.c_str(), timed_out ? "timeout" : "crash", options_.seed,
+                  iteration);
+    std::filesystem::create_directories(options_.crash_dir);
+    std::ofstream file(path, std::ios::binary);
+    file.write(reinterpret_cast<const char*>(shared_->input),
+               static_cast<std::streamsize>(shared_->input_size));
+    char how[64];
+    if (timed_out) {
+      std::snprintf(how, sizeof(how), "ran longer than %g s", options_.timeout);
+    } else if (WIFSIGNALED(status)) {
+      std::snprintf(how, sizeof(how), "ended by signal %d", WTERMSIG(status));
+    } else {
+      std::snprintf(how, sizeof(how), "exited with status %d", WEXITSTATUS(status));
+    }
+    std::printf("%s: iteration %" PRIu64 " %s; input saved to %s (replay: --replay %s)\n",
+                timed_out ? "timeout" : "crash", iteration, how, path, path);
+    std::fflush(stdout);
+  }
+
+  int summarize(uint64_t crashes, uint64_t timeouts, double seconds) {
+    for (size_t s = 0; s < seeds_.size(); ++s) {
+      const uint8_t outcome = shared_->seed_outcomes[s];
+      std::printf(
+          "seed %s: %s\n", seeds_[s].name.c_str(),
+          outcome < kNumOutcomes ? kiln_fuzz::to_string(static_cast<Outcome>(outcome)) : "not run");
+    }
+    uint64_t total = 0;
+    for (uint64_t count : shared_->counts) total += count;
+    total += crashes + timeouts;
+    std::printf("iterations: %" PRIu64 " in %.1f s (%.0f/s), seed %" PRIu64 "\n", total, seconds,
+                seconds > 0 ? total / seconds : 0.0, options_.seed);
+    for (size_t o = 0; o < kNumOutcomes; ++o) {
+      std::printf("  %s: %" PRIu64 "\n", kiln_fuzz::to_string(static_cast<Outcome>(o)),
+                  shared_->counts[o]);
+    }
+    std::printf("slowest input: %.1f ms (iteration %" PRIu64 ")\n", shared_->slowest_ns / 1e6,
+                shared_->slowest_iteration);
+    std::printf("crashes: %" PRIu64 "\ntimeouts: %" PRIu64 "\n", crashes, timeouts);
+    return crashes + timeouts == 0 ? 0 : 1;
+  }
+
+  const Options& options_;
+  std::vector<Seed> seeds_;
+  size_t max_input_ = 0;
+  size_t shared_size_ = 0;
+  Shared* shared_ = nullptr;
+  uint64_t deadline_ = 0;
+  uint64_t limit_ = 0;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options options;
+  if (!parse_options(argc, argv, &options)) {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  if (options.replay) return replay(options.paths);
+  std::vector<Seed> seeds;
+  if (!load_seeds(options.paths, &seeds)) return 2;
+  Fuzzer fuzzer(options, std::move(seeds));
+  return fuzzer.run();
+}
