@@ -37,17 +37,29 @@ Result<Layout> read_layout(const uint8_t* data, size_t size) {
     return Error::InvalidProgram;
   }
   Layout layout{size, 0};
-  if (size < kHeaderOffset + kHeaderMinLength ||
+  if (size < kHeaderOffset + sizeof(kHeaderMagic) ||
       std::memcmp(data + kHeaderOffset, kHeaderMagic, sizeof(kHeaderMagic)) != 0) {
     return layout;  // no extended header: the whole file is the flatbuffer, no segments
+  }
+  if (size < kHeaderOffset + kHeaderMinLength) {
+    set_load_error("program: the extended header is cut short: the file has %zu bytes (truncated?)",
+                   size);
+    return Error::InvalidProgram;
   }
   const uint8_t* header = data + kHeaderOffset;
   const uint64_t length = read_le(header + 4, 4);
   const uint64_t program_size = read_le(header + 8, 8);
   const uint64_t segment_base = read_le(header + 16, 8);
-  if (length < kHeaderMinLength || length > size - kHeaderOffset) {
-    set_load_error("program: extended header length %llu is out of range",
-                   static_cast<unsigned long long>(length));
+  if (length < kHeaderMinLength) {
+    set_load_error("program: extended header length %llu is less than %zu",
+                   static_cast<unsigned long long>(length), kHeaderMinLength);
+    return Error::InvalidProgram;
+  }
+  if (length > size - kHeaderOffset) {
+    set_load_error(
+        "program: the %llu-byte extended header runs past the file's %zu bytes "
+        "(truncated?)",
+        static_cast<unsigned long long>(length), size);
     return Error::InvalidProgram;
   }
   if (program_size > size || program_size < kHeaderOffset + length) {
