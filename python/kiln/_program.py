@@ -103,6 +103,8 @@ class Program:
             bound = self._bind(inputs)
             native.execute(profile)
             outputs = tuple(self._output(i) for i in range(native.num_outputs()))
+        except KilnError:
+            raise  # already says what is wrong (KilnError is a RuntimeError too)
         except RuntimeError as error:
             raise _raise_native(error) from None
         del bound  # the inputs' memory was in use until here
@@ -141,6 +143,8 @@ class Program:
             bound = self._bind(inputs)
             self._native.execute(False)  # warm up
             ns = float(self._native.time_execute(repeat))
+        except KilnError:
+            raise  # already says what is wrong (KilnError is a RuntimeError too)
         except RuntimeError as error:
             raise _raise_native(error) from None
         del bound
