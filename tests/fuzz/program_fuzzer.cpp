@@ -247,6 +247,15 @@ Outcome run_program(const uint8_t* data, size_t size) {
 
 }  // namespace kiln_fuzz
 
+// Sanitizer settings of both fuzz executables (ASAN_OPTIONS and UBSAN_OPTIONS still override
+// them): an allocation the heap cannot give returns null, as it does in production, so that the
+// code's handling of it is what is tested; leak checks do not apply to the driver's forked
+// children; an abort (a broken contract) gets a report with its stack.
+extern "C" const char* __asan_default_options() {
+  return "allocator_may_return_null=1:max_allocation_size_mb=1024:detect_leaks=0:handle_abort=1";
+}
+extern "C" const char* __ubsan_default_options() { return "print_stacktrace=1"; }
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)kiln_fuzz::run_program(data, size);
   return 0;

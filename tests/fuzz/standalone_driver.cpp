@@ -28,14 +28,6 @@
 #include "mutations.h"
 #include "program_fuzzer.h"
 
-// Sanitizer settings the driver needs (the environment's ASAN_OPTIONS still override them): an
-// allocation the heap cannot give returns null, as it does in production, so that the code's
-// handling of it is what is tested; leak checks do not apply to the forked children.
-extern "C" const char* __asan_default_options() {
-  return "allocator_may_return_null=1:max_allocation_size_mb=1024:detect_leaks=0:handle_abort=1";
-}
-extern "C" const char* __ubsan_default_options() { return "print_stacktrace=1"; }
-
 namespace {
 
 using kiln_fuzz::Outcome;
