@@ -11,6 +11,9 @@ constexpr size_t kBlockAlignment = 64;
 
 void* HeapAllocator::allocate(size_t size, size_t alignment) {
   if (alignment < sizeof(void*)) alignment = sizeof(void*);
+  // Kernels size their temporaries from a program's shapes: a request the rounding below would
+  // wrap around, or an alignment aligned_alloc does not take, gets nothing.
+  if (size > SIZE_MAX - alignment || (alignment & (alignment - 1)) != 0) return nullptr;
   void* memory = std::aligned_alloc(alignment, (size + alignment - 1) / alignment * alignment);
   if (memory != nullptr) blocks_.push_back(memory);
   return memory;
