@@ -117,22 +117,31 @@ bool Inputs::bind(Method& method, const std::vector<const char*>& args, uint64_t
     }
     const Tensor& tensor = declared.toTensor();
     const size_t nbytes = tensor.nbytes();
-    buffers_.emplace_back(static_cast<uint8_t*>(std::aligned_alloc(64, (nbytes / 64 + 1) * 64)));
-    void* data = buffers_.back().get();
-    if (data == nullptr) {
+    Bound& bound = bound_.emplace_back();
+    bound.data.reset(static_cast<uint8_t*>(std::aligned_alloc(64, (nbytes / 64 + 1) * 64)));
+    if (bound.data == nullptr) {
       std::fprintf(stderr, "kiln_runner: input %zu: cannot allocate %zu bytes\n", i, nbytes);
       return false;
     }
     if (!args.empty()) {
-      if (!read_file(args[i], data, nbytes, i)) return false;
-    } else if (!fill_seeded(data, tensor.scalar_type(), tensor.numel(), &state)) {
+      if (!read_file(args[i], bound.data.get(), nbytes, i)) return false;
+    } else if (!fill_seeded(bound.data.get(), tensor.scalar_type(), tensor.numel(), &state)) {
       std::fprintf(stderr, "kiln_runner: input %zu: no seeded values for dtype %s; give a file\n",
                    i, to_string(tensor.scalar_type()));
       return false;
     }
-    // A view of the declared metadata over our buffer.
-    TensorImpl* impl = tensor.unsafeGetTensorImpl();
-    impl->set_storage(data, nbytes);
+    const size_t dim = static_cast<size_t>(tensor.dim());
+    for (size_t d = 0; d < dim; ++d) {
+      bound.sizes[d] = tensor.sizes()[d];
+      bound.dim_order[d] = tensor.dim_order()[d];
+      bound.strides[d] = tensor.strides()[d];
+    }
+    bound.impl.emplace(tensor.scalar_type(), dim, bound.sizes.data(), bound.data.get(),
+                       bound.dim_order.data(), bound.strides.data());
+    if (method.set_input(i, EValue(Tensor(&*bound.impl))) != Error::Ok) {
+      std::fprintf(stderr, "kiln_runner: %s\n", method.error_message());
+      return false;
+    }
   }
   return true;
 }

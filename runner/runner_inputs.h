@@ -1,8 +1,11 @@
 // The runner's input binding (files, scalars or seeded values) and output writing.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,7 +26,15 @@ class Inputs {
   struct Free {
     void operator()(void* p) const;
   };
-  std::vector<std::unique_ptr<uint8_t, Free>> buffers_;
+  // One input tensor: our buffer under the declared metadata.
+  struct Bound {
+    std::unique_ptr<uint8_t, Free> data;
+    std::array<SizesType, kTensorDimensionLimit> sizes{};
+    std::array<DimOrderType, kTensorDimensionLimit> dim_order{};
+    std::array<StridesType, kTensorDimensionLimit> strides{};
+    std::optional<TensorImpl> impl;
+  };
+  std::deque<Bound> bound_;
 };
 
 // The first `count` elements of `t`, as "[1.5, -2, ...]".

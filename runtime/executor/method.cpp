@@ -115,6 +115,7 @@ size_t MethodMeta::metadata_bytes() const {
   const size_t chains = plan_->chains() == nullptr ? 0 : plan_->chains()->size();
   add(chains * sizeof(uint32_t));
   add(count_steps(*plan_) * sizeof(Method::Step));
+  add(num_inputs() * sizeof(bool));
   if (plan_->chains() != nullptr) {
     for (const auto* chain : *plan_->chains()) {
       if (chain->instructions() == nullptr) continue;
@@ -218,7 +219,36 @@ class MethodBuilder {
     method.num_inputs_ = plan_.inputs() ? plan_.inputs()->size() : 0;
     method.outputs_ = plan_.outputs() ? plan_.outputs()->data() : nullptr;
     method.num_outputs_ = plan_.outputs() ? plan_.outputs()->size() : 0;
+    return mark_copied_inputs(method);
+  }
+
+  // An input planned on bytes that another value also uses (a view left on the input's bytes,
+  // or memory the plan reuses) is copied into its planned bytes at set_input; any other input
+  // is bound in place, without a copy.
+  Error mark_copied_inputs(Method& method) {
+    bool* copied = allocate<bool>(method.num_inputs_);
+    if (copied == nullptr && method.num_inputs_ > 0) return Error::InvalidArgument;
+    for (size_t i = 0; i < method.num_inputs_; ++i) {
+      const EValue& input = method.values_[method.inputs_[i]];
+      copied[i] = input.isTensor() && shares_bytes(method, static_cast<size_t>(method.inputs_[i]));
+    }
+    method.copied_inputs_ = copied;
     return Error::Ok;
+  }
+
+  static bool shares_bytes(const Method& method, size_t index) {
+    const Tensor& tensor = method.values_[index].toTensor();
+    const auto* begin = static_cast<const uint8_t*>(tensor.const_data_ptr());
+    if (begin == nullptr || tensor.nbytes() == 0) return false;
+    const uint8_t* end = begin + tensor.nbytes();
+    for (size_t v = 0; v < method.num_values_; ++v) {
+      if (v == index || !method.values_[v].isTensor()) continue;
+      const Tensor& other = method.values_[v].toTensor();
+      const auto* other_begin = static_cast<const uint8_t*>(other.const_data_ptr());
+      if (other_begin == nullptr || other.nbytes() == 0) continue;
+      if (other_begin < end && begin < other_begin + other.nbytes()) return true;
+    }
+    return false;
   }
 
   Error build_value(Method& method, const pte_format::EValue& value, EValue& out) {
@@ -557,7 +587,13 @@ Error Method::set_input(size_t index, const EValue& value) {
                   index, to_string(resized));
     }
   }
-  declared.set_storage(given.mutable_data_ptr(), given.nbytes());
+  if (copied_inputs_[index]) {
+    if (given.nbytes() > 0) {
+      std::memcpy(declared.mutable_data(), given.const_data_ptr(), given.nbytes());
+    }
+  } else {
+    declared.set_storage(given.mutable_data_ptr(), given.nbytes());
+  }
   return Error::Ok;
 }
 

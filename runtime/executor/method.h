@@ -60,7 +60,9 @@ class Method {
   const EValue& input(size_t index) const { return values_[inputs_[index]]; }
   // Binds input `index`. A tensor must match the declared dtype, rank and dim order, and the
   // declared sizes (or fit them when the program marks the input dynamic); its data is used in
-  // place, not copied, so it must stay valid through execute(). Scalars must match the tag.
+  // place when the program lets it (it must then stay valid through execute()), or copied into
+  // the input's planned memory when other values of the program share those bytes. Scalars
+  // must match the tag.
   // InvalidArgument otherwise, with error_message() saying what differs.
   Error set_input(size_t index, const EValue& value);
 
@@ -90,6 +92,7 @@ class Method {
   size_t num_values_ = 0;
   const int32_t* inputs_ = nullptr;
   size_t num_inputs_ = 0;
+  const bool* copied_inputs_ = nullptr;  // per input: copied into its planned bytes
   const int32_t* outputs_ = nullptr;
   size_t num_outputs_ = 0;
   Step* steps_ = nullptr;

@@ -322,10 +322,11 @@ class PlanChecker {
   }
 
   // Kernels take their out arguments to be apart from their inputs (and copy with memcpy): two
-  // values one call reads or writes must not share planned bytes. The same value twice is fine
-  // (an in-place op's self). Every tensor argument is compared with every other one and with
-  // the items of the call's tensor lists (each list once; outs like cat's are tensor arguments,
-  // and split's out list is compared with its tensor input).
+  // values one call reads or writes must not partly share planned bytes. The same value twice is
+  // fine (an in-place op's self), and so are two values on exactly the same bytes. Every tensor
+  // argument is compared with every other one and with the items of the call's tensor lists (each
+  // list once; outs like cat's are tensor arguments, and split's out list is compared with its
+  // tensor input).
   Error check_overlaps(uint32_t c, uint32_t k, const flatbuffers::Vector<int32_t>& args) const {
     bool repeated[kMaxCallArguments] = {};  // the call has at most that many (checked)
     for (uint32_t j = 0; j < args.size(); ++j) {
@@ -362,6 +363,9 @@ class PlanChecker {
     Placement b;
     if (other_index == index || !placement(other_index, &b)) return Error::Ok;
     if (a.arena != b.arena || a.end <= b.begin || b.end <= a.begin) return Error::Ok;
+    // Two values on exactly the same bytes are one tensor seen twice (kiln.export leaves a view
+    // on its input's bytes); kernels may read it through both. Partial overlaps are refused.
+    if (a.begin == b.begin && a.end == b.end) return Error::Ok;
     KILN_PLAN_FAIL(where_, InvalidProgram,
                    "chain %u instruction %u: its arguments value %d (bytes %llu..%llu) and "
                    "value %d (bytes %llu..%llu) overlap in memory arena %u",

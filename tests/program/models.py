@@ -88,6 +88,13 @@ class Accumulator(nn.Module):
         return self.total * 2.0
 
 
+class ViewsOfInput(nn.Module):
+    """Reads a tensor together with views of it: kiln.export leaves the views on the same bytes."""
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return x + x.reshape(4, 3).reshape(3, 4), torch.cat([x, x.view(3, 4)])
+
+
 @dataclass(frozen=True)
 class ZooModel:
     name: str
@@ -124,6 +131,7 @@ ZOO: tuple[ZooModel, ...] = (
     ZooModel("encoder_layer", _encoder_layer, _seeded((2, 5, 16))),
     ZooModel("two_in_two_out", TwoInTwoOut, _seeded((3, 6), (3, 6))),
     ZooModel("accumulator", Accumulator, _seeded((3, 4)), stateful=True),
+    ZooModel("views_of_input", ViewsOfInput, _seeded((3, 4))),
 )
 
 
