@@ -15,12 +15,9 @@ schema), so the root offset grows by 32. Segment data starts at the next multipl
 from __future__ import annotations
 
 import struct
-import warnings
 from dataclasses import dataclass
 
 import flatbuffers
-import pytest
-import torch
 
 from codegen.pte.program_generated import ExecutionPlanT, Program, ProgramT
 
@@ -84,16 +81,3 @@ def encode(pte: PteFile) -> bytes:
     out = struct.pack("<I", root_offset + HEADER_LENGTH) + flatbuffer[4:8] + header
     out += flatbuffer[8:]
     return out + bytes(segment_base - len(out)) + pte.segment_data
-
-
-def executorch_pte(module: torch.nn.Module, inputs: tuple[torch.Tensor, ...]) -> bytes:
-    """The .pte ExecuTorch 1.5.1's exporter writes for ``module`` (tools/setup.sh installs it)."""
-    try:
-        import executorch.exir
-    except ImportError as error:
-        pytest.fail(f"ExecuTorch 1.5.1 is not installed ({error}): run tools/setup.sh")
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        exported = torch.export.export(module.eval(), inputs)
-        return bytes(executorch.exir.to_edge(exported).to_executorch().buffer)

@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 import torch
-from pte_edit import Header, PteFile, decode, encode, executorch_pte
+from executorch_export import pte_bytes
+from pte_edit import Header, PteFile, decode, encode
 
 import kiln
 from codegen.pte import program_generated as pte
@@ -38,7 +39,7 @@ class Mlp(torch.nn.Module):
 @pytest.fixture(scope="module")
 def mlp() -> bytes:
     torch.manual_seed(0)
-    data = executorch_pte(Mlp(), (torch.randn(2, 8),))
+    data = pte_bytes(Mlp(), (torch.randn(2, 8),))
     plan = decode(data).plan
     # The layout the edits below rely on.
     assert [op.name.decode() for op in plan.operators] == [
@@ -356,6 +357,6 @@ def test_a_program_without_segment_data_loads() -> None:
             return torch.relu(a @ b)
 
     a, b = torch.randn(3, 4), torch.randn(4, 3)
-    data = executorch_pte(NoWeights(), (a, b))
+    data = pte_bytes(NoWeights(), (a, b))
     assert Header.of(data) is None and decode(data).program.segments
     torch.testing.assert_close(kiln.load(data).run(a, b)[0], torch.relu(a @ b))
