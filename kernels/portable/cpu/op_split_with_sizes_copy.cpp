@@ -19,6 +19,12 @@ void split_with_sizes_copy_out(KernelRuntimeContext& ctx, const Tensor& self,
                           "split_with_sizes expects split_sizes have only non-negative entries, "
                           "but got split_sizes=%s",
                           format_shape(split_sizes).text);
+    // Each size is at most n when they sum to n; checking so keeps the sum from overflowing.
+    KILN_KERNEL_CHECK_MSG(ctx, split_sizes[i] <= n - total, InvalidArgument, ,
+                          "split_with_sizes expects split_sizes to sum exactly to %lld (input "
+                          "tensor's size at dimension %lld), but got split_sizes=%s",
+                          static_cast<long long>(n), static_cast<long long>(d),
+                          format_shape(split_sizes).text);
     total += split_sizes[i];
   }
   KILN_KERNEL_CHECK_MSG(ctx, total == n, InvalidArgument, ,

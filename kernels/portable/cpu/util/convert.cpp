@@ -35,10 +35,7 @@ inline T store_value(C value) {
 template <typename C, typename T>
 void load_typed(const T* src, int64_t stride, int64_t n, C* dst) {
   if constexpr (std::is_same_v<T, bool>) {
-    // Planned memory is shared between tensors, so a Bool tensor of a bad program can view
-    // bytes other than 0 and 1, and loading those as bool is undefined: they are read as bytes.
-    const auto* bytes = reinterpret_cast<const uint8_t*>(src);
-    for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<C>(bytes[i * stride] != 0);
+    for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<C>(load_bool_byte(&src[i * stride]));
     return;
   }
   if (stride == 1) {

@@ -14,6 +14,12 @@ namespace kiln::portable {
 
 // Converts one value the way ATen's casts do: bool tests for nonzero, Half and BFloat16 round
 // from float, floating values truncate to integers through int64.
+// A Bool element read as its byte. Planned memory is shared between tensors, so a bad program's
+// Bool tensor can view bytes other than 0 and 1, which are undefined to load as bool.
+inline bool load_bool_byte(const bool* element) {
+  return *reinterpret_cast<const uint8_t*>(element) != 0;
+}
+
 template <typename To, typename From>
 inline To convert_value(From value) {
   if constexpr (std::is_same_v<To, bool>) {

@@ -99,7 +99,13 @@ namespace {
 
 template <typename T>
 void nonzero_typed(const T* src, int64_t stride, int64_t n, int64_t* dst) {
-  for (int64_t i = 0; i < n; ++i) dst[i] = convert_value<bool>(src[i * stride]) ? 1 : 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if constexpr (std::is_same_v<T, bool>) {
+      dst[i] = load_bool_byte(&src[i * stride]) ? 1 : 0;
+    } else {
+      dst[i] = convert_value<bool>(src[i * stride]) ? 1 : 0;
+    }
+  }
 }
 
 }  // namespace
