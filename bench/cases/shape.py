@@ -1,4 +1,5 @@
-"""Shape and copy cases: permute, transpose, cat, dtype conversion, expand, slice, repeat."""
+"""Shape and copy cases: permute, transpose, cat, dtype conversion, expand, slice, repeat, pixel
+shuffle."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ def cases() -> list[Case]:
     row = torch.randn(1, 1024)
     rows = torch.randn(1024, 1024)
     tile = torch.randn(64, 256)
+    feature_map = torch.randn(8, 64, 64, 64)
+    sub_pixels = torch.randn(4, 72, 32, 32)
     return [
         Case("permute_copy [64,128,256] (0,2,1)", "aten::permute_copy.out", (x3, [0, 2, 1]), {}),
         Case("transpose_copy 1024x1024", "aten::transpose_copy.int_out", (square, 0, 1), {}),
@@ -37,4 +40,7 @@ def cases() -> list[Case]:
         ),
         Case("repeat [64,256] (4,2)", "aten::repeat.out", (tile, [4, 2]), {}),
         Case("clone 1M float32", "aten::clone.out", (flat,), {}),
+        Case("pixel_shuffle [8,64,64,64] r=2", "aten::pixel_shuffle.out", (feature_map, 2), {}),
+        Case("pixel_shuffle [4,72,32,32] r=3", "aten::pixel_shuffle.out", (sub_pixels, 3), {}),
+        Case("pixel_unshuffle [8,64,64,64] r=2", "aten::pixel_unshuffle.out", (feature_map, 2), {}),
     ]

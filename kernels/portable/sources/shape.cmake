@@ -16,6 +16,8 @@ list(APPEND KILN_PORTABLE_SOURCES
   cpu/op_full_like.cpp
   cpu/op_ones.cpp
   cpu/op_permute_copy.cpp
+  cpu/op_pixel_shuffle.cpp
+  cpu/op_pixel_unshuffle.cpp
   cpu/op_repeat.cpp
   cpu/op_roll.cpp
   cpu/op_select_copy.cpp
