@@ -6,10 +6,12 @@ list(APPEND KILN_PORTABLE_SOURCES
   cpu/op__unsafe_view.cpp
   cpu/op_alias_copy.cpp
   cpu/op_arange.cpp
+  cpu/op_as_strided_copy.cpp
   cpu/op_cat.cpp
   cpu/op_clone.cpp
   cpu/op_copy.cpp
   cpu/op_detach_copy.cpp
+  cpu/op_diagonal_copy.cpp
   cpu/op_expand_copy.cpp
   cpu/op_flip.cpp
   cpu/op_full.cpp
@@ -30,7 +32,10 @@ list(APPEND KILN_PORTABLE_SOURCES
   cpu/op_transpose_copy.cpp
   cpu/op_tril.cpp
   cpu/op_triu.cpp
+  cpu/op_unbind_copy.cpp
+  cpu/op_unfold_copy.cpp
   cpu/op_unsqueeze_copy.cpp
+  cpu/op_view_as_real_copy.cpp
   cpu/op_view_copy.cpp
   cpu/op_zeros.cpp
   cpu/util/copy.cpp
