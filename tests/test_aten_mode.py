@@ -135,7 +135,10 @@ def test_python_aten_backend_runs_libtorch(aten_build: Path) -> None:
     custom = {k["name"]: k["origin"] for k in kernels if not k["name"].startswith("aten::")}
     assert sorted(custom) == [
         "dim_order_ops::_clone_dim_order.out",
+        "dim_order_ops::_empty_dim_order.out",
         "dim_order_ops::_to_dim_order_copy.out",
+        "et_copy::_d2h_copy.out",
+        "et_copy::_h2d_copy.out",
     ]
     assert all(origin.startswith("custom_ops.yaml:") for origin in custom.values())
 

@@ -1,6 +1,9 @@
 # Shape, copy, creation and indexing ops.
 list(APPEND KILN_PORTABLE_SOURCES
   cpu/op__clone_dim_order.cpp
+  cpu/op__d2h_copy.cpp
+  cpu/op__empty_dim_order.cpp
+  cpu/op__h2d_copy.cpp
   cpu/op__to_copy.cpp
   cpu/op__to_dim_order_copy.cpp
   cpu/op__unsafe_view.cpp

@@ -59,8 +59,8 @@ bool strides_of(c10::IntArrayRef sizes, const DimOrderType* order, StridesType* 
   return dim_order_to_strides({sizes.data(), rank}, {order, rank}, {strides, rank}) == Error::Ok;
 }
 
-// Whether `tensor` is laid out as `order` lays out its shape (dims of size 1 take no part; an
-// empty tensor has every layout).
+}  // namespace
+
 bool has_layout(const Tensor& tensor, const DimOrderType* order) {
   if (tensor.numel() == 0) return true;
   StridesType strides[kTensorDimensionLimit];
@@ -71,8 +71,6 @@ bool has_layout(const Tensor& tensor, const DimOrderType* order) {
   return true;
 }
 
-// Resizes out to `sizes` keeping its dim order when the rank stays, as lean Kiln's resize does
-// (libtorch's resize_ would make it contiguous).
 bool resize_keeping_dim_order(KernelRuntimeContext& ctx, Tensor& out, c10::IntArrayRef sizes) {
   if (out.sizes().equals(sizes)) return true;
   DimOrderType order[kTensorDimensionLimit];
@@ -85,8 +83,6 @@ bool resize_keeping_dim_order(KernelRuntimeContext& ctx, Tensor& out, c10::IntAr
   }
   return true;
 }
-
-}  // namespace
 
 Tensor& copy_to_dim_order(KernelRuntimeContext& ctx, const Tensor& self,
                           std::optional<IntArrayRef> dim_order, Tensor& out) {
