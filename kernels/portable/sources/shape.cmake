@@ -26,7 +26,9 @@ list(APPEND KILN_PORTABLE_SOURCES
   cpu/op_repeat.cpp
   cpu/op_roll.cpp
   cpu/op_select_copy.cpp
+  cpu/op_select_scatter.cpp
   cpu/op_slice_copy.cpp
+  cpu/op_slice_scatter.cpp
   cpu/op_split_copy.cpp
   cpu/op_split_with_sizes_copy.cpp
   cpu/op_squeeze_copy.cpp
@@ -45,5 +47,6 @@ list(APPEND KILN_PORTABLE_SOURCES
   cpu/util/dim_order_copy.cpp
   cpu/util/fill.cpp
   cpu/util/join.cpp
+  cpu/util/scatter_part.cpp
   cpu/util/shape_kernels.cpp
 )
