@@ -6,6 +6,8 @@ list(APPEND KILN_PORTABLE_SOURCES
   cpu/op_index_put.cpp
   cpu/op_index_select.cpp
   cpu/op_masked_fill.cpp
+  cpu/op_masked_scatter.cpp
+  cpu/op_masked_select.cpp
   cpu/op_narrow_copy.cpp
   cpu/op_scatter.cpp
   cpu/op_scatter_add.cpp
