@@ -9,6 +9,8 @@ list(APPEND KILN_PORTABLE_SOURCES
   cpu/op_masked_scatter.cpp
   cpu/op_masked_select.cpp
   cpu/op_narrow_copy.cpp
+  cpu/op_nonzero.cpp
+  cpu/op_repeat_interleave.cpp
   cpu/op_scatter.cpp
   cpu/op_scatter_add.cpp
   cpu/op_sort.cpp
