@@ -1,4 +1,5 @@
-"""aten::index.Tensor_out and aten::index_put.out (advanced indexing) against torch."""
+"""aten::index.Tensor_out, aten::index_put.out and aten::index_put_ (advanced indexing, in place for
+index_put_) against torch."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from op_compare import check_op, is_portable
+from op_compare import assert_same, check_op, is_portable
 from strategies import dtypes, make_tensor, out_tensors, seeds, shapes, tensors
 
 import kiln
@@ -111,6 +112,48 @@ def test_index_put_matches_torch(call_op: Any, data: Any) -> None:
         out=out,
         atol=atol,
     )
+
+
+@SETTINGS
+@given(data=st.data())
+def test_index_put_in_place_matches_torch(call_op: Any, data: Any) -> None:
+    a = data.draw(tensors(dtypes, shapes(1, 4)))
+    indices = data.draw(index_lists(a, byte_masks=False))
+    accumulate = data.draw(st.booleans())
+    result = torch_index(a, indices)
+    shape = tuple(result.shape) if result is not None else (2,)
+    if data.draw(st.booleans()):
+        shape = shape[data.draw(st.integers(0, len(shape))) :]
+    dtype = a.dtype if data.draw(st.integers(0, 9)) else data.draw(dtypes)
+    values = data.draw(tensors(dtype, shape))
+    if accumulate and dtype.is_floating_point:
+        values = values.nan_to_num(0.0, 0.0, 0.0)  # inf + -inf order would matter
+    atol = 0.0
+    if accumulate and dtype.is_floating_point and result is not None:
+        atol = 4 * torch.finfo(dtype).eps * (float(values.double().abs().sum()) + 1.0)
+    before = a.clone()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected = aten.index_put_(a.clone(), indices, values, accumulate)
+    except (RuntimeError, IndexError):
+        with pytest.raises(kiln.KilnError):
+            call_op("aten::index_put_", a, indices, values, accumulate)
+        torch.testing.assert_close(a, before, rtol=0, atol=0, equal_nan=True)
+        return
+    assert call_op("aten::index_put_", a, indices, values, accumulate) is a
+    assert_same(a, expected, atol=atol)
+
+
+def test_index_put_in_place_refuses_overlapping_inputs(call_op: Any) -> None:
+    a = torch.zeros(3, 4)
+    with pytest.raises(RuntimeError, match="single memory location"):
+        aten.index_put_(a, [torch.tensor([0, 2])], a[1])
+    with pytest.raises(kiln.KilnError, match=portable_only(call_op, "single memory location")):
+        call_op("aten::index_put_", a, [torch.tensor([0, 2])], a[1])
+    flat = torch.zeros(4, dtype=torch.int64)
+    with pytest.raises(kiln.KilnError, match=portable_only(call_op, "single memory location")):
+        call_op("aten::index_put_", flat, [flat], torch.tensor(1))
 
 
 def test_index_adjacent_and_separated_indices(call_op: Any) -> None:

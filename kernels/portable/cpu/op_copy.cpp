@@ -7,17 +7,6 @@
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {
-namespace {
-
-// Whether the bytes of a and b overlap.
-bool overlaps(const Tensor& a, const Tensor& b) {
-  const char* a_begin = a.const_data_ptr<char>();
-  const char* b_begin = b.const_data_ptr<char>();
-  return a.nbytes() > 0 && b.nbytes() > 0 && a_begin < b_begin + b.nbytes() &&
-         b_begin < a_begin + a.nbytes();
-}
-
-}  // namespace
 
 Tensor& copy_(KernelRuntimeContext& ctx, Tensor& self, const Tensor& src, bool non_blocking) {
   (void)non_blocking;  // a host-to-host copy is always synchronous
@@ -47,7 +36,7 @@ Tensor& copy_(KernelRuntimeContext& ctx, Tensor& self, const Tensor& src, bool n
                           format_shape(self.sizes()).text);
     src_strides[d] = src.strides()[static_cast<size_t>(s)];
   }
-  if (overlaps(self, src)) {
+  if (tensors_overlap(self, src)) {
     const bool same = self.const_data_ptr() == src.const_data_ptr() &&
                       self.scalar_type() == src.scalar_type() && self.sizes().equals(src.sizes()) &&
                       self.strides().equals(src.strides());

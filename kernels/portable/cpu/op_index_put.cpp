@@ -1,4 +1,5 @@
-// index_put.out: a copy of self with `values` written (or added) at advanced-index positions.
+// index_put.out: a copy of self with `values` written (or added) at advanced-index positions;
+// index_put_: the same in self itself.
 #include <cstdint>
 #include <optional>
 #include <type_traits>
@@ -109,11 +110,10 @@ bool check_masked_fill_route(KernelRuntimeContext& ctx, ArrayRef<std::optional<T
   return true;
 }
 
-}  // namespace
-
-Tensor& index_put_out(KernelRuntimeContext& ctx, const Tensor& self,
-                      ArrayRef<std::optional<Tensor>> indices, const Tensor& values,
-                      bool accumulate, Tensor& out) {
+// out = self with values put at the indices; out may be self (index_put_).
+Tensor& put_into(KernelRuntimeContext& ctx, const Tensor& self,
+                 ArrayRef<std::optional<Tensor>> indices, const Tensor& values, bool accumulate,
+                 Tensor& out) {
   if (!check_tensor(ctx, self, "self") || !check_default_dim_order(ctx, values, "values") ||
       !check_default_dim_order(ctx, out, "out")) {
     return out;
@@ -187,6 +187,28 @@ Tensor& index_put_out(KernelRuntimeContext& ctx, const Tensor& self,
     });
   }
   return out;
+}
+
+}  // namespace
+
+Tensor& index_put_out(KernelRuntimeContext& ctx, const Tensor& self,
+                      ArrayRef<std::optional<Tensor>> indices, const Tensor& values,
+                      bool accumulate, Tensor& out) {
+  return put_into(ctx, self, indices, values, accumulate, out);
+}
+
+Tensor& index_put_(KernelRuntimeContext& ctx, Tensor& self, ArrayRef<std::optional<Tensor>> indices,
+                   const Tensor& values, bool accumulate) {
+  // Writing self while reading values or an index from its memory would read written elements.
+  bool overlap = tensors_overlap(self, values);
+  for (size_t i = 0; i < indices.size() && !overlap; ++i) {
+    overlap = indices[i].has_value() && indices[i]->defined() && tensors_overlap(self, *indices[i]);
+  }
+  KILN_KERNEL_CHECK_MSG(ctx, !overlap, InvalidArgument, self,
+                        "unsupported operation: some elements of the input tensor and the "
+                        "written-to tensor refer to a single memory location. Please clone() the "
+                        "tensor before performing the operation.");
+  return put_into(ctx, self, indices, values, accumulate, self);
 }
 
 }  // namespace kiln::portable::native

@@ -361,6 +361,13 @@ void copy_bytes(const Tensor& self, Tensor& out) {
   }
 }
 
+bool tensors_overlap(const Tensor& a, const Tensor& b) {
+  const char* a_begin = a.const_data_ptr<char>();
+  const char* b_begin = b.const_data_ptr<char>();
+  return a.nbytes() > 0 && b.nbytes() > 0 && a_begin < b_begin + b.nbytes() &&
+         b_begin < a_begin + a.nbytes();
+}
+
 bool prepare_copy_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out,
                       ArrayRef<SizesType> sizes) {
   return check_default_dim_order(ctx, self, "self") && check_default_dim_order(ctx, out, "out") &&

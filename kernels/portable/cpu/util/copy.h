@@ -68,6 +68,9 @@ void scalar_to_element(const Scalar& scalar, ScalarType type, void* dst);
 // self, and an overlap is fine.
 void copy_bytes(const Tensor& self, Tensor& out);
 
+// Whether the bytes of a and b overlap (an in-place op must not read what it writes).
+bool tensors_overlap(const Tensor& a, const Tensor& b);
+
 // The common prologue of a copy kernel: self and out use the default dim order, out has self's
 // dtype, and out is resized to `sizes`. False after ctx.fail.
 bool prepare_copy_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out,
