@@ -1,5 +1,6 @@
-"""Floating unary functions against torch: aten::exp.out, log, log1p, sqrt, rsqrt, reciprocal,
-sin, cos, tanh, sigmoid and erf (integer and bool inputs compute in Float)."""
+"""Floating unary functions against torch: aten::exp.out, expm1, log, log2, log10, log1p, sqrt,
+rsqrt, reciprocal, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, asinh, acosh, atanh, sigmoid
+and erf (integer and bool inputs compute in Float)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,18 @@ OPS = [
     "aten::tanh.out",
     "aten::sigmoid.out",
     "aten::erf.out",
+    "aten::expm1.out",
+    "aten::log2.out",
+    "aten::log10.out",
+    "aten::tan.out",
+    "aten::asin.out",
+    "aten::acos.out",
+    "aten::atan.out",
+    "aten::sinh.out",
+    "aten::cosh.out",
+    "aten::asinh.out",
+    "aten::acosh.out",
+    "aten::atanh.out",
 ]
 
 
@@ -85,12 +98,18 @@ def test_floating_unary_float32_accuracy(call_op: Any, op: str) -> None:
             torch.tensor([float("inf"), -float("inf"), float("nan"), 1e30, -1e30]),
         ]
     )
-    if op in ("log", "sqrt", "rsqrt"):
+    if op in ("log", "log2", "log10", "sqrt", "rsqrt"):
         wide = wide.abs()
     if op == "log1p":
         wide = torch.where(wide < -1, -wide, wide)
     if op in ("sin", "cos"):
         wide = wide[wide.abs() < 1e4]
+    if op in ("asin", "acos", "atanh"):
+        # Into (-1, 1), keeping the edges and the values beyond (NaN).
+        edges = torch.tensor([1.0, -1.0, 0.5, -0.5, 1.0000001, -1.0000001, 2.0])
+        wide = torch.cat([wide / (1 + wide.abs()), wide.tanh(), edges])
+    if op == "acosh":
+        wide = torch.cat([wide.abs() + 1, torch.tensor([1.0, 0.999, -1.0, 1.0000001])])
     got = call_op(f"aten::{op}.out", wide, out=torch.empty(0))
     reference = getattr(torch, op)(wide.double()).float()
     # Subnormal results may flush to zero: the absolute tolerance covers them.

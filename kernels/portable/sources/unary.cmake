@@ -1,13 +1,21 @@
 # Elementwise unary ops and activations.
 list(APPEND KILN_PORTABLE_SOURCES
   cpu/op_abs.cpp
+  cpu/op_acos.cpp
+  cpu/op_acosh.cpp
+  cpu/op_asin.cpp
+  cpu/op_asinh.cpp
+  cpu/op_atan.cpp
+  cpu/op_atanh.cpp
   cpu/op_bitwise_not.cpp
   cpu/op_ceil.cpp
   cpu/op_clamp.cpp
   cpu/op_cos.cpp
+  cpu/op_cosh.cpp
   cpu/op_elu.cpp
   cpu/op_erf.cpp
   cpu/op_exp.cpp
+  cpu/op_expm1.cpp
   cpu/op_floor.cpp
   cpu/op_gelu.cpp
   cpu/op_hardsigmoid.cpp
@@ -17,8 +25,11 @@ list(APPEND KILN_PORTABLE_SOURCES
   cpu/op_isnan.cpp
   cpu/op_leaky_relu.cpp
   cpu/op_log.cpp
+  cpu/op_log10.cpp
   cpu/op_log1p.cpp
+  cpu/op_log2.cpp
   cpu/op_logical_not.cpp
+  cpu/op_logit.cpp
   cpu/op_neg.cpp
   cpu/op_reciprocal.cpp
   cpu/op_relu.cpp
@@ -28,7 +39,9 @@ list(APPEND KILN_PORTABLE_SOURCES
   cpu/op_sign.cpp
   cpu/op_silu.cpp
   cpu/op_sin.cpp
+  cpu/op_sinh.cpp
   cpu/op_sqrt.cpp
+  cpu/op_tan.cpp
   cpu/op_tanh.cpp
   cpu/op_trunc.cpp
   cpu/util/unary.cpp
@@ -37,16 +50,29 @@ list(APPEND KILN_PORTABLE_SOURCES
 # The floating unary kernels never read errno; without it GCC and Clang compile std::sqrt to the
 # vector instruction instead of a call per element.
 set(kiln_floating_unary_sources
+  cpu/op_acos.cpp
+  cpu/op_acosh.cpp
+  cpu/op_asin.cpp
+  cpu/op_asinh.cpp
+  cpu/op_atan.cpp
+  cpu/op_atanh.cpp
   cpu/op_cos.cpp
+  cpu/op_cosh.cpp
   cpu/op_erf.cpp
   cpu/op_exp.cpp
+  cpu/op_expm1.cpp
   cpu/op_log.cpp
+  cpu/op_log10.cpp
   cpu/op_log1p.cpp
+  cpu/op_log2.cpp
+  cpu/op_logit.cpp
   cpu/op_reciprocal.cpp
   cpu/op_rsqrt.cpp
   cpu/op_sigmoid.cpp
   cpu/op_sin.cpp
+  cpu/op_sinh.cpp
   cpu/op_sqrt.cpp
+  cpu/op_tan.cpp
   cpu/op_tanh.cpp
 )
 if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")

@@ -26,10 +26,36 @@ constexpr int64_t kUnaryChunk = 512;
 
 namespace detail {
 
-// The hot loop of every unary op; the clone for newer CPUs vectorises 8 floats at a time.
+// Whether functor Op has rare inputs: `Op::kHasRareInputs`, with op.rare(x) true where its
+// vectorisable formula is inexact (tan's huge arguments) and op.exact(x) computing those.
+template <typename Op, typename = void>
+struct HasRareInputs : std::false_type {};
+template <typename Op>
+struct HasRareInputs<Op, std::void_t<decltype(Op::kHasRareInputs)>>
+    : std::bool_constant<Op::kHasRareInputs> {};
+
+// Elements per block that unary_loop scans for rare inputs before mapping it.
+constexpr int64_t kRareScanBlock = 256;
+
+// The hot loop of every unary op; the clone for newer CPUs vectorises 8 floats at a time. An op
+// with rare inputs maps each block with the vector loop when the block has none, else element
+// by element (the block is scanned before it is written, so in may alias out).
 template <typename In, typename Out, typename Op>
 KILN_HOT_LOOP void unary_loop(const In* in, Out* out, int64_t n, Op op) {
-  for (int64_t i = 0; i < n; ++i) out[i] = op(in[i]);
+  if constexpr (HasRareInputs<Op>::value) {
+    for (int64_t start = 0; start < n; start += kRareScanBlock) {
+      const int64_t end = n - start < kRareScanBlock ? n : start + kRareScanBlock;
+      unsigned rare = 0;
+      for (int64_t i = start; i < end; ++i) rare |= static_cast<unsigned>(op.rare(in[i]));
+      if (rare == 0) {
+        for (int64_t i = start; i < end; ++i) out[i] = op(in[i]);
+      } else {
+        for (int64_t i = start; i < end; ++i) out[i] = op.rare(in[i]) ? op.exact(in[i]) : op(in[i]);
+      }
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i) out[i] = op(in[i]);
+  }
 }
 
 // Half or BFloat16 values through a float op, rounded back to T and stored as T or as float: one
@@ -62,6 +88,8 @@ KILN_HOT_LOOP void reduced_unary_loop(const T* in, Out* out, int64_t n, Op op) {
 // Float (the common cases); returns false otherwise.
 template <typename MakeOp>
 bool reduced_unary(const Tensor& self, ScalarType common, Tensor& out, MakeOp& make_op) {
+  // An op with rare inputs takes the converting path, whose loop handles them.
+  if constexpr (HasRareInputs<decltype(make_op(0.0f))>::value) return false;
   const ScalarType in_type = self.scalar_type();
   const ScalarType out_type = out.scalar_type();
   if (in_type != common || (out_type != in_type && out_type != ScalarType::Float)) return false;

@@ -150,20 +150,20 @@ inline float expm1_float(float x) {
   return select(x != x, x, result);
 }
 
-// Natural log in float, within 2 ulp of std::log; log(0) = -inf, negative x gives NaN.
-inline float log_float(float x) {
-  constexpr float kLn2Hi = 0.693359375f;
-  constexpr float kLn2Lo = -2.12194440e-4f;
+namespace detail {
+
+// x = 2^e * m with m in [sqrt(1/2), sqrt(2)), for finite positive x: sets *e (as a float) and
+// *log_m = log m (natural), so that any logarithm of x is e * log(2) + log_m in that base.
+inline void log_reduce(float x, float* e, float* log_m) {
   // Subnormals are scaled into the normal range first (2^23 times, undone in the exponent).
   const bool subnormal = x < 1.17549435e-38f;
   const float scaled = select(subnormal, x * 8388608.0f, x);
   const uint32_t bits = kiln::detail::float_bits(scaled);
-  // x = 2^e * m with m in [sqrt(1/2), sqrt(2)), so log m is small and log x = e * ln2 + log m.
   const uint32_t mantissa = (bits & 0x007fffffu) | 0x3f800000u;
   const bool high = mantissa > 0x3fb504f3u;  // m > sqrt(2): halve it
   const float m = kiln::detail::bits_float(mantissa - (static_cast<uint32_t>(high) << 23));
-  const int32_t e = static_cast<int32_t>((bits >> 23) & 0xffu) - 127 + static_cast<int32_t>(high) -
-                    23 * static_cast<int32_t>(subnormal);
+  *e = static_cast<float>(static_cast<int32_t>((bits >> 23) & 0xffu) - 127 +
+                          static_cast<int32_t>(high) - 23 * static_cast<int32_t>(subnormal));
   // log m = 2 atanh(s) with s = (m - 1) / (m + 1), |s| <= 0.172: the odd series to s^9.
   const float f = m - 1.0f;  // exact
   const float s = f / (m + 1.0f);
@@ -172,12 +172,44 @@ inline float log_float(float x) {
   p = p * s2 + 1.0f / 7.0f;
   p = p * s2 + 1.0f / 5.0f;
   p = p * s2 + 1.0f / 3.0f;
-  const float log_m = 2.0f * s + 2.0f * s * s2 * p;
-  const float n = static_cast<float>(e);
-  float result = n * kLn2Hi + (n * kLn2Lo + log_m);
+  *log_m = 2.0f * s + 2.0f * s * s2 * p;
+}
+
+// A logarithm's value at the ends of its domain: +inf for +inf, -inf for 0, NaN below 0 and for
+// NaN; `result` (log_reduce's composition) elsewhere.
+inline float log_edges(float x, float result) {
   result = select(x == INFINITY, x, result);
   result = select(x == 0.0f, -INFINITY, result);
   return select((x < 0.0f) | (x != x), NAN, result);
+}
+
+}  // namespace detail
+
+// Natural log in float, within 2 ulp of std::log; log(0) = -inf, negative x gives NaN.
+inline float log_float(float x) {
+  constexpr float kLn2Hi = 0.693359375f;  // n * kLn2Hi is exact
+  constexpr float kLn2Lo = -2.12194440e-4f;
+  float n, log_m;
+  detail::log_reduce(x, &n, &log_m);
+  return detail::log_edges(x, n * kLn2Hi + (n * kLn2Lo + log_m));
+}
+
+// log2 in float, within 2 ulp of std::log2 (exact at powers of two).
+inline float log2_float(float x) {
+  constexpr float kLog2e = 1.44269504088896341f;
+  float n, log_m;
+  detail::log_reduce(x, &n, &log_m);
+  return detail::log_edges(x, n + log_m * kLog2e);
+}
+
+// log10 in float, within 2 ulp of std::log10.
+inline float log10_float(float x) {
+  constexpr float kLog10Of2Hi = 0.30102539f;  // n * kLog10Of2Hi is exact (12 bits)
+  constexpr float kLog10Of2Lo = 4.6050389e-6f;
+  constexpr float kLog10e = 0.434294481903251828f;
+  float n, log_m;
+  detail::log_reduce(x, &n, &log_m);
+  return detail::log_edges(x, n * kLog10Of2Hi + (n * kLog10Of2Lo + log_m * kLog10e));
 }
 
 // log(1 + x) in float, accurate for tiny x: with u = 1 + x rounded, log(u) * x / (u - 1)
@@ -285,6 +317,10 @@ inline float expm1_compute(float x) { return expm1_float(x); }
 inline double expm1_compute(double x) { return std::expm1(x); }
 inline float log_compute(float x) { return log_float(x); }
 inline double log_compute(double x) { return std::log(x); }
+inline float log2_compute(float x) { return log2_float(x); }
+inline double log2_compute(double x) { return std::log2(x); }
+inline float log10_compute(float x) { return log10_float(x); }
+inline double log10_compute(double x) { return std::log10(x); }
 inline float log1p_compute(float x) { return log1p_float(x); }
 inline double log1p_compute(double x) { return std::log1p(x); }
 inline float tanh_compute(float x) { return tanh_float(x); }

@@ -1,0 +1,13 @@
+// asin.out: the arcsine of self (NaN outside [-1, 1]); integer and bool inputs compute in Float,
+// and out may be any floating dtype.
+#include "kernels/portable/cpu/util/unary_kernels.h"
+#include "kernels/portable/cpu/util/vec_trig.h"
+#include "runtime/kernel/kernel_runtime_context.h"
+
+namespace kiln::portable::native {
+
+Tensor& asin_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
+  return floating_unary_out(ctx, self, out, [](auto x) { return asin_compute(x); });
+}
+
+}  // namespace kiln::portable::native

@@ -1,0 +1,13 @@
+// cosh.out: the hyperbolic cosine of self; integer and bool inputs compute in Float, and out may be
+// any floating dtype.
+#include "kernels/portable/cpu/util/unary_kernels.h"
+#include "kernels/portable/cpu/util/vec_trig.h"
+#include "runtime/kernel/kernel_runtime_context.h"
+
+namespace kiln::portable::native {
+
+Tensor& cosh_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
+  return floating_unary_out(ctx, self, out, [](auto x) { return cosh_compute(x); });
+}
+
+}  // namespace kiln::portable::native

@@ -1,0 +1,203 @@
+// Trigonometric, inverse trigonometric and hyperbolic functions in float, written so loops over
+// them vectorise (bit selects instead of branches, no library calls but sqrt), and their
+// compute-type overloads (double takes the C library's).
+//
+// The polynomials are weighted least-squares fits (iterated towards minimax) of each function's
+// odd tail in relative error; their own error is far below float's rounding, so the results are
+// within about 2 ulp of the correctly rounded value.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "kernels/portable/cpu/util/vec_math.h"
+
+namespace kiln::portable {
+
+namespace detail {
+
+constexpr float kPiOver2Hi = 1.57079637f;  // pi / 2 rounded to float
+constexpr float kPiOver2Lo = -4.37113883e-8f;
+constexpr float kPiOver4Hi = 0.785398185f;
+constexpr float kPiOver4Lo = -2.18556941e-8f;
+constexpr float kLn2 = 0.693147181f;
+
+// x with the sign bit of `sign` xor-ed in (so a negative sign flips x, NaN included).
+inline float xor_sign(float x, float sign) {
+  return kiln::detail::bits_float(kiln::detail::float_bits(x) ^ sign_bit(sign));
+}
+
+// asin(s) for s in [0, 1/2]: s + s^3 P(s^2).
+inline float asin_small(float s) {
+  const float z = s * s;
+  float p = 4.216628631e-02f;
+  p = p * z + 2.417952635e-02f;
+  p = p * z + 4.547037406e-02f;
+  p = p * z + 7.495297651e-02f;
+  p = p * z + 1.666675248e-01f;
+  return s + s * z * p;
+}
+
+// For a = |x| <= 1: sets *q = asin(s) and *big = (a > 1/2), where s = a below 1/2 and
+// s = sqrt((1 - a) / 2) above (then asin a = pi/2 - 2 asin s, acos a = 2 asin s). Above 1,
+// s and *q are NaN.
+inline void asin_reduce(float a, float* q, bool* big) {
+  *big = a > 0.5f;
+  const float s = select(*big, std::sqrt(0.5f * (1.0f - a)), a);
+  *q = asin_small(s);
+}
+
+// The odd-quadrant flag and tan r for x = n * pi/2 + r, |r| <= pi/4, |x| < kTanReduceLimit.
+// The reduction runs in double: pi/2 is split into a 25-bit head, so n * head is exact for
+// |n| < 2^28, and a 53-bit tail, as in fdlibm's medium-range reduction; n is rounded with the
+// 1.5 * 2^52 trick, which leaves n's parity in the lowest mantissa bit.
+inline float tan_reduced(float x) {
+  constexpr double kTwoOverPi = 0.63661977236758134308;
+  constexpr double kHead = 1.57079631090164184570;  // 0x3FF921FB50000000
+  constexpr double kTail = 1.58932547735281966916e-08;
+  constexpr double kRoundMagic = 6755399441055744.0;  // 1.5 * 2^52
+  const double xd = x;
+  const double shifted = xd * kTwoOverPi + kRoundMagic;
+  const double n = shifted - kRoundMagic;
+  const float r = static_cast<float>((xd - n * kHead) - n * kTail);
+  uint64_t bits;
+  std::memcpy(&bits, &shifted, sizeof(bits));
+  const float z = r * r;
+  float p = 4.376285857e-03f;
+  p = p * z + 8.950296255e-05f;
+  p = p * z + 1.083584830e-02f;
+  p = p * z + 2.128217007e-02f;
+  p = p * z + 5.405992061e-02f;
+  p = p * z + 1.333266329e-01f;
+  p = p * z + 3.333334976e-01f;
+  const float t = r + r * z * p;
+  // Odd n: tan x = -1 / tan r. (The mask comes straight from the 64-bit parity: a bool from
+  // it would keep GCC from vectorising the mix of float and double lanes.)
+  const uint32_t odd = 0u - static_cast<uint32_t>(bits & 1u);
+  return kiln::detail::bits_float((kiln::detail::float_bits(-1.0f / t) & odd) |
+                                  (kiln::detail::float_bits(t) & ~odd));
+}
+
+}  // namespace detail
+
+// Beyond this |x|, tan_float's reduction is inexact: tan_compute takes the C library's tan.
+constexpr float kTanReduceLimit = 4.2e8f;  // about 2^28 * pi / 2
+
+// tan in float for |x| < kTanReduceLimit (and for infinities and NaN, which give NaN).
+inline float tan_float(float x) { return detail::tan_reduced(x); }
+
+// asin in float; |x| > 1 gives NaN.
+inline float asin_float(float x) {
+  float q;
+  bool big;
+  detail::asin_reduce(detail::abs_bits(x), &q, &big);
+  // pi/2 - 2q with pi/2 in two parts, so the result near 1 keeps its accuracy.
+  const float r = select(big, detail::kPiOver2Hi - (2.0f * q - detail::kPiOver2Lo), q);
+  return detail::xor_sign(r, x);
+}
+
+// acos in float; |x| > 1 gives NaN.
+inline float acos_float(float x) {
+  float q;
+  bool big;
+  detail::asin_reduce(detail::abs_bits(x), &q, &big);
+  // |x| <= 1/2: pi/2 - asin x. Above: 2 asin s for positive x, pi - 2 asin s for negative x.
+  const float signed_q = detail::xor_sign(q, x);
+  const float small = detail::kPiOver2Hi - (signed_q - detail::kPiOver2Lo);
+  const float positive = 2.0f * q;
+  const float negative = 2.0f * detail::kPiOver2Hi - (2.0f * q - 2.0f * detail::kPiOver2Lo);
+  return select(big, select(x < 0.0f, negative, positive), small);
+}
+
+// atan in float. |x| is reduced to |t| <= tan(pi/8): above tan(3pi/8), atan a = pi/2 +
+// atan(-1/a); above tan(pi/8), atan a = pi/4 + atan((a - 1) / (a + 1)).
+inline float atan_float(float x) {
+  const float a = detail::abs_bits(x);
+  const bool high = a > 2.41421356f;
+  const bool mid = a > 0.414213562f;
+  // One division for all three cases.
+  const float num = select(high, -1.0f, select(mid, a - 1.0f, a));
+  const float den = select(high, a, select(mid, a + 1.0f, 1.0f));
+  const float t = num / den;
+  const float base_hi = select(high, detail::kPiOver2Hi, select(mid, detail::kPiOver4Hi, 0.0f));
+  const float base_lo = select(high, detail::kPiOver2Lo, select(mid, detail::kPiOver4Lo, 0.0f));
+  const float z = t * t;
+  float p = -6.078213408e-02f;
+  p = p * z + 1.059381028e-01f;
+  p = p * z - 1.424353282e-01f;
+  p = p * z + 1.999847148e-01f;
+  p = p * z - 3.333331519e-01f;
+  const float r = base_hi + (t + (t * z * p + base_lo));
+  return detail::xor_sign(r, x);
+}
+
+// sinh in float: (E + E / (E + 1)) / 2 with E = e^|x| - 1, which keeps its accuracy near 0;
+// above 88, where e^|x| overflows, (e^(|x|/2) / 2) e^(|x|/2).
+inline float sinh_float(float x) {
+  const float a = detail::abs_bits(x);
+  const bool big = a > 88.0f;
+  const float e = detail::expm1_clamped(select(big, 88.0f, a));
+  const float h = detail::exp_clamped(0.5f * a);
+  const float r = select(big, (0.5f * h) * h, 0.5f * (e + e / (e + 1.0f)));
+  return select(x != x, x, detail::xor_sign(r, x));
+}
+
+// cosh in float: (e^|x| + e^-|x|) / 2, and (e^(|x|/2) / 2) e^(|x|/2) above 88.
+inline float cosh_float(float x) {
+  const float a = detail::abs_bits(x);
+  const bool big = a > 88.0f;
+  const float e = detail::exp_clamped(select(big, 88.0f, a));
+  const float h = detail::exp_clamped(0.5f * a);
+  const float r = select(big, (0.5f * h) * h, 0.5f * e + 0.5f / e);
+  return select(x != x, x, r);
+}
+
+// asinh in float: log1p(a + a^2 / (1 + sqrt(1 + a^2))) for a = |x|, which is log(a + sqrt(a^2 +
+// 1)) without cancellation near 0; above 2^28, log(2a) = log1p(a) + log 2.
+inline float asinh_float(float x) {
+  const float a = detail::abs_bits(x);
+  const bool big = a > 268435456.0f;
+  const float a2 = a * a;
+  const float y = a + a2 / (1.0f + std::sqrt(1.0f + a2));
+  const float r = log1p_float(select(big, a, y)) + select(big, detail::kLn2, 0.0f);
+  return detail::xor_sign(r, x);
+}
+
+// acosh in float: log1p(t + sqrt(t (t + 2))) with t = x - 1 (exact below 2^24), which is
+// log(x + sqrt(x^2 - 1)) without cancellation near 1; above 2^28, log(2x). Below 1 it is NaN.
+inline float acosh_float(float x) {
+  const bool big = x > 268435456.0f;
+  const float t = x - 1.0f;
+  const float y = t + std::sqrt(t * (t + 2.0f));
+  const float r = log1p_float(select(big, x, y)) + select(big, detail::kLn2, 0.0f);
+  return select(x < 1.0f, NAN, r);
+}
+
+// atanh in float: log1p(2a / (1 - a)) / 2 for a = |x|; +-1 give +-inf, |x| > 1 NaN.
+inline float atanh_float(float x) {
+  const float a = detail::abs_bits(x);
+  const float r = 0.5f * log1p_float(2.0f * a / (1.0f - a));
+  return select(a > 1.0f, NAN, detail::xor_sign(r, x));
+}
+
+// The compute-type overloads kernels call: float takes the vectorisable version, double the
+// C library's.
+inline float asin_compute(float x) { return asin_float(x); }
+inline double asin_compute(double x) { return std::asin(x); }
+inline float acos_compute(float x) { return acos_float(x); }
+inline double acos_compute(double x) { return std::acos(x); }
+inline float atan_compute(float x) { return atan_float(x); }
+inline double atan_compute(double x) { return std::atan(x); }
+inline float sinh_compute(float x) { return sinh_float(x); }
+inline double sinh_compute(double x) { return std::sinh(x); }
+inline float cosh_compute(float x) { return cosh_float(x); }
+inline double cosh_compute(double x) { return std::cosh(x); }
+inline float asinh_compute(float x) { return asinh_float(x); }
+inline double asinh_compute(double x) { return std::asinh(x); }
+inline float acosh_compute(float x) { return acosh_float(x); }
+inline double acosh_compute(double x) { return std::acosh(x); }
+inline float atanh_compute(float x) { return atanh_float(x); }
+inline double atanh_compute(double x) { return std::atanh(x); }
+
+}  // namespace kiln::portable
