@@ -3,7 +3,9 @@ list(APPEND KILN_PORTABLE_SOURCES
   cpu/op_add.cpp
   cpu/op_atan2.cpp
   cpu/op_bitwise_and.cpp
+  cpu/op_bitwise_left_shift.cpp
   cpu/op_bitwise_or.cpp
+  cpu/op_bitwise_right_shift.cpp
   cpu/op_bitwise_xor.cpp
   cpu/op_div.cpp
   cpu/op_eq.cpp

@@ -81,6 +81,23 @@ Tensor& bitwise_out(KernelRuntimeContext& ctx, const char* name, const Tensor& s
   return out;
 }
 
+// bitwise_left_shift and bitwise_right_shift (called `name`): integers only, no Bool, as in ATen.
+// `op` shifts in the promoted dtype's own width (util/math.h's shift_left/shift_right).
+template <typename Other, typename Op>
+Tensor& shift_out(KernelRuntimeContext& ctx, const char* name, const Tensor& self,
+                  const Other& other, Tensor& out, Op op) {
+  const ScalarType common = prepare_binary(ctx, self, other, out, OutDtype::kCastable);
+  if (common == ScalarType::Undefined) return out;
+  if (is_floating_type(common) || common == ScalarType::Bool) {
+    fail_dtype(ctx, name, common);
+    return out;
+  }
+  ScalarStorage storage;
+  apply_binary_op<kIntegralTypes>(ElementwiseInput::of(self), input_of(other, storage), common, out,
+                                  [&](auto) { return op; });
+  return out;
+}
+
 // remainder and fmod (called `name`): no Bool, and an integer division by zero is an error.
 template <typename Other, typename Op>
 Tensor& modulo_out(KernelRuntimeContext& ctx, const char* name, const Tensor& self,

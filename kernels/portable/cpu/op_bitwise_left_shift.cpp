@@ -1,0 +1,20 @@
+// bitwise_left_shift.Tensor_out and bitwise_left_shift.Tensor_Scalar_out: self shifted left by
+// other bits in the promoted integer dtype; counts outside [0, bit width) shift every bit out.
+#include "kernels/portable/cpu/util/binary_kernels.h"
+#include "runtime/kernel/kernel_runtime_context.h"
+
+namespace kiln::portable::native {
+
+Tensor& bitwise_left_shift_tensor_out(KernelRuntimeContext& ctx, const Tensor& self,
+                                      const Tensor& other, Tensor& out) {
+  return shift_out(ctx, "bitwise_left_shift", self, other, out,
+                   [](auto a, auto b) { return shift_left(a, b); });
+}
+
+Tensor& bitwise_left_shift_tensor_scalar_out(KernelRuntimeContext& ctx, const Tensor& self,
+                                             const Scalar& other, Tensor& out) {
+  return shift_out(ctx, "bitwise_left_shift", self, other, out,
+                   [](auto a, auto b) { return shift_left(a, b); });
+}
+
+}  // namespace kiln::portable::native

@@ -1,0 +1,20 @@
+// bitwise_right_shift.Tensor_out and bitwise_right_shift.Tensor_Scalar_out: self shifted right by
+// other bits in the promoted integer dtype; counts outside [0, bit width) shift every bit out.
+#include "kernels/portable/cpu/util/binary_kernels.h"
+#include "runtime/kernel/kernel_runtime_context.h"
+
+namespace kiln::portable::native {
+
+Tensor& bitwise_right_shift_tensor_out(KernelRuntimeContext& ctx, const Tensor& self,
+                                       const Tensor& other, Tensor& out) {
+  return shift_out(ctx, "bitwise_right_shift", self, other, out,
+                   [](auto a, auto b) { return shift_right(a, b); });
+}
+
+Tensor& bitwise_right_shift_tensor_scalar_out(KernelRuntimeContext& ctx, const Tensor& self,
+                                              const Scalar& other, Tensor& out) {
+  return shift_out(ctx, "bitwise_right_shift", self, other, out,
+                   [](auto a, auto b) { return shift_right(a, b); });
+}
+
+}  // namespace kiln::portable::native
