@@ -4,7 +4,7 @@
 #include <optional>
 #include <string_view>
 
-#include "kernels/portable/cpu/util/binary_ops.h"
+#include "kernels/portable/cpu/util/binary_kernels.h"
 #include "kernels/portable/cpu/util/elementwise.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
@@ -43,41 +43,10 @@ Tensor& divide(KernelRuntimeContext& ctx, const ElementwiseInput& self,
     });
     return out;
   }
-  if (common == ScalarType::Bool) {
-    fail_dtype(ctx,
-               rounding == Rounding::kTrunc ? "div (rounding_mode='trunc')"
-                                            : "div (rounding_mode='floor')",
-               common);
-    return out;
-  }
-  bool zero_divisor = false;
-  const bool trunc = rounding == Rounding::kTrunc;
-  // ATen's Half and BFloat16 rounding divisions round each step to the dtype, except with a
-  // single-element divisor (read into float as for true division).
-  const bool round_steps = is_reduced_floating_type(common) && compute_numel(other.sizes) != 1;
-  const bool half = common == ScalarType::Half;
-  apply_binary_op<kAllTypes, ScalarOther::kExact>(self, other, common, out, [&](auto zero) {
-    using T = decltype(zero);
-    if constexpr (std::is_integral_v<T>) {
-      return guard_zero_divisor<T>(&zero_divisor, [trunc](T a, T b) {
-        return trunc ? div_trunc_int(a, b) : div_floor_int(a, b);
-      });
-    } else {
-      return [trunc, round_steps, half](T a, T b) {
-        if constexpr (std::is_same_v<T, float>) {
-          if (round_steps) {
-            const auto round = [half](float value) { return round_reduced(value, half); };
-            return trunc ? std::trunc(round(a / b)) : div_floor_float(a, b, round);
-          }
-        }
-        return trunc ? std::trunc(a / b) : div_floor_float(a, b);
-      };
-    }
-  });
-  KILN_KERNEL_CHECK_MSG(ctx, !zero_divisor, InvalidArgument, out,
-                        "ZeroDivisionError: integer division by zero; check the divisor for "
-                        "zeros or divide in a floating dtype");
-  return out;
+  return rounding_divide(
+      ctx,
+      rounding == Rounding::kTrunc ? "div (rounding_mode='trunc')" : "div (rounding_mode='floor')",
+      self, other, common, rounding == Rounding::kTrunc, out);
 }
 
 // True division promotes integers (and bool) to the default floating dtype, Float.

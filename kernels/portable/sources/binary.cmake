@@ -9,6 +9,7 @@ list(APPEND KILN_PORTABLE_SOURCES
   cpu/op_bitwise_xor.cpp
   cpu/op_div.cpp
   cpu/op_eq.cpp
+  cpu/op_floor_divide.cpp
   cpu/op_fmod.cpp
   cpu/op_ge.cpp
   cpu/op_gt.cpp

@@ -6,6 +6,7 @@
 // dtype selection.
 #pragma once
 
+#include <cmath>
 #include <type_traits>
 
 #include "kernels/portable/cpu/util/binary_ops.h"
@@ -123,6 +124,46 @@ Tensor& modulo_out(KernelRuntimeContext& ctx, const char* name, const Tensor& se
                         "ZeroDivisionError: integer %s by zero; check the divisor for zeros or "
                         "compute in a floating dtype",
                         name);
+  return out;
+}
+
+// Floor division (or truncating division, `trunc`) of a and b, whose promoted dtype is
+// `common`, into out already checked and resized: div's rounding modes and floor_divide (`name`
+// in messages). Bool is refused and an integer division by zero is an error, as in ATen. (The
+// dtype mask parameter keeps instantiations from op files with different masks apart.)
+template <uint64_t kDtypes = KILN_SELECTED_DTYPES>
+Tensor& rounding_divide(KernelRuntimeContext& ctx, const char* name, const ElementwiseInput& a,
+                        const ElementwiseInput& b, ScalarType common, bool trunc, Tensor& out) {
+  if (common == ScalarType::Bool) {
+    fail_dtype(ctx, name, common);
+    return out;
+  }
+  bool zero_divisor = false;
+  // ATen's Half and BFloat16 rounding divisions round each step to the dtype, except with a
+  // single-element divisor (read into float as for true division).
+  const bool round_steps = is_reduced_floating_type(common) && compute_numel(b.sizes) != 1;
+  const bool half = common == ScalarType::Half;
+  apply_binary_op<kAllTypes, ScalarOther::kExact>(a, b, common, out, [&](auto zero) {
+    using T = decltype(zero);
+    if constexpr (std::is_integral_v<T>) {
+      return guard_zero_divisor<T>(&zero_divisor, [trunc](T x, T y) {
+        return trunc ? div_trunc_int(x, y) : div_floor_int(x, y);
+      });
+    } else {
+      return [trunc, round_steps, half](T x, T y) {
+        if constexpr (std::is_same_v<T, float>) {
+          if (round_steps) {
+            const auto round = [half](float value) { return round_reduced(value, half); };
+            return trunc ? std::trunc(round(x / y)) : div_floor_float(x, y, round);
+          }
+        }
+        return trunc ? std::trunc(x / y) : div_floor_float(x, y);
+      };
+    }
+  });
+  KILN_KERNEL_CHECK_MSG(ctx, !zero_divisor, InvalidArgument, out,
+                        "ZeroDivisionError: integer division by zero; check the divisor for "
+                        "zeros or divide in a floating dtype");
   return out;
 }
 
