@@ -3,21 +3,6 @@
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {
-namespace {
-
-// ATen refuses bool operands of subtraction.
-bool check_sub_operands(KernelRuntimeContext& ctx, bool self_bool, bool other_bool) {
-  KILN_KERNEL_CHECK_MSG(ctx, !(self_bool && other_bool), InvalidArgument, false,
-                        "Subtraction, the `-` operator, with two bool tensors is not supported; "
-                        "use logical_xor instead");
-  KILN_KERNEL_CHECK_MSG(ctx, !self_bool && !other_bool, InvalidArgument, false,
-                        "Subtraction, the `-` operator, with a bool tensor is not supported; "
-                        "to invert a mask use logical_not, or convert the tensor to an integer "
-                        "dtype first");
-  return true;
-}
-
-}  // namespace
 
 Tensor& sub_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other,
                 const Scalar& alpha, Tensor& out) {

@@ -24,6 +24,7 @@ list(APPEND KILN_PORTABLE_SOURCES
   cpu/op_ne.cpp
   cpu/op_pow.cpp
   cpu/op_remainder.cpp
+  cpu/op_rsub.cpp
   cpu/op_sub.cpp
   cpu/op_where.cpp
   cpu/util/binary_ops.cpp

@@ -18,8 +18,9 @@
 
 namespace kiln::portable {
 
-// add and sub (kSubtract): out = self + alpha * other, or self - alpha * other.
-template <bool kSubtract, typename Other>
+// add and sub (kSubtract): out = self + alpha * other, or self - alpha * other; rsub
+// (kReversed): out = other - alpha * self.
+template <bool kSubtract, bool kReversed = false, typename Other>
 Tensor& add_sub_out(KernelRuntimeContext& ctx, const Tensor& self, const Other& other,
                     const Scalar& alpha, Tensor& out) {
   const ScalarType common = prepare_binary(ctx, self, other, out, kArithmeticOut<Other>);
@@ -33,23 +34,24 @@ Tensor& add_sub_out(KernelRuntimeContext& ctx, const Tensor& self, const Other& 
                         "an alpha within the range of the result dtype",
                         to_string(common), format_scalar(alpha).text);
   ScalarStorage storage;
-  apply_binary_op(ElementwiseInput::of(self), input_of(other, storage), common, out,
-                  [&](auto zero) {
-                    using T = decltype(zero);
-                    const T scale = scalar_as<T>(effective, common);
-                    // Integers with alpha == 1 (the usual case) skip the multiply: the compiler
-                    // unswitches the loops, and integer multiplies cost several instructions
-                    // without SSE4.1. Floats always multiply (exact for 1): a float ternary whose
-                    // arms compute would not vectorise.
-                    const bool unit = std::is_integral_v<T> && scale == T(1);
-                    return [scale, unit](T a, T b) {
-                      if constexpr (std::is_integral_v<T>) {
-                        return unit ? wrapping_add(a, b) : wrapping_add(a, wrapping_mul(scale, b));
-                      } else {
-                        return a + scale * b;
-                      }
-                    };
-                  });
+  const ElementwiseInput scaled = kReversed ? ElementwiseInput::of(self) : input_of(other, storage);
+  const ElementwiseInput base = kReversed ? input_of(other, storage) : ElementwiseInput::of(self);
+  apply_binary_op(base, scaled, common, out, [&](auto zero) {
+    using T = decltype(zero);
+    const T scale = scalar_as<T>(effective, common);
+    // Integers with alpha == 1 (the usual case) skip the multiply: the compiler
+    // unswitches the loops, and integer multiplies cost several instructions
+    // without SSE4.1. Floats always multiply (exact for 1): a float ternary whose
+    // arms compute would not vectorise.
+    const bool unit = std::is_integral_v<T> && scale == T(1);
+    return [scale, unit](T a, T b) {
+      if constexpr (std::is_integral_v<T>) {
+        return unit ? wrapping_add(a, b) : wrapping_add(a, wrapping_mul(scale, b));
+      } else {
+        return a + scale * b;
+      }
+    };
+  });
   return out;
 }
 

@@ -53,6 +53,17 @@ void fail_dtype(KernelRuntimeContext& ctx, const char* name, ScalarType common) 
            name, to_string(common));
 }
 
+bool check_sub_operands(KernelRuntimeContext& ctx, bool self_bool, bool other_bool) {
+  KILN_KERNEL_CHECK_MSG(ctx, !(self_bool && other_bool), InvalidArgument, false,
+                        "Subtraction, the `-` operator, with two bool tensors is not supported; "
+                        "use logical_xor instead");
+  KILN_KERNEL_CHECK_MSG(ctx, !self_bool && !other_bool, InvalidArgument, false,
+                        "Subtraction, the `-` operator, with a bool tensor is not supported; "
+                        "to invert a mask use logical_not, or convert the tensor to an integer "
+                        "dtype first");
+  return true;
+}
+
 ScalarType prepare_binary(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other,
                           Tensor& out, OutDtype rule, Promotion promotion) {
   if (!check_tensor(ctx, self, "self") || !check_tensor(ctx, other, "other") ||

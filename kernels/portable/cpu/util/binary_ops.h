@@ -49,6 +49,10 @@ bool check_alpha(KernelRuntimeContext& ctx, const Scalar& alpha, ScalarType comm
 // -value, wrapping like ATen for the most negative int64.
 Scalar negated(const Scalar& value);
 
+// ATen's refusal of bool operands of subtraction (sub and rsub); self_bool and other_bool tell
+// which operands are bool. False after ctx.fail.
+bool check_sub_operands(KernelRuntimeContext& ctx, bool self_bool, bool other_bool);
+
 // Reports ATen's "not implemented for 'Bool'"-style refusal of dtype `common` for op `name`.
 void fail_dtype(KernelRuntimeContext& ctx, const char* name, ScalarType common);
 
