@@ -16,6 +16,7 @@ list(APPEND KILN_PORTABLE_SOURCES
   cpu/op_detach_copy.cpp
   cpu/op_diagonal_copy.cpp
   cpu/op_expand_copy.cpp
+  cpu/op_fill.cpp
   cpu/op_flip.cpp
   cpu/op_full.cpp
   cpu/op_full_like.cpp
@@ -25,6 +26,7 @@ list(APPEND KILN_PORTABLE_SOURCES
   cpu/op_pixel_unshuffle.cpp
   cpu/op_repeat.cpp
   cpu/op_roll.cpp
+  cpu/op_scalar_tensor.cpp
   cpu/op_select_copy.cpp
   cpu/op_select_scatter.cpp
   cpu/op_slice_copy.cpp
