@@ -1,4 +1,5 @@
-"""aten::clone.out, alias_copy.out and detach_copy.out against torch."""
+"""aten::clone.out, alias_copy.out, detach_copy.out, lift_fresh_copy.out and _conj_physical.out
+(a copy for real dtypes) against torch."""
 
 from __future__ import annotations
 
@@ -74,3 +75,23 @@ def test_alias_detach_copy_match_torch(call_op: Any, data: Any, op: Any) -> None
     a = data.draw(tensors(shape=shapes(0, 5, 0, 3)))
     out = data.draw(out_tensors(a.dtype, tuple(a.shape)))
     check_op(call_op, op[0], op[1], (a,), out=out)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+@pytest.mark.parametrize("op", ["lift_fresh_copy", "_conj_physical"])
+def test_lift_fresh_and_conj_physical_copy_match_torch(call_op: Any, op: str, data: Any) -> None:
+    a = data.draw(tensors(shape=shapes(0, 5, 0, 3)))
+    # Exactly self's dtype, as torch's out variants want; sometimes another, which both refuse.
+    out = data.draw(out_tensors(a.dtype, tuple(a.shape)))
+    check_op(call_op, f"aten::{op}.out", getattr(aten, op).out, (a,), out=out)
+
+
+def test_conj_physical_kiln_lacks_complex(call_op: Any) -> None:
+    # Kiln's dtypes are real: a complex self is refused, not copied unconjugated.
+    with pytest.raises(kiln.KilnError, match="self has dtype ComplexFloat"):
+        call_op(
+            "aten::_conj_physical.out",
+            torch.ones(2, dtype=torch.complex64),
+            out=torch.empty(0, dtype=torch.complex64),
+        )

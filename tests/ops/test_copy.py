@@ -1,4 +1,5 @@
-"""aten::copy_ (in place) against torch: src broadcast to self's shape and converted to its dtype.
+"""aten::copy_ (in place) and aten::copy.out against torch: src broadcast to self's shape and
+converted to its dtype, written into self or into out (which takes self's shape and dtype).
 
 A program that mutates a registered buffer ends with copy_ writing the buffer back. kiln.call_op
 runs it in place: it writes self and returns it.
@@ -12,8 +13,16 @@ import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from op_compare import assert_same, raises
-from strategies import ALL_DTYPES, dtypes, make_tensor, seeds, shapes, unbroadcastable_shapes
+from op_compare import assert_same, check_op, raises
+from strategies import (
+    ALL_DTYPES,
+    dtypes,
+    make_tensor,
+    out_tensors,
+    seeds,
+    shapes,
+    unbroadcastable_shapes,
+)
 
 SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -131,3 +140,31 @@ def test_copy_from_overlapping_memory_is_refused(call_op: Any) -> None:
         flat[1:].copy_(flat[:-1])
     with raises(call_op, "some elements of src and self refer to a single memory location"):
         call_op(COPY, flat[1:], flat[:-1])
+
+
+COPY_OUT = "aten::copy.out"
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_copy_out_matches_torch(call_op: Any, data: Any) -> None:
+    shape = data.draw(shapes(0, 4, 0, 4))
+    self_dtype, src_dtype = data.draw(dtypes), data.draw(dtypes)
+    self = make_tensor(self_dtype, shape, data.draw(seeds))
+    src = values(data.draw, src_dtype, data.draw(broadcast_to(shape)), self_dtype)
+    # Exactly self's dtype, as torch's out variant wants; sometimes another, which both refuse.
+    out = data.draw(out_tensors(self_dtype, shape))
+    non_blocking = data.draw(st.booleans())
+    check_op(call_op, COPY_OUT, torch.ops.aten.copy.out, (self, src, non_blocking), out=out)
+
+
+def test_copy_out_long_and_refusals(call_op: Any) -> None:
+    copy_out = torch.ops.aten.copy.out
+    src = make_tensor(torch.float64, (1, 700), seed=7, magnitude=20.0)
+    for dtype in (torch.float32, torch.int16, torch.bfloat16):
+        self = torch.empty(3, 700, dtype=dtype)
+        check_op(call_op, COPY_OUT, copy_out, (self, src, False), out=self.new_empty(0))
+    with raises(call_op, r"the size of src \(4\) must match the size of self \(3\)"):
+        call_op(COPY_OUT, torch.zeros(2, 3), torch.ones(4), False, out=torch.empty(0))
+    with raises(call_op, "(?i)Expected out tensor to have dtype Float"):
+        call_op(COPY_OUT, torch.zeros(2, 3), torch.ones(3), False, out=torch.empty(0).double())

@@ -1,5 +1,6 @@
-// copy_: writes src, broadcast to self's shape and converted to self's dtype, into self in place
-// (the last instruction of a program that mutates a buffer writes the buffer back with it).
+// copy_ and copy.out: src, broadcast to self's shape and converted to self's dtype, written into
+// self in place (the last instruction of a program that mutates a buffer writes the buffer back
+// with it), or into out, which gets self's shape and must have self's dtype.
 #include <cstdint>
 
 #include "kernels/portable/cpu/util/checks.h"
@@ -51,6 +52,17 @@ Tensor& copy_(KernelRuntimeContext& ctx, Tensor& self, const Tensor& src, bool n
   convert_copy_view(self.mutable_data_ptr(), self.scalar_type(), src.const_data_ptr(),
                     src.scalar_type(), view);
   return self;
+}
+
+Tensor& copy_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& src,
+                 bool non_blocking, Tensor& out) {
+  // out takes self's place: only self's shape and dtype matter, not its values.
+  if (!check_supported_dtype(ctx, self.scalar_type(), "self") ||
+      !check_out_dtype_is(ctx, out, self.scalar_type()) ||
+      !resize_or_fail(ctx, out, self.sizes())) {
+    return out;
+  }
+  return copy_(ctx, out, src, non_blocking);
 }
 
 }  // namespace kiln::portable::native

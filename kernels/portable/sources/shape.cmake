@@ -1,6 +1,7 @@
 # Shape, copy, creation and indexing ops.
 list(APPEND KILN_PORTABLE_SOURCES
   cpu/op__clone_dim_order.cpp
+  cpu/op__conj_physical.cpp
   cpu/op__d2h_copy.cpp
   cpu/op__empty_dim_order.cpp
   cpu/op__h2d_copy.cpp
@@ -20,6 +21,7 @@ list(APPEND KILN_PORTABLE_SOURCES
   cpu/op_flip.cpp
   cpu/op_full.cpp
   cpu/op_full_like.cpp
+  cpu/op_lift_fresh_copy.cpp
   cpu/op_ones.cpp
   cpu/op_permute_copy.cpp
   cpu/op_pixel_shuffle.cpp

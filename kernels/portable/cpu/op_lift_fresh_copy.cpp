@@ -1,0 +1,14 @@
+// lift_fresh_copy.out: a copy of self (same dtype and shape); export inserts it where a program
+// turns a constant into a fresh tensor.
+#include <optional>
+
+#include "kernels/portable/cpu/util/shape_kernels.h"
+#include "runtime/kernel/kernel_runtime_context.h"
+
+namespace kiln::portable::native {
+
+Tensor& lift_fresh_copy_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
+  return clone_into(ctx, self, std::nullopt, out);
+}
+
+}  // namespace kiln::portable::native
