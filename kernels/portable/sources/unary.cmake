@@ -18,6 +18,7 @@ list(APPEND KILN_PORTABLE_SOURCES
   cpu/op_expm1.cpp
   cpu/op_floor.cpp
   cpu/op_gelu.cpp
+  cpu/op_glu.cpp
   cpu/op_hardsigmoid.cpp
   cpu/op_hardswish.cpp
   cpu/op_hardtanh.cpp
@@ -61,6 +62,7 @@ set(kiln_floating_unary_sources
   cpu/op_erf.cpp
   cpu/op_exp.cpp
   cpu/op_expm1.cpp
+  cpu/op_glu.cpp
   cpu/op_log.cpp
   cpu/op_log10.cpp
   cpu/op_log1p.cpp
