@@ -9,7 +9,8 @@ import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from op_compare import check_op, raises
+from op_compare import check_op, magnitude, raises
+from op_compare import eps as eps_of
 from strategies import ALL_DTYPES, FLOAT_DTYPES, dtypes, make_tensor, out_like, seeds, shapes
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -44,7 +45,12 @@ def test_logit_matches_torch(call_op: Any, data: Any) -> None:
     result = result_dtype(dtype)
     out_dtype = data.draw(st.sampled_from([result, result, *FLOAT_DTYPES, torch.int64]))
     shape = tuple(a.shape) if data.draw(st.booleans()) else None
-    check_op(call_op, LOGIT, logit, (a, eps), out=out_like(out_dtype, shape))
+    # A Half or BFloat16 result written to a wider out keeps its own rounding, where Kiln and
+    # ATen may differ by an ulp: allow two.
+    atol = 0.0
+    if out_dtype.is_floating_point and eps_of(result) > eps_of(out_dtype):
+        atol = 2 * eps_of(result) * magnitude(torch.logit(a.double(), eps))
+    check_op(call_op, LOGIT, logit, (a, eps), out=out_like(out_dtype, shape), atol=atol)
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
