@@ -10,7 +10,7 @@ import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from op_compare import check_op, eps, magnitude, raises
+from op_compare import backend_of, check_op, eps, magnitude, raises
 from strategies import ALL_DTYPES, FLOAT_DTYPES, dtypes, make_tensor, out_like, tensors
 
 SETTINGS = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -110,6 +110,10 @@ def test_floating_unary_float32_accuracy(call_op: Any, op: str) -> None:
         wide = torch.cat([wide / (1 + wide.abs()), wide.tanh(), edges])
     if op == "acosh":
         wide = torch.cat([wide.abs() + 1, torch.tensor([1.0, 0.999, -1.0, 1.0000001])])
+    if op in ("sinh", "cosh") and backend_of(call_op) == "aten":
+        # libtorch's vectorised float sinh and cosh overflow where e^|x| does (88.72), before the
+        # results do (89.42); Kiln's kernels are held to the end of the range.
+        wide = wide[(wide.abs() <= 88.72) | (wide.abs() > 89.42)]
     got = call_op(f"aten::{op}.out", wide, out=torch.empty(0))
     reference = getattr(torch, op)(wide.double()).float()
     # Subnormal results may flush to zero: the absolute tolerance covers them.
