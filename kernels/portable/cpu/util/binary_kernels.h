@@ -129,6 +129,40 @@ Tensor& modulo_out(KernelRuntimeContext& ctx, const char* name, const Tensor& se
   return out;
 }
 
+namespace detail {
+
+// rounding_divide's floating functor. Float floor division vectorises through div_floor_fast; its
+// failing inputs, double floor division and Half or BFloat16 rounded step by step (round_steps)
+// are rare inputs (rare_inputs.h) that take the scalar formula.
+struct RoundingDivideFloating {
+  static constexpr bool kHasRareInputs = true;
+  bool trunc;
+  bool round_steps;
+  bool half;
+
+  float operator()(float a, float b) const {
+    // Both computed and one selected: a branch would keep the loop from vectorising.
+    return select(trunc, trunc_value(a / b), div_floor_fast(a, b));
+  }
+  double operator()(double a, double b) const { return exact(a, b); }
+  bool rare(float a, float b) const {
+    return round_steps || (!trunc && div_floor_fast_fails(a, b));
+  }
+  bool rare(double, double) const { return !trunc; }
+  float exact(float a, float b) const {
+    if (round_steps) {
+      const auto round = [this](float value) { return round_reduced(value, half); };
+      return trunc ? std::trunc(round(a / b)) : div_floor_float(a, b, round);
+    }
+    return trunc ? std::trunc(a / b) : div_floor_float(a, b);
+  }
+  double exact(double a, double b) const {
+    return trunc ? std::trunc(a / b) : div_floor_float(a, b);
+  }
+};
+
+}  // namespace detail
+
 // Floor division (or truncating division, `trunc`) of a and b, whose promoted dtype is
 // `common`, into out already checked and resized: div's rounding modes and floor_divide (`name`
 // in messages). Bool is refused and an integer division by zero is an error, as in ATen. (The
@@ -152,15 +186,7 @@ Tensor& rounding_divide(KernelRuntimeContext& ctx, const char* name, const Eleme
         return trunc ? div_trunc_int(x, y) : div_floor_int(x, y);
       });
     } else {
-      return [trunc, round_steps, half](T x, T y) {
-        if constexpr (std::is_same_v<T, float>) {
-          if (round_steps) {
-            const auto round = [half](float value) { return round_reduced(value, half); };
-            return trunc ? std::trunc(round(x / y)) : div_floor_float(x, y, round);
-          }
-        }
-        return trunc ? std::trunc(x / y) : div_floor_float(x, y);
-      };
+      return detail::RoundingDivideFloating{trunc, round_steps, half};
     }
   });
   KILN_KERNEL_CHECK_MSG(ctx, !zero_divisor, InvalidArgument, out,

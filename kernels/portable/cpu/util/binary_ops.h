@@ -7,6 +7,7 @@
 
 #include "kernels/portable/cpu/util/elementwise.h"
 #include "kernels/portable/cpu/util/math.h"
+#include "kernels/portable/cpu/util/vec_math.h"
 #include "runtime/core/half.h"
 #include "runtime/core/scalar.h"
 #include "runtime/core/tensor.h"
@@ -111,6 +112,26 @@ inline T div_floor_float(T a, T b, const Round& round) {
 template <typename T>
 inline T div_floor_float(T a, T b) {
   return div_floor_float(a, b, [](T value) { return value; });
+}
+
+// Whether div_floor_fast gets a / b wrong: a quotient of 2^24 or more, an infinite or zero
+// divisor, and NaN or infinite operands.
+inline bool div_floor_fast_fails(float a, float b) {
+  const float abs_b = std::fabs(b);
+  return !(std::fabs(a) < 16777216.0f * abs_b) || abs_b == INFINITY;
+}
+
+// div_floor_float(a, b) where div_floor_fast_fails(a, b) is false, with the same roundings but
+// without a call: the remainder std::fmod computes is exact here in double, since the truncated
+// quotient q (below 2^24) is exact from a double division and q * b (48 bits) is exact too.
+inline float div_floor_fast(float a, float b) {
+  const double q = trunc_value(static_cast<double>(a) / static_cast<double>(b));
+  const float rest = static_cast<float>(static_cast<double>(a) - q * static_cast<double>(b));
+  float quotient = (a - rest) / b;
+  quotient = select((rest != 0.0f) & ((b < 0.0f) != (rest < 0.0f)), quotient - 1.0f, quotient);
+  float floored = floor_value(quotient);
+  floored = select(quotient - floored > 0.5f, floored + 1.0f, floored);
+  return select(quotient == 0.0f, std::copysign(0.0f, a / b), floored);
 }
 
 template <typename T>

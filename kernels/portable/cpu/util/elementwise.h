@@ -12,6 +12,7 @@
 #include "kernels/portable/cpu/util/broadcast.h"
 #include "kernels/portable/cpu/util/convert.h"
 #include "kernels/portable/cpu/util/dtype_util.h"
+#include "kernels/portable/cpu/util/rare_inputs.h"
 #include "kernels/portable/cpu/util/target.h"
 #include "runtime/core/half.h"
 #include "runtime/core/scalar.h"
@@ -79,8 +80,8 @@ inline R to_result(V value) {
 // written as separate loops so each is a plain vectorisable loop. R is T for arithmetic, bool
 // (or float, for a Float out) for predicates.
 template <typename T, typename R, typename Op>
-KILN_HOT_LOOP void binary_row(const T* a, int64_t sa, const T* b, int64_t sb, R* out, int64_t n,
-                              const Op& op) {
+KILN_ALWAYS_INLINE void binary_row_plain(const T* a, int64_t sa, const T* b, int64_t sb, R* out,
+                                         int64_t n, const Op& op) {
   if (sa != 0 && sb != 0) {
     for (int64_t i = 0; i < n; ++i) out[i] = to_result<R>(op(a[i], b[i]));
   } else if (sa == 0) {
@@ -89,6 +90,38 @@ KILN_HOT_LOOP void binary_row(const T* a, int64_t sa, const T* b, int64_t sb, R*
   } else {
     const T y = b[0];
     for (int64_t i = 0; i < n; ++i) out[i] = to_result<R>(op(a[i], y));
+  }
+}
+
+// binary_row_plain for an op with rare inputs (rare_inputs.h), block by block.
+template <typename T, typename R, typename Op>
+KILN_ALWAYS_INLINE void binary_row_guarded(const T* a, int64_t sa, const T* b, int64_t sb, R* out,
+                                           int64_t n, const Op& op) {
+  for (int64_t start = 0; start < n; start += kRareScanBlock) {
+    const int64_t m = n - start < kRareScanBlock ? n - start : kRareScanBlock;
+    const T* x = a + start * sa;
+    const T* y = b + start * sb;
+    unsigned rare = 0;
+    for (int64_t i = 0; i < m; ++i) rare |= static_cast<unsigned>(op.rare(x[i * sa], y[i * sb]));
+    if (rare == 0) {
+      binary_row_plain(x, sa, y, sb, out + start, m, op);
+      continue;
+    }
+    for (int64_t i = 0; i < m; ++i) {
+      const T u = x[i * sa];
+      const T v = y[i * sb];
+      out[start + i] = to_result<R>(op.rare(u, v) ? op.exact(u, v) : op(u, v));
+    }
+  }
+}
+
+template <typename T, typename R, typename Op>
+KILN_HOT_LOOP void binary_row(const T* a, int64_t sa, const T* b, int64_t sb, R* out, int64_t n,
+                              const Op& op) {
+  if constexpr (HasRareInputs<Op>::value) {
+    binary_row_guarded(a, sa, b, sb, out, n, op);
+  } else {
+    binary_row_plain(a, sa, b, sb, out, n, op);
   }
 }
 
@@ -156,7 +189,11 @@ void binary_rows(const BroadcastPlan& plan, const void* a, const void* b, void* 
 // z[i] = op(x[i], y[i]) on compute-type buffers.
 template <typename C, typename R, typename Op>
 KILN_HOT_LOOP void map_buffers(const C* x, const C* y, R* z, int64_t n, const Op& op) {
-  for (int64_t i = 0; i < n; ++i) z[i] = to_result<R>(op(x[i], y[i]));
+  if constexpr (HasRareInputs<Op>::value) {
+    binary_row_guarded(x, 1, y, 1, z, n, op);
+  } else {
+    for (int64_t i = 0; i < n; ++i) z[i] = to_result<R>(op(x[i], y[i]));
+  }
 }
 
 // Rows through compute-type buffers. An operand (or out) that already holds C contiguously is
@@ -259,7 +296,9 @@ void apply_binary(ElementwiseInput a, ElementwiseInput b, ScalarType common, Ten
     });
     if (done) return;
     if constexpr ((kCategories & kFloatingTypes) != 0) {
-      if (is_reduced_floating_type(common)) {
+      // An op with rare inputs takes the converting path, whose loops handle them.
+      constexpr bool kRare = HasRareInputs<decltype(make_op(float{}))>::value;
+      if (is_reduced_floating_type(common) && !kRare) {
         const auto op = make_op(float{});
         const auto row = [&](auto... args) { reduced_row(args..., op); };
         const auto run = [&](auto tag) {

@@ -13,6 +13,7 @@
 
 #include "kernels/portable/cpu/util/convert.h"
 #include "kernels/portable/cpu/util/dtype_util.h"
+#include "kernels/portable/cpu/util/rare_inputs.h"
 #include "kernels/portable/cpu/util/target.h"
 #include "kernels/portable/cpu/util/vec_math.h"
 #include "runtime/core/scalar.h"
@@ -26,20 +27,8 @@ constexpr int64_t kUnaryChunk = 512;
 
 namespace detail {
 
-// Whether functor Op has rare inputs: `Op::kHasRareInputs`, with op.rare(x) true where its
-// vectorisable formula is inexact (tan's huge arguments) and op.exact(x) computing those.
-template <typename Op, typename = void>
-struct HasRareInputs : std::false_type {};
-template <typename Op>
-struct HasRareInputs<Op, std::void_t<decltype(Op::kHasRareInputs)>>
-    : std::bool_constant<Op::kHasRareInputs> {};
-
-// Elements per block that unary_loop scans for rare inputs before mapping it.
-constexpr int64_t kRareScanBlock = 256;
-
 // The hot loop of every unary op; the clone for newer CPUs vectorises 8 floats at a time. An op
-// with rare inputs maps each block with the vector loop when the block has none, else element
-// by element (the block is scanned before it is written, so in may alias out).
+// with rare inputs (rare_inputs.h) maps block by block.
 template <typename In, typename Out, typename Op>
 KILN_HOT_LOOP void unary_loop(const In* in, Out* out, int64_t n, Op op) {
   if constexpr (HasRareInputs<Op>::value) {

@@ -118,6 +118,12 @@ inline T ceil_value(T x) {
   return r + select(r < x, T(1), T(0));
 }
 
+// std::trunc the same way (GCC 12 vectorises std::trunc only without trapping math).
+template <typename T>
+inline T trunc_value(T x) {
+  return select(x < T(0), ceil_value(x), floor_value(x));
+}
+
 namespace detail {
 
 // |x| with the sign bit cleared, and x's sign bit alone (bit operations, so loops vectorise).
