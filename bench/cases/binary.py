@@ -1,4 +1,4 @@
-"""Binary elementwise cases: arithmetic, broadcasting, comparisons, where, pow and Half."""
+"""Binary elementwise cases: arithmetic, broadcasting, comparisons, where, pow, shifts and Half."""
 
 from __future__ import annotations
 
@@ -16,11 +16,29 @@ def cases() -> list[Case]:
     mask = a > 0
     half_a = a.half()
     half_b = b.half()
+    ints = torch.randint(-(2**20), 2**20, (1 << 20,), dtype=torch.int32)
+    counts = torch.randint(0, 40, (1 << 20,), dtype=torch.int32)
     return [
         Case("add 1M float32", "aten::add.out", (a, b), {}),
         Case("row-broadcast add 1024x1024", "aten::add.out", (rows, row), {}),
         Case("mul 1M float32", "aten::mul.out", (a, b), {}),
         Case("div 1M float32", "aten::div.out", (a, b), {}),
+        Case("floor_divide 1M float32", "aten::floor_divide.out", (a, b), {}),
+        Case("rsub 1M float32", "aten::rsub.Scalar_out", (a, 2.0), {}),
+        Case(
+            "left shift 1M int32",
+            "aten::bitwise_left_shift.Tensor_out",
+            (ints, counts),
+            {},
+            (torch.int32,),
+        ),
+        Case(
+            "right shift 1M int32",
+            "aten::bitwise_right_shift.Tensor_out",
+            (ints, counts),
+            {},
+            (torch.int32,),
+        ),
         Case("lt 1M float32", "aten::lt.Tensor_out", (a, b), {}, (torch.bool,)),
         Case("where 1M float32", "aten::where.self_out", (mask, a, b), {}),
         Case("pow 1M float32 ** 2", "aten::pow.Tensor_Scalar_out", (a, 2), {}),

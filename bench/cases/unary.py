@@ -1,4 +1,5 @@
-"""Unary ops and activations on 1M elements: float32 and one Half case."""
+"""Unary ops and activations on 1M elements: float32 and one Half case; the trig and hyperbolic
+family, expm1, log2, log10, logit and glu."""
 
 from __future__ import annotations
 
@@ -12,6 +13,10 @@ def cases() -> list[Case]:
     a = torch.randn(1 << 20)
     positive = torch.rand(1 << 20) + 0.01
     half = torch.randn(1 << 20).half()
+    unit = torch.rand(1 << 20) * 1.98 - 0.99  # inside (-1, 1): asin, acos, atanh
+    above_one = torch.rand(1 << 20) * 10 + 1  # acosh
+    probability = torch.rand(1 << 20) * 0.98 + 0.01  # logit
+    pairs = torch.randn(1024, 2048)  # glu halves the last dim
     return [
         Case("relu 1M float32", "aten::relu.out", (a,), {}),
         Case("gelu 1M float32", "aten::gelu.out", (a,), {}),
@@ -28,4 +33,18 @@ def cases() -> list[Case]:
         # The harness sizes out from a Float tensor: Half in, Float out (computed in Half).
         Case("sigmoid 1M float16->float32", "aten::sigmoid.out", (half,), {}),
         Case("exp 1M float16->float32", "aten::exp.out", (half,), {}),
+        Case("tan 1M float32", "aten::tan.out", (a,), {}),
+        Case("asin 1M float32", "aten::asin.out", (unit,), {}),
+        Case("acos 1M float32", "aten::acos.out", (unit,), {}),
+        Case("atan 1M float32", "aten::atan.out", (a,), {}),
+        Case("sinh 1M float32", "aten::sinh.out", (a,), {}),
+        Case("cosh 1M float32", "aten::cosh.out", (a,), {}),
+        Case("asinh 1M float32", "aten::asinh.out", (a,), {}),
+        Case("acosh 1M float32", "aten::acosh.out", (above_one,), {}),
+        Case("atanh 1M float32", "aten::atanh.out", (unit,), {}),
+        Case("expm1 1M float32", "aten::expm1.out", (a,), {}),
+        Case("log2 1M float32", "aten::log2.out", (positive,), {}),
+        Case("log10 1M float32", "aten::log10.out", (positive,), {}),
+        Case("logit 1M float32", "aten::logit.out", (probability,), {}),
+        Case("glu 1024x2048 float32", "aten::glu.out", (pairs,), {}),
     ]
