@@ -35,6 +35,24 @@ def test_floor_divide_signs(call_op: Any, dtype: torch.dtype) -> None:
     check_op(call_op, NAME, aten.floor_divide.out, (a, b[5].clone()), out=out)
 
 
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_floor_divide_floating_edges(call_op: Any, dtype: torch.dtype) -> None:
+    # Quotients near integers and around 2^24 (where the vectorised float path hands over to the
+    # exact formula), zero and infinite divisors, nan and infinities, spread over many blocks.
+    gen = torch.Generator().manual_seed(11)
+    b = torch.randn(6000, generator=gen, dtype=torch.float64) * 2.0 ** torch.randint(
+        -30, 30, (6000,), generator=gen
+    )
+    quotients = torch.randint(-(2**26), 2**26, (6000,), generator=gen).double()
+    a = b * quotients + torch.randn(6000, generator=gen, dtype=torch.float64) * b.abs() * 1e-7
+    a[::5] = torch.randn(1200, generator=gen, dtype=torch.float64) * 100
+    b[::97], a[::89], a[::101], b[::103] = 0.0, float("inf"), float("nan"), -float("inf")
+    a, b = a.to(dtype), b.to(dtype)
+    # Exactly torch's values: the quotients are integers, which a relative tolerance would blur.
+    got = call_op(NAME, a, b, out=torch.empty(0, dtype=dtype))
+    torch.testing.assert_close(got, torch.floor_divide(a, b), rtol=0, atol=0, equal_nan=True)
+
+
 def test_floor_divide_by_zero(call_op: Any) -> None:
     a = torch.tensor([5, -5, 0], dtype=torch.int32)
     b = torch.tensor([2, 0, 1], dtype=torch.int32)
