@@ -10,10 +10,17 @@ list(APPEND KILN_PORTABLE_SOURCES
   cpu/op_linear.cpp
   cpu/op_max_pool2d_with_indices.cpp
   cpu/op_mm.cpp
+  cpu/op_reflection_pad1d.cpp
+  cpu/op_reflection_pad2d.cpp
+  cpu/op_reflection_pad3d.cpp
+  cpu/op_replication_pad1d.cpp
+  cpu/op_replication_pad2d.cpp
+  cpu/op_replication_pad3d.cpp
   cpu/op_upsample_bilinear2d.cpp
   cpu/op_upsample_nearest2d.cpp
   cpu/util/im2col.cpp
   cpu/util/matmul.cpp
+  cpu/util/padding.cpp
   cpu/util/pooling.cpp
   cpu/util/upsample.cpp
 )
