@@ -1,4 +1,4 @@
-"""aten::upsample_nearest2d.out and aten::upsample_bilinear2d.out against torch."""
+"""aten::upsample_nearest2d and aten::upsample_bilinear2d (.out and .vec_out) against torch."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from op_compare import check_op
-from strategies import FLOAT_DTYPES, make_tensor, out_tensors
+from strategies import FLOAT_DTYPES, make_tensor, out_like, out_tensors
+
+import kiln
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -69,6 +71,123 @@ def test_upsample_bilinear2d_matches_torch(call_op: Any, data: Any) -> None:
         (x, size, align, scale_h, scale_w),
         out=out,
         atol=atol,
+    )
+
+
+@st.composite
+def vec_sizing(draw: Any) -> tuple[list[int] | None, list[float] | None]:
+    """The .vec overloads' (output_size, scale_factors): one of them, as torch requires."""
+    if draw(st.booleans()):
+        return [draw(st.integers(1, 17)) for _ in range(2)], None
+    factors = st.one_of(
+        st.sampled_from([0.5, 1.0, 1.5, 2.0, 3.0, 0.3, 1 / 3]), st.floats(0.25, 4.0, width=32)
+    )
+    return None, [draw(factors) for _ in range(2)]
+
+
+def check_uint8_within_one(
+    call_op: Any, name: str, torch_op: Any, args: tuple[Any, ...], out: torch.Tensor
+) -> None:
+    """uint8 bilinear rounds through fixed-point weights in ATen: allow one unit."""
+    try:
+        expected = torch_op(*args)
+    except RuntimeError:
+        with pytest.raises(kiln.KilnError):
+            call_op(name, *args, out=out)
+        return
+    actual = call_op(name, *args, out=out)
+    assert actual.dtype == torch.uint8 and actual.shape == expected.shape
+    if expected.numel():
+        assert int((actual.int() - expected.int()).abs().max()) <= 1
+
+
+@SETTINGS
+@given(data=st.data())
+def test_upsample_nearest2d_vec_matches_torch(call_op: Any, data: Any) -> None:
+    x, _, _, _ = data.draw(upsample_case())
+    size, factors = data.draw(vec_sizing())
+    out = out_like(x.dtype, None) if data.draw(st.booleans()) else torch.empty(0, dtype=x.dtype)
+    check_op(
+        call_op,
+        "aten::upsample_nearest2d.vec_out",
+        aten.upsample_nearest2d.vec_out,
+        (x, size, factors),
+        out=out,
+    )
+
+
+@SETTINGS
+@given(data=st.data())
+def test_upsample_bilinear2d_vec_matches_torch(call_op: Any, data: Any) -> None:
+    x, _, _, _ = data.draw(upsample_case())
+    size, factors = data.draw(vec_sizing())
+    align = data.draw(st.booleans())
+    name = "aten::upsample_bilinear2d.vec_out"
+    if x.dtype == torch.uint8:
+        check_uint8_within_one(
+            call_op,
+            name,
+            aten.upsample_bilinear2d.vec,
+            (x, size, align, factors),
+            torch.empty(0, dtype=torch.uint8),
+        )
+        return
+    out = torch.empty(0, dtype=x.dtype)
+    args = (x, size, align, factors)
+    check_op(call_op, name, aten.upsample_bilinear2d.vec_out, args, out=out, atol=3e-5)
+
+
+def test_upsample_vec_scale_factors_set_the_scales(call_op: Any) -> None:
+    # With factors, the factor (not in/out) maps output to input positions: 5 * 1.3 = 6 rows.
+    x = make_tensor(torch.float32, (1, 2, 5, 7), 4)
+    for align in (False, True):
+        args = (x, None, align, [1.3, 2.7])
+        check_op(
+            call_op,
+            "aten::upsample_bilinear2d.vec_out",
+            aten.upsample_bilinear2d.vec_out,
+            args,
+            out=torch.empty(0),
+            atol=3e-5,
+        )
+    check_op(
+        call_op,
+        "aten::upsample_nearest2d.vec_out",
+        aten.upsample_nearest2d.vec_out,
+        (x, None, [1.3, 2.7]),
+        out=torch.empty(0),
+    )
+
+
+@pytest.mark.parametrize(
+    ("size", "factors"),
+    [
+        ([3, 4], [1.0, 2.0]),  # both
+        (None, None),  # neither
+        ([3], None),
+        (None, [2.0]),
+        (None, [0.1, 1.0]),  # 5 * 0.1 rounds down to 0 rows
+        (None, [-1.0, 1.0]),
+        (None, [float("inf"), 1.0]),
+        (None, [float("nan"), 1.0]),
+        (None, [1e30, 1.0]),
+    ],
+)
+def test_upsample_vec_refusals(call_op: Any, size: Any, factors: Any) -> None:
+    x = torch.ones(1, 2, 5, 7)
+    check_op(
+        call_op,
+        "aten::upsample_nearest2d.vec_out",
+        aten.upsample_nearest2d.vec_out,
+        (x, size, factors),
+        out=torch.empty(0),
+    )
+    check_op(
+        call_op,
+        "aten::upsample_bilinear2d.vec_out",
+        aten.upsample_bilinear2d.vec_out,
+        (x, size, False, factors),
+        out=torch.empty(0),
     )
 
 

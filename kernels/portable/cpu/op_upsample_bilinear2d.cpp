@@ -1,5 +1,5 @@
-// upsample_bilinear2d.out: NCHW bilinear resampling with ATen's index math (Byte rounds and
-// saturates).
+// upsample_bilinear2d.out and .vec_out: NCHW bilinear resampling with ATen's index math (Byte
+// rounds and saturates); .vec_out takes an output size or scale factors.
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -103,6 +103,15 @@ Tensor& upsample_bilinear2d_out(KernelRuntimeContext& ctx, const Tensor& self,
                        sizes[2], sizes[3], align_corners, scales_h, scales_w);
   });
   return out;
+}
+
+Tensor& upsample_bilinear2d_vec_out(KernelRuntimeContext& ctx, const Tensor& input,
+                                    std::optional<IntArrayRef> output_size, bool align_corners,
+                                    std::optional<ArrayRef<double>> scale_factors, Tensor& out) {
+  SizesType size[2];
+  std::optional<double> scales[2];
+  if (!upsample_vec_size(ctx, input, output_size, scale_factors, size, scales)) return out;
+  return upsample_bilinear2d_out(ctx, input, {size, 2}, align_corners, scales[0], scales[1], out);
 }
 
 }  // namespace kiln::portable::native

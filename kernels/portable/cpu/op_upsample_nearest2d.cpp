@@ -1,4 +1,5 @@
-// upsample_nearest2d.out: NCHW nearest-neighbour resampling with ATen's index math.
+// upsample_nearest2d.out and .vec_out: NCHW nearest-neighbour resampling with ATen's index math;
+// .vec_out takes an output size or scale factors.
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -52,6 +53,15 @@ Tensor& upsample_nearest2d_out(KernelRuntimeContext& ctx, const Tensor& self,
                       sizes[2], sizes[3], scale_h, scale_w);
   });
   return out;
+}
+
+Tensor& upsample_nearest2d_vec_out(KernelRuntimeContext& ctx, const Tensor& input,
+                                   std::optional<IntArrayRef> output_size,
+                                   std::optional<ArrayRef<double>> scale_factors, Tensor& out) {
+  SizesType size[2];
+  std::optional<double> scales[2];
+  if (!upsample_vec_size(ctx, input, output_size, scale_factors, size, scales)) return out;
+  return upsample_nearest2d_out(ctx, input, {size, 2}, scales[0], scales[1], out);
 }
 
 }  // namespace kiln::portable::native

@@ -1,6 +1,8 @@
 // The argument checks of the 2-d upsampling kernels.
 #include "kernels/portable/cpu/util/upsample.h"
 
+#include <cmath>
+
 #include "kernels/portable/cpu/util/checks.h"
 
 namespace kiln::portable {
@@ -32,6 +34,42 @@ bool check_upsample(KernelRuntimeContext& ctx, const Tensor& self, IntArrayRef o
   sizes[1] = self.size(1);
   sizes[2] = output_size[0];
   sizes[3] = output_size[1];
+  return true;
+}
+
+bool upsample_vec_size(KernelRuntimeContext& ctx, const Tensor& input,
+                       std::optional<IntArrayRef> output_size,
+                       std::optional<ArrayRef<double>> scale_factors, SizesType* size,
+                       std::optional<double>* scales) {
+  KILN_KERNEL_CHECK_MSG(ctx, output_size.has_value() != scale_factors.has_value(), InvalidArgument,
+                        false, "Must specify exactly one of output_size and scale_factors");
+  KILN_KERNEL_CHECK_MSG(ctx, input.dim() == 4, InvalidArgument, false,
+                        "It is expected input_size equals to 4, but got size %lld",
+                        static_cast<long long>(input.dim()));
+  if (output_size.has_value()) {
+    KILN_KERNEL_CHECK_MSG(ctx, output_size->size() == 2, InvalidArgument, false,
+                          "It is expected output_size equals to 2, but got size %zu",
+                          output_size->size());
+    size[0] = (*output_size)[0];
+    size[1] = (*output_size)[1];
+    scales[0] = scales[1] = std::nullopt;
+    return true;
+  }
+  KILN_KERNEL_CHECK_MSG(ctx, scale_factors->size() == 2, InvalidArgument, false,
+                        "It is expected scale_factors to have 2 entries (H, W), but got %zu",
+                        scale_factors->size());
+  for (int i = 0; i < 2; ++i) {
+    const double factor = (*scale_factors)[i];
+    const double scaled = static_cast<double>(input.size(2 + i)) * factor;
+    // Beyond 2^62 no tensor fits anyway; this also keeps the conversion defined.
+    KILN_KERNEL_CHECK_MSG(ctx, std::isfinite(scaled) && std::fabs(scaled) < 0x1p62, InvalidArgument,
+                          false,
+                          "value cannot be converted to type int64_t without overflow: input "
+                          "size %lld times scale factor %g",
+                          static_cast<long long>(input.size(2 + i)), factor);
+    size[i] = static_cast<SizesType>(std::floor(scaled));
+    scales[i] = factor;
+  }
   return true;
 }
 

@@ -28,6 +28,14 @@ T scale_of(std::optional<double> scale, int64_t in, int64_t out) {
 bool check_upsample(KernelRuntimeContext& ctx, const Tensor& self, IntArrayRef output_size,
                     const char* op, const Tensor& out, SizesType* sizes);
 
+// The .vec overloads' output size: output_size as given, or each input size times its scale
+// factor, rounded down (exactly one of the two; the factors become the scales). Fills `size` (2
+// entries) and `scales`; false after ctx.fail.
+bool upsample_vec_size(KernelRuntimeContext& ctx, const Tensor& input,
+                       std::optional<IntArrayRef> output_size,
+                       std::optional<ArrayRef<double>> scale_factors, SizesType* size,
+                       std::optional<double>* scales);
+
 // Calls f(T{}) with the element type of an upsampling dtype (Byte or a floating type).
 template <typename F>
 void dispatch_upsample(ScalarType dtype, F&& f) {
