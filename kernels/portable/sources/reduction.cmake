@@ -20,6 +20,7 @@ list(APPEND KILN_PORTABLE_SOURCES
   cpu/op_std.cpp
   cpu/op_sum.cpp
   cpu/op_var.cpp
+  cpu/op_var_mean.cpp
   cpu/util/normalization.cpp
   cpu/util/reduce_accumulate.cpp
   cpu/util/reduce_select.cpp
