@@ -1,6 +1,7 @@
 # Reductions, softmax and normalisation.
 list(APPEND KILN_PORTABLE_SOURCES
   cpu/op__log_softmax.cpp
+  cpu/op__native_batch_norm_legit.cpp
   cpu/op__native_batch_norm_legit_no_training.cpp
   cpu/op__softmax.cpp
   cpu/op_all.cpp
@@ -21,6 +22,7 @@ list(APPEND KILN_PORTABLE_SOURCES
   cpu/op_sum.cpp
   cpu/op_var.cpp
   cpu/op_var_mean.cpp
+  cpu/util/batch_norm.cpp
   cpu/util/normalization.cpp
   cpu/util/reduce_accumulate.cpp
   cpu/util/reduce_select.cpp

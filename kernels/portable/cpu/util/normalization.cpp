@@ -82,25 +82,24 @@ const C* view_or_load(const void* src, ScalarType type, int64_t offset, int64_t 
   return buf;
 }
 
-// Mean and biased variance of n contiguous elements; n == 0 gives NaN for both.
-template <typename C>
-void moments_typed(const void* src, ScalarType type, int64_t n, double* mean, double* variance) {
+// sum(x) (kSquares: sum((x - mean)^2)) of n contiguous elements of dtype `type`.
+template <typename C, bool kSquares>
+double total_typed(const void* src, ScalarType type, int64_t n, double mean) {
   C buf[kChunk];
   const bool direct = type == CppToScalarType<C>::value;
   const int64_t chunk = direct ? (n > 0 ? n : 1) : kChunk;
-  double sum = 0;
+  double total = 0;
   for (int64_t s = 0; s < n; s += chunk) {
     const int64_t m = n - s < chunk ? n - s : chunk;
-    sum += row_total<C, false>(view_or_load<C>(src, type, s, m, buf), m, 0.0);
+    total += row_total<C, kSquares>(view_or_load<C>(src, type, s, m, buf), m, mean);
   }
-  const double average = sum / static_cast<double>(n);
-  double squares = 0;
-  for (int64_t s = 0; s < n; s += chunk) {
-    const int64_t m = n - s < chunk ? n - s : chunk;
-    squares += row_total<C, true>(view_or_load<C>(src, type, s, m, buf), m, average);
-  }
-  *mean = average;
-  *variance = squares / static_cast<double>(n);
+  return total;
+}
+
+template <bool kSquares>
+double total_of(const void* src, ScalarType type, int64_t n, double mean) {
+  return type == ScalarType::Double ? total_typed<double, kSquares>(src, type, n, mean)
+                                    : total_typed<float, kSquares>(src, type, n, mean);
 }
 
 template <typename C>
@@ -150,15 +149,19 @@ void scale_shift_typed(const void* src, void* dst, ScalarType type, int64_t n, d
 }  // namespace
 
 RowStats RowStats::of(const void* src, ScalarType type, int64_t n, double eps) {
-  double mean = 0;
-  double variance = 0;
-  if (type == ScalarType::Double) {
-    moments_typed<double>(src, type, n, &mean, &variance);
-  } else {
-    moments_typed<float>(src, type, n, &mean, &variance);
-  }
+  // Mean and biased variance; n == 0 gives NaN for both.
+  const double mean = row_sum(src, type, n) / static_cast<double>(n);
+  const double variance = row_squared_deviations(src, type, n, mean) / static_cast<double>(n);
   const double rstd = 1.0 / std::sqrt((variance < 0 ? 0.0 : variance) + eps);
   return {n == 0 ? 0.0 : mean, rstd};
+}
+
+double row_sum(const void* src, ScalarType type, int64_t n) {
+  return total_of<false>(src, type, n, 0.0);
+}
+
+double row_squared_deviations(const void* src, ScalarType type, int64_t n, double mean) {
+  return total_of<true>(src, type, n, mean);
 }
 
 void RowStats::store(Tensor& mean_out, Tensor& rstd_out, int64_t index) const {

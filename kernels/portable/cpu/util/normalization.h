@@ -24,6 +24,13 @@ struct RowStats {
   void store(Tensor& mean_out, Tensor& rstd_out, int64_t index) const;
 };
 
+// sum(x) over n contiguous elements of dtype `type` at `src`, accumulated in the input's compute
+// type in short blocks that add up in double (as RowStats::of sums).
+double row_sum(const void* src, ScalarType type, int64_t n);
+
+// sum((x - mean)^2) over the same elements, accumulated alike.
+double row_squared_deviations(const void* src, ScalarType type, int64_t n, double mean);
+
 // Elements [start, start + n) of an optional per-feature tensor (weight or bias), as an affine
 // row transform reads them; a missing tensor reads as null.
 struct AffineParams {
