@@ -1,6 +1,8 @@
 # Linear algebra, convolution, pooling, padding and upsampling.
 list(APPEND KILN_PORTABLE_SOURCES
   cpu/op__adaptive_avg_pool2d.cpp
+  cpu/op__cdist_forward.cpp
+  cpu/op__pdist_forward.cpp
   cpu/op__upsample_bilinear2d_aa.cpp
   cpu/op_addmm.cpp
   cpu/op_avg_pool2d.cpp
