@@ -35,25 +35,27 @@ struct PadGeometry {
 // Copies every output row: one memcpy for the part inside the input, single elements for the
 // padded edges. Elements move as `Word`s (1, 2, 4 or 8 bytes), so one loop serves every dtype.
 template <typename Word, PadMode kMode>
-void pad_rows(const Word* src, Word* dst, const PadGeometry& g) {
-  const int64_t in_w = g.in[2], out_w = g.out[2], pad_w = g.before[2];
-  const int64_t mid_begin = pad_w > 0 ? pad_w : 0;
-  const int64_t mid_end = pad_w + in_w < out_w ? pad_w + in_w : out_w;
-  for (int64_t plane = 0; plane < g.planes; ++plane) {
-    for (int64_t z = 0; z < g.out[0]; ++z) {
-      const int64_t zi = source_index<kMode>(z - g.before[0], g.in[0]);
-      for (int64_t y = 0; y < g.out[1]; ++y) {
-        const int64_t yi = source_index<kMode>(y - g.before[1], g.in[1]);
-        const Word* row = src + ((plane * g.in[0] + zi) * g.in[1] + yi) * in_w;
-        Word* to = dst + ((plane * g.out[0] + z) * g.out[1] + y) * out_w;
-        for (int64_t x = 0; x < mid_begin && x < out_w; ++x) {
-          to[x] = row[source_index<kMode>(x - pad_w, in_w)];
-        }
-        if (mid_end > mid_begin) {
-          std::memcpy(to + mid_begin, row + (mid_begin - pad_w),
-                      static_cast<size_t>(mid_end - mid_begin) * sizeof(Word));
-        }
-        for (int64_t x = mid_end > mid_begin ? mid_end : mid_begin; x < out_w; ++x) {
+KILN_ALWAYS_INLINE void pad_rows(const Word* __restrict src, Word* __restrict dst,
+                                 const PadGeometry& g) {
+  const int64_t planes = g.planes;
+  const int64_t in_d = g.in[0], in_h = g.in[1], in_w = g.in[2];
+  const int64_t out_d = g.out[0], out_h = g.out[1], out_w = g.out[2];
+  const int64_t pad_d = g.before[0], pad_h = g.before[1], pad_w = g.before[2];
+  // Output columns [mid_begin, mid_end) copy input columns straight; the rest are padding.
+  const int64_t mid_begin = pad_w > 0 ? (pad_w < out_w ? pad_w : out_w) : 0;
+  int64_t mid_end = pad_w + in_w < out_w ? pad_w + in_w : out_w;
+  mid_end = mid_end > mid_begin ? mid_end : mid_begin;
+  for (int64_t plane = 0; plane < planes; ++plane) {
+    for (int64_t z = 0; z < out_d; ++z) {
+      const int64_t zi = source_index<kMode>(z - pad_d, in_d);
+      for (int64_t y = 0; y < out_h; ++y) {
+        const int64_t yi = source_index<kMode>(y - pad_h, in_h);
+        const Word* __restrict row = src + ((plane * in_d + zi) * in_h + yi) * in_w;
+        Word* __restrict to = dst + ((plane * out_d + z) * out_h + y) * out_w;
+        for (int64_t x = 0; x < mid_begin; ++x) to[x] = row[source_index<kMode>(x - pad_w, in_w)];
+        std::memcpy(to + mid_begin, row + (mid_begin - pad_w),
+                    static_cast<size_t>(mid_end - mid_begin) * sizeof(Word));
+        for (int64_t x = mid_end; x < out_w; ++x) {
           to[x] = row[source_index<kMode>(x - pad_w, in_w)];
         }
       }
@@ -62,7 +64,8 @@ void pad_rows(const Word* src, Word* dst, const PadGeometry& g) {
 }
 
 template <PadMode kMode>
-void pad_words(const void* src, void* dst, size_t element_size, const PadGeometry& g) {
+KILN_HOT_LOOP void pad_words(const void* src, void* dst, size_t element_size,
+                             const PadGeometry& g) {
   switch (element_size) {
     case 1:
       return pad_rows<uint8_t, kMode>(static_cast<const uint8_t*>(src), static_cast<uint8_t*>(dst),
