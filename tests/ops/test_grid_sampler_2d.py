@@ -13,7 +13,7 @@ import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from op_compare import assert_same, backend_of, check_op, is_portable, raises
+from op_compare import assert_same, backend_of, check_op, is_portable, magnitude, raises
 from strategies import FLOAT_DTYPES, make_tensor, out_tensors
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -54,7 +54,10 @@ def test_grid_sampler_2d_matches_torch(call_op: Any, data: Any) -> None:
     modes = (data.draw(st.integers(0, 2)), data.draw(st.integers(0, 2)), data.draw(st.booleans()))
     out_shape = (n, shape[1], grid_shape[1], grid_shape[2])
     out = data.draw(out_tensors(dtype, out_shape, other_dtype_p=0.1))
-    check_op(call_op, NAME, OP, (x, grid, *modes), out=out, atol=1e-5)
+    # Bicubic weights reach 1.5 in each direction and partly cancel: a few units in the last
+    # place of the largest input.
+    atol = 16 * torch.finfo(dtype).eps * magnitude(x)
+    check_op(call_op, NAME, OP, (x, grid, *modes), out=out, atol=atol)
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])

@@ -78,6 +78,15 @@ void cubic_weights(A t, A* w) {
   w[3] = outer(A(2) - t);
 }
 
+// One input position per tap: the element offset (0 when outside the input) and whether it is
+// inside. An outside tap reads 0, which its weight still multiplies (NaN and infinite weights
+// give NaN, as ATen's masked gathers do).
+template <typename A>
+KILN_ALWAYS_INLINE A tap(const A* plane, int64_t offset, bool inside) {
+  const A value = plane[offset];
+  return inside ? value : A(0);
+}
+
 // One image: the geometry, the grid of its batch entry, and the padding rules.
 template <typename T, typename A>
 struct Sampler {
@@ -87,106 +96,153 @@ struct Sampler {
   int64_t channels, height, width, points;
   GridAxis<A> ax, ay;
 
-  // An input element as A; a tap outside the input (offset -1) reads 0, so its weight still
-  // multiplies it (NaN and infinite weights give NaN, as ATen's masked gathers do).
-  static A at(const T* plane, int64_t offset) {
-    return offset >= 0 ? static_cast<A>(plane[offset]) : A(0);
+  // Copies channel c of the input as A (in place when T is A).
+  const A* plane_of(int64_t c, A* buffer) const {
+    const T* plane = in + c * height * width;
+    if constexpr (std::is_same_v<T, A>) {
+      (void)buffer;
+      return plane;
+    } else {
+      for (int64_t i = 0; i < height * width; ++i) buffer[i] = static_cast<A>(plane[i]);
+      return buffer;
+    }
   }
 
-  int64_t offset_of(A x, A y) const {
-    if (!ax.contains(x) || !ay.contains(y)) return -1;
-    return static_cast<int64_t>(y) * width + static_cast<int64_t>(x);
-  }
-
-  void bilinear() const {
-    int64_t offsets[kBlock][4];
-    A weights[kBlock][4];
+  // Points whose 4 taps are all inside (most) read them as two pairs of neighbours from one
+  // offset; the others check each tap.
+  KILN_ALWAYS_INLINE void bilinear(A* buffer) const {
+    int64_t inner_points[kBlock], inner_offsets[kBlock];
+    A inner_weights[4][kBlock];
+    int64_t edge_points[kBlock], edge_offsets[4][kBlock];
+    bool edge_inside[4][kBlock];
+    A edge_weights[4][kBlock];
     for (int64_t p0 = 0; p0 < points; p0 += kBlock) {
       const int64_t m = points - p0 < kBlock ? points - p0 : kBlock;
+      int64_t inner = 0, edge = 0;
       for (int64_t j = 0; j < m; ++j) {
         const A x = ax.source(static_cast<A>(grid[2 * (p0 + j)]));
         const A y = ay.source(static_cast<A>(grid[2 * (p0 + j) + 1]));
         const A x_w = std::floor(x), y_n = std::floor(y);
         const A w = x - x_w, e = A(1) - w, n = y - y_n, s = A(1) - n;
-        weights[j][0] = s * e;
-        weights[j][1] = s * w;
-        weights[j][2] = n * e;
-        weights[j][3] = n * w;
-        offsets[j][0] = offset_of(x_w, y_n);
-        offsets[j][1] = offset_of(x_w + A(1), y_n);
-        offsets[j][2] = offset_of(x_w, y_n + A(1));
-        offsets[j][3] = offset_of(x_w + A(1), y_n + A(1));
+        const A weights[4] = {s * e, s * w, n * e, n * w};
+        const bool west = ax.contains(x_w), east = ax.contains(x_w + A(1));
+        const bool north = ay.contains(y_n), south = ay.contains(y_n + A(1));
+        if (west && east && north && south) {
+          inner_points[inner] = j;
+          inner_offsets[inner] = static_cast<int64_t>(y_n) * width + static_cast<int64_t>(x_w);
+          for (int t = 0; t < 4; ++t) inner_weights[t][inner] = weights[t];
+          ++inner;
+          continue;
+        }
+        edge_points[edge] = j;
+        const bool inside[4] = {north && west, north && east, south && west, south && east};
+        for (int t = 0; t < 4; ++t) {
+          const A tx = x_w + A(t & 1), ty = y_n + A(t >> 1);
+          edge_inside[t][edge] = inside[t];
+          edge_offsets[t][edge] =
+              inside[t] ? static_cast<int64_t>(ty) * width + static_cast<int64_t>(tx) : 0;
+          edge_weights[t][edge] = weights[t];
+        }
+        ++edge;
       }
       for (int64_t c = 0; c < channels; ++c) {
-        const T* plane = in + c * height * width;
+        const A* plane = plane_of(c, buffer);
         T* dst = out + c * points + p0;
-        for (int64_t j = 0; j < m; ++j) {
-          const int64_t* o = offsets[j];
-          const A* k = weights[j];
-          dst[j] = static_cast<T>(at(plane, o[0]) * k[0] + at(plane, o[1]) * k[1] +
-                                  at(plane, o[2]) * k[2] + at(plane, o[3]) * k[3]);
+        for (int64_t i = 0; i < inner; ++i) {
+          const A* top = plane + inner_offsets[i];
+          const A* bottom = top + width;
+          dst[inner_points[i]] =
+              static_cast<T>(top[0] * inner_weights[0][i] + top[1] * inner_weights[1][i] +
+                             bottom[0] * inner_weights[2][i] + bottom[1] * inner_weights[3][i]);
+        }
+        for (int64_t i = 0; i < edge; ++i) {
+          A sum = tap(plane, edge_offsets[0][i], edge_inside[0][i]) * edge_weights[0][i];
+          for (int t = 1; t < 4; ++t) {
+            sum += tap(plane, edge_offsets[t][i], edge_inside[t][i]) * edge_weights[t][i];
+          }
+          dst[edge_points[i]] = static_cast<T>(sum);
         }
       }
     }
   }
 
-  void nearest() const {
+  KILN_ALWAYS_INLINE void nearest(A* buffer) const {
     int64_t offsets[kBlock];
+    bool inside[kBlock];
     for (int64_t p0 = 0; p0 < points; p0 += kBlock) {
       const int64_t m = points - p0 < kBlock ? points - p0 : kBlock;
       for (int64_t j = 0; j < m; ++j) {
-        const A x = ax.source(static_cast<A>(grid[2 * (p0 + j)]));
-        const A y = ay.source(static_cast<A>(grid[2 * (p0 + j) + 1]));
-        offsets[j] = offset_of(std::nearbyint(x), std::nearbyint(y));
+        const A x = std::nearbyint(ax.source(static_cast<A>(grid[2 * (p0 + j)])));
+        const A y = std::nearbyint(ay.source(static_cast<A>(grid[2 * (p0 + j) + 1])));
+        inside[j] = ax.contains(x) && ay.contains(y);
+        offsets[j] = inside[j] ? static_cast<int64_t>(y) * width + static_cast<int64_t>(x) : 0;
       }
       for (int64_t c = 0; c < channels; ++c) {
-        const T* plane = in + c * height * width;
+        const A* plane = plane_of(c, buffer);
         T* dst = out + c * points + p0;
-        for (int64_t j = 0; j < m; ++j) dst[j] = static_cast<T>(at(plane, offsets[j]));
+        for (int64_t j = 0; j < m; ++j) dst[j] = static_cast<T>(tap(plane, offsets[j], inside[j]));
       }
     }
   }
 
-  // Padding applies to each of the 16 taps, not to the position (a position just inside an
-  // edge still reaches taps beyond it).
-  void bicubic() const {
-    for (int64_t p = 0; p < points; ++p) {
-      const A x = ax.unnormalize(static_cast<A>(grid[2 * p]));
-      const A y = ay.unnormalize(static_cast<A>(grid[2 * p + 1]));
-      const A ix = std::floor(x), iy = std::floor(y);
-      A wx[4], wy[4];
-      cubic_weights(x - ix, wx);
-      cubic_weights(y - iy, wy);
-      int64_t offsets[4][4];
-      for (int r = 0; r < 4; ++r) {
-        const A row = ay.pad(iy - A(1) + static_cast<A>(r));
+  // Padding applies to each tap, not to the position (a position just inside an edge still
+  // reaches taps beyond it); the 4 x 4 taps are the 4 columns times the 4 rows.
+  KILN_ALWAYS_INLINE void bicubic(A* buffer) const {
+    int64_t columns[4][kBlock], rows[4][kBlock];
+    bool column_inside[4][kBlock], row_inside[4][kBlock];
+    A wx[4][kBlock], wy[4][kBlock];
+    for (int64_t p0 = 0; p0 < points; p0 += kBlock) {
+      const int64_t m = points - p0 < kBlock ? points - p0 : kBlock;
+      for (int64_t j = 0; j < m; ++j) {
+        const A x = ax.unnormalize(static_cast<A>(grid[2 * (p0 + j)]));
+        const A y = ay.unnormalize(static_cast<A>(grid[2 * (p0 + j) + 1]));
+        const A ix = std::floor(x), iy = std::floor(y);
+        A cx[4], cy[4];
+        cubic_weights(x - ix, cx);
+        cubic_weights(y - iy, cy);
         for (int k = 0; k < 4; ++k) {
-          offsets[r][k] = offset_of(ax.pad(ix - A(1) + static_cast<A>(k)), row);
+          wx[k][j] = cx[k];
+          wy[k][j] = cy[k];
+          const A tx = ax.pad(ix - A(1) + static_cast<A>(k));
+          const A ty = ay.pad(iy - A(1) + static_cast<A>(k));
+          column_inside[k][j] = ax.contains(tx);
+          row_inside[k][j] = ay.contains(ty);
+          columns[k][j] = column_inside[k][j] ? static_cast<int64_t>(tx) : 0;
+          rows[k][j] = row_inside[k][j] ? static_cast<int64_t>(ty) * width : 0;
         }
       }
       for (int64_t c = 0; c < channels; ++c) {
-        const T* plane = in + c * height * width;
-        A rows[4];
-        for (int r = 0; r < 4; ++r) {
-          rows[r] = wx[0] * at(plane, offsets[r][0]) + wx[1] * at(plane, offsets[r][1]) +
-                    wx[2] * at(plane, offsets[r][2]) + wx[3] * at(plane, offsets[r][3]);
+        const A* plane = plane_of(c, buffer);
+        T* dst = out + c * points + p0;
+        for (int64_t j = 0; j < m; ++j) {
+          A across[4];
+          for (int r = 0; r < 4; ++r) {
+            const A* row = plane + rows[r][j];
+            const bool in_row = row_inside[r][j];
+            across[r] = wx[0][j] * tap(row, columns[0][j], in_row && column_inside[0][j]) +
+                        wx[1][j] * tap(row, columns[1][j], in_row && column_inside[1][j]) +
+                        wx[2][j] * tap(row, columns[2][j], in_row && column_inside[2][j]) +
+                        wx[3][j] * tap(row, columns[3][j], in_row && column_inside[3][j]);
+          }
+          dst[j] = static_cast<T>(wy[0][j] * across[0] + wy[1][j] * across[1] +
+                                  wy[2][j] * across[2] + wy[3][j] * across[3]);
         }
-        out[c * points + p] =
-            static_cast<T>(wy[0] * rows[0] + wy[1] * rows[1] + wy[2] * rows[2] + wy[3] * rows[3]);
       }
     }
   }
 
-  void run(int64_t interpolation) const {
-    if (interpolation == kBilinear) return bilinear();
-    if (interpolation == kNearest) return nearest();
-    return bicubic();
+  KILN_ALWAYS_INLINE void run(int64_t interpolation, A* buffer) const {
+    if (interpolation == kBilinear) return bilinear(buffer);
+    if (interpolation == kNearest) return nearest(buffer);
+    return bicubic(buffer);
   }
 };
 
+// `buffer` holds one channel as A when T is not A (Half, BFloat16), else is unused.
 template <typename T>
-void sample_all(const Tensor& input, const Tensor& grid, Tensor& out, int64_t interpolation,
-                int64_t padding, bool align_corners) {
+KILN_ALWAYS_INLINE void sample_all(const Tensor& input, const Tensor& grid, Tensor& out,
+                                   int64_t interpolation, int64_t padding, bool align_corners,
+                                   void* buffer) {
   using A = std::conditional_t<std::is_same_v<T, double>, double, float>;
   const int64_t channels = input.size(1), height = input.size(2), width = input.size(3);
   const int64_t points = grid.size(1) * grid.size(2);
@@ -201,13 +257,13 @@ void sample_all(const Tensor& input, const Tensor& grid, Tensor& out, int64_t in
                                 points,
                                 ax,
                                 ay};
-    sampler.run(interpolation);
+    sampler.run(interpolation, static_cast<A*>(buffer));
   }
 }
 
 KILN_HOT_LOOP void sample_float(const Tensor& input, const Tensor& grid, Tensor& out,
                                 int64_t interpolation, int64_t padding, bool align_corners) {
-  sample_all<float>(input, grid, out, interpolation, padding, align_corners);
+  sample_all<float>(input, grid, out, interpolation, padding, align_corners, nullptr);
 }
 
 }  // namespace
@@ -261,10 +317,20 @@ Tensor& grid_sampler_2d_out(KernelRuntimeContext& ctx, const Tensor& input, cons
     sample_float(input, grid, out, interpolation_mode, padding_mode, align_corners);
     return out;
   }
+  void* buffer = nullptr;
+  if (is_reduced_floating_type(dtype)) {  // a channel widened to float at a time
+    const int64_t plane = input.size(2) * input.size(3);
+    Result<void*> memory = ctx.allocate_temp(static_cast<size_t>(plane) * sizeof(float), 16);
+    KILN_KERNEL_CHECK_MSG(ctx, memory.ok(), MemoryAllocationFailed, out,
+                          "grid_sampler_2d needs %lld bytes of temp memory to widen a %s channel, "
+                          "which the context's temp allocator could not provide",
+                          static_cast<long long>(plane * 4), to_string(dtype));
+    buffer = memory.get();
+  }
   dispatch_element_type(dtype, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
     if constexpr (!std::is_integral_v<T>) {
-      sample_all<T>(input, grid, out, interpolation_mode, padding_mode, align_corners);
+      sample_all<T>(input, grid, out, interpolation_mode, padding_mode, align_corners, buffer);
     }
   });
   return out;
