@@ -13,6 +13,7 @@
 #include "kernels/portable/cpu/util/distance.h"
 #include "kernels/portable/cpu/util/gemm.h"
 #include "kernels/portable/cpu/util/matmul.h"
+#include "kernels/portable/cpu/util/target.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {
@@ -22,19 +23,34 @@ namespace {
 constexpr int64_t kMatmulRows = 25;
 
 // The pairs of one batch entry, each summed in order as ATen's scalar loop does.
+template <typename T, typename N>
+KILN_ALWAYS_INLINE void direct_pairs(const T* a, int64_t r1, const T* b, int64_t r2, int64_t m, T p,
+                                     T* out) {
+  for (int64_t i = 0; i < r1; ++i) {
+    for (int64_t j = 0; j < r2; ++j) {
+      const T* x = a + i * m;
+      const T* y = b + j * m;
+      T acc = 0;
+      for (int64_t k = 0; k < m; ++k) acc = N::reduce(acc, N::map(std::fabs(x[k] - y[k]), p));
+      out[i * r2 + j] = N::finish(acc, p);
+    }
+  }
+}
+
+template <typename N>
+KILN_HOT_LOOP void direct_pairs_float(const float* a, int64_t r1, const float* b, int64_t r2,
+                                      int64_t m, float p, float* out) {
+  direct_pairs<float, N>(a, r1, b, r2, m, p, out);
+}
+
 template <typename T>
-void direct_pairs(const T* a, int64_t r1, const T* b, int64_t r2, int64_t m, double p, T* out) {
+void direct_pairs_of(const T* a, int64_t r1, const T* b, int64_t r2, int64_t m, double p, T* out) {
   dispatch_norm</*kMaxPropagatesNan=*/false>(p, [&](auto norm) {
     using N = decltype(norm);
-    const T pt = static_cast<T>(p);
-    for (int64_t i = 0; i < r1; ++i) {
-      for (int64_t j = 0; j < r2; ++j) {
-        const T* x = a + i * m;
-        const T* y = b + j * m;
-        T acc = 0;
-        for (int64_t k = 0; k < m; ++k) acc = N::reduce(acc, N::map(std::fabs(x[k] - y[k]), pt));
-        out[i * r2 + j] = N::finish(acc, pt);
-      }
+    if constexpr (std::is_same_v<T, float>) {
+      direct_pairs_float<N>(a, r1, b, r2, m, static_cast<float>(p), out);
+    } else {
+      direct_pairs<T, N>(a, r1, b, r2, m, static_cast<T>(p), out);
     }
   });
 }
@@ -192,7 +208,7 @@ Tensor& _cdist_forward_out(KernelRuntimeContext& ctx, const Tensor& x1, const Te
         if (use_matmul) {
           ok = matmul_pairs<T>(ctx, a, r1, c, r2, m, out, b * r1 * r2);
         } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-          direct_pairs<T>(a, r1, c, r2, m, p, out.mutable_data_ptr<T>() + b * r1 * r2);
+          direct_pairs_of<T>(a, r1, c, r2, m, p, out.mutable_data_ptr<T>() + b * r1 * r2);
         }
       }
     }

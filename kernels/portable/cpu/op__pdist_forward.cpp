@@ -7,6 +7,7 @@
 
 #include "kernels/portable/cpu/util/checks.h"
 #include "kernels/portable/cpu/util/distance.h"
+#include "kernels/portable/cpu/util/target.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {
@@ -15,7 +16,7 @@ namespace {
 // Accumulates in 8 interleaved lanes, as ATen's vectorised pdist does (so its NaN-propagating
 // max applies).
 template <typename T, typename N>
-T row_distance(const T* a, const T* b, int64_t m, T p) {
+KILN_ALWAYS_INLINE T row_distance(const T* a, const T* b, int64_t m, T p) {
   constexpr int64_t kLanes = 8;
   T lanes[kLanes] = {};
   int64_t i = 0;
@@ -32,17 +33,19 @@ T row_distance(const T* a, const T* b, int64_t m, T p) {
   return N::finish(acc, p);
 }
 
-template <typename T>
-void all_pairs(const T* x, int64_t n, int64_t m, double p, T* out) {
-  dispatch_norm</*kMaxPropagatesNan=*/true>(p, [&](auto norm) {
-    using N = decltype(norm);
-    int64_t k = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      for (int64_t j = i + 1; j < n; ++j) {
-        out[k++] = row_distance<T, N>(x + i * m, x + j * m, m, static_cast<T>(p));
-      }
-    }
-  });
+template <typename T, typename N>
+KILN_ALWAYS_INLINE void all_pairs(const T* x, int64_t n, int64_t m, T p, T* out) {
+  int64_t k = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = i + 1; j < n; ++j) out[k++] = row_distance<T, N>(x + i * m, x + j * m, m, p);
+  }
+}
+
+// The float loops in a multiversioned clone (the norm is a template argument, so no callback
+// leaves the clone).
+template <typename N>
+KILN_HOT_LOOP void all_pairs_float(const float* x, int64_t n, int64_t m, float p, float* out) {
+  all_pairs<float, N>(x, n, m, p, out);
 }
 
 }  // namespace
@@ -67,11 +70,15 @@ Tensor& _pdist_forward_out(KernelRuntimeContext& ctx, const Tensor& self, double
   KILN_KERNEL_CHECK_MSG(ctx, dtype == ScalarType::Float || dtype == ScalarType::Double, InvalidType,
                         out, "\"pdist\" not implemented for '%s'; pass a Float or Double input",
                         to_string(dtype));
-  if (dtype == ScalarType::Float) {
-    all_pairs(self.const_data_ptr<float>(), n, m, p, out.mutable_data_ptr<float>());
-  } else {
-    all_pairs(self.const_data_ptr<double>(), n, m, p, out.mutable_data_ptr<double>());
-  }
+  dispatch_norm</*kMaxPropagatesNan=*/true>(p, [&](auto norm) {
+    using N = decltype(norm);
+    if (dtype == ScalarType::Float) {
+      all_pairs_float<N>(self.const_data_ptr<float>(), n, m, static_cast<float>(p),
+                         out.mutable_data_ptr<float>());
+    } else {
+      all_pairs<double, N>(self.const_data_ptr<double>(), n, m, p, out.mutable_data_ptr<double>());
+    }
+  });
   return out;
 }
 
