@@ -1,4 +1,4 @@
-"""Linear algebra, convolution, pooling and upsampling cases."""
+"""Linear algebra, convolution, pooling, padding, upsampling, grid sampling and distance cases."""
 
 from __future__ import annotations
 
@@ -23,6 +23,11 @@ def cases() -> list[Case]:
     features = torch.randn(1, 64, 56, 56)
     small = torch.randn(1, 64, 28, 28)
     conv = (image, kernel, kernel_bias, [1, 1], [1, 1], [1, 1], False, [0, 0], 1)
+    signal = torch.randn(16, 64, 512)
+    volume = torch.randn(1, 16, 16, 32, 32)
+    grid = torch.rand(1, 56, 56, 2) * 2 - 1
+    points = torch.randn(512, 64)
+    others = torch.randn(512, 64)
     return [
         Case("mm 256x256", "aten::mm.out", (m1, m2), {}),
         Case("bmm 16x128x128", "aten::bmm.out", (b1, b2), {}),
@@ -43,4 +48,64 @@ def cases() -> list[Case]:
             (small, [56, 56], False),
             {},
         ),
+        Case(
+            "upsample_bilinear2d.vec x2 28",
+            "aten::upsample_bilinear2d.vec_out",
+            (small, None, False, [2.0, 2.0]),
+            {},
+        ),
+        Case(
+            "upsample_nearest2d.vec x2 28",
+            "aten::upsample_nearest2d.vec_out",
+            (small, None, [2.0, 2.0]),
+            {},
+        ),
+        Case(
+            "upsample_bilinear2d_aa 56->28",
+            "aten::_upsample_bilinear2d_aa.out",
+            (features, [28, 28], False),
+            {},
+        ),
+        Case("reflection_pad1d 3 16x64x512", "aten::reflection_pad1d.out", (signal, [3, 3]), {}),
+        Case(
+            "reflection_pad2d 1 1x64x56x56",
+            "aten::reflection_pad2d.out",
+            (features, [1, 1, 1, 1]),
+            {},
+        ),
+        Case(
+            "replication_pad2d 1 1x64x56x56",
+            "aten::replication_pad2d.out",
+            (features, [1, 1, 1, 1]),
+            {},
+        ),
+        Case(
+            "replication_pad3d 1 1x16x16x32x32",
+            "aten::replication_pad3d.out",
+            (volume, [1, 1, 1, 1, 1, 1]),
+            {},
+        ),
+        Case(
+            "grid_sampler bilinear 1x64x56x56",
+            "aten::grid_sampler_2d.out",
+            (features, grid, 0, 0, False),
+            {},
+        ),
+        Case(
+            "grid_sampler nearest 1x64x56x56",
+            "aten::grid_sampler_2d.out",
+            (features, grid, 1, 1, False),
+            {},
+        ),
+        Case(
+            "grid_sampler bicubic 1x64x56x56",
+            "aten::grid_sampler_2d.out",
+            (features, grid, 2, 2, True),
+            {},
+        ),
+        Case(
+            "cdist p=2 512x64 (matmul)", "aten::_cdist_forward.out", (points, others, 2.0, None), {}
+        ),
+        Case("cdist p=1 512x64", "aten::_cdist_forward.out", (points, others, 1.0, None), {}),
+        Case("pdist p=2 512x64", "aten::_pdist_forward.out", (points, 2.0), {}),
     ]

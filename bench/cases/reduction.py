@@ -1,4 +1,4 @@
-"""Reductions, softmax and normalisation cases, all on a 256x1024 float32 input."""
+"""Reductions, softmax and normalisation cases, on a 256x1024 float32 input (batch norm: images)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ def cases() -> list[Case]:
     x = torch.randn(256, 1024)
     w = torch.randn(1024)
     b = torch.randn(1024)
+    images = torch.randn(8, 64, 28, 28)
     return [
         Case("softmax 256x1024", "aten::_softmax.out", (x, -1, False), {}),
         Case("log_softmax 256x1024", "aten::_log_softmax.out", (x, -1, False), {}),
@@ -28,6 +29,22 @@ def cases() -> list[Case]:
         Case("argmax dim=-1 256x1024", "aten::argmax.out", (x, -1), {}, (I64,)),
         Case("max.dim dim=-1 256x1024", "aten::max.dim_max", (x, -1), {}, (F32, I64)),
         Case("var dim=-1 256x1024", "aten::var.correction_out", (x, [-1]), {}),
+        Case("var.out dim=0 256x1024", "aten::var.out", (x, [0]), {}),
+        Case(
+            "var_mean dim=-1 256x1024",
+            "aten::var_mean.correction_out",
+            (x, [-1]),
+            {},
+            (F32, F32),
+        ),
+        Case("var_mean all 256x1024", "aten::var_mean.correction_out", (x, None), {}, (F32, F32)),
+        Case(
+            "batch_norm train 8x64x28x28",
+            "aten::_native_batch_norm_legit.out",
+            (images, None, None, torch.zeros(64), torch.ones(64), True, 0.1, 1e-5),
+            {},
+            (F32, F32, F32),
+        ),
         Case(
             "layer_norm 256x1024",
             "aten::native_layer_norm.out",
