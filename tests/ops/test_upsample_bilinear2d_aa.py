@@ -76,9 +76,12 @@ def check_aa(call_op: Any, args: tuple[Any, ...], out: torch.Tensor) -> None:
     scale_h, scale_w = (args[3], args[4]) if len(args) > 3 else (None, None)
     rows = spanned(x.shape[2], out_h, align, scale_h)
     cols = spanned(x.shape[3], out_w, align, scale_w)
-    assert_same(actual[:, :, rows][..., cols], expected[:, :, rows][..., cols], atol=1e-5)
+    undefined = ~(rows[:, None] & cols[None, :]).expand_as(actual)
     if is_portable(call_op):
-        assert not actual[:, :, ~rows].any() and not actual[..., ~cols].any()
+        assert not actual[undefined].any()
+    # Where ATen's value is undefined the comparison takes the backend's own.
+    expected = torch.where(undefined, actual, expected)
+    assert_same(actual, expected, atol=1e-5)
 
 
 @SETTINGS
@@ -114,7 +117,7 @@ def test_upsample_aa_width_one_is_right(call_op: Any) -> None:
     x = torch.tensor([1.0, 2.0, 3.0]).reshape(1, 1, 3, 1)
     actual = call_op(NAME, x, [2, 1], False, out=torch.empty(0))
     if is_portable(call_op):
-        torch.testing.assert_close(actual.flatten(), torch.tensor([1.375, 2.625]))
+        torch.testing.assert_close(actual, torch.tensor([1.375, 2.625]).reshape(1, 1, 2, 1))
 
 
 ones = torch.ones
