@@ -101,7 +101,8 @@ bool matmul_pairs(KernelRuntimeContext& ctx, const T* a, int64_t r1, const T* b,
   return true;
 }
 
-// out's batch shape: x1's and x2's batch dims broadcast, with ATen's message when they do not.
+// out's batch shape: x1's and x2's batch dims broadcast, with ATen's message when they do not
+// (at most kTensorDimensionLimit - 2 dims, as each input has at most kTensorDimensionLimit).
 bool batch_shape(KernelRuntimeContext& ctx, const Tensor& x1, const Tensor& x2, SizesType* sizes,
                  int64_t* rank) {
   const int64_t b1 = x1.dim() - 2, b2 = x2.dim() - 2;
@@ -151,9 +152,6 @@ Tensor& _cdist_forward_out(KernelRuntimeContext& ctx, const Tensor& x1, const Te
   SizesType sizes[kTensorDimensionLimit];
   int64_t batch_rank = 0;
   if (!batch_shape(ctx, x1, x2, sizes, &batch_rank)) return out;
-  KILN_KERNEL_CHECK_MSG(ctx, batch_rank + 2 <= kTensorDimensionLimit, InvalidArgument, out,
-                        "cdist: the result would have more than %d dims",
-                        static_cast<int>(kTensorDimensionLimit));
   const int64_t r1 = x1.size(x1.dim() - 2), r2 = x2.size(x2.dim() - 2);
   sizes[batch_rank] = r1;
   sizes[batch_rank + 1] = r2;
