@@ -32,7 +32,8 @@ class GridAxis {
         max_(static_cast<A>(size - 1)),
         twice_span_(align_corners ? static_cast<A>(size - 1) * 2 : static_cast<A>(size) * 2) {}
 
-  // [-1, 1] onto [0, size - 1] (align_corners) or [-0.5, size - 0.5].
+  // [-1, 1] onto [0, size - 1] (align_corners) or [-0.5, size - 0.5], the latter in one fused
+  // multiply-add as ATen's vectorised kernel computes it.
   A unnormalize(A g) const {
     return align_corners_ ? (g + A(1)) * scale_ : std::fma(g + A(1), scale_, A(-0.5));
   }
