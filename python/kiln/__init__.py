@@ -11,6 +11,7 @@ from kiln._call import call_op
 from kiln._errors import ExportError, KilnError
 from kiln._export import export
 from kiln._program import MissingOperator, Program, ProgramLoadError, load
+from kiln._random import manual_seed
 from kiln._registry import (
     fallback_records,
     missing_operators,
@@ -31,6 +32,7 @@ __all__ = [
     "export",
     "fallback_records",
     "load",
+    "manual_seed",
     "missing_operators",
     "registered_operators",
     "reset_fallback_stats",

@@ -40,9 +40,29 @@ def _from_directory(directory: Path) -> ModuleType | None:
     return None
 
 
+# The last kiln.manual_seed value, applied to the extension when it loads later.
+_random_seed: int | None = None
+
+
+def set_random_seed(seed: int) -> None:
+    """Seeds the generator the extension's kernels draw from (libtorch's default CPU one), now
+    if it is loaded, else when it loads."""
+    global _random_seed
+    _random_seed = seed
+    if MODULE in sys.modules:
+        sys.modules[MODULE].set_random_seed(seed)
+
+
 @lru_cache(maxsize=1)
 def extension() -> ModuleType:
     """kiln._C_aten; KilnError (NotSupported) saying how to build it when it is not found."""
+    module = _load()
+    if _random_seed is not None:
+        module.set_random_seed(_random_seed)
+    return module
+
+
+def _load() -> ModuleType:
     if importlib.util.find_spec(MODULE) is not None:
         return importlib.import_module(MODULE)
     directory = os.environ.get(ENV_DIR)

@@ -13,6 +13,7 @@
 #include "ascend_bindings.h"
 #endif
 #include "runtime/kernel/operator_registry.h"
+#include "runtime/kernel/random_generator.h"
 
 namespace py = pybind11;
 
@@ -68,6 +69,8 @@ PYBIND11_MODULE(KILN_PYTHON_MODULE, m) {
     return result;
   });
   m.def("reset_fallback_stats", &kiln::reset_fallback_stats);
+  // Seeds the default generator the random kernels draw from (in ATen mode, libtorch's too).
+  m.def("set_random_seed", &kiln::set_random_seed, py::arg("seed"));
 
   // The runtime's structured missing-operator report for (name, key) requests.
   m.def("missing_operators", [](const std::vector<std::pair<std::string, std::string>>& requests,

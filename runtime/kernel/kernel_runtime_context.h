@@ -1,5 +1,5 @@
 // KernelRuntimeContext: what a kernel may use besides its arguments (failure reporting, temp
-// memory).
+// memory, random numbers).
 #pragma once
 
 #include <cstddef>
@@ -8,6 +8,7 @@
 #include "runtime/core/memory_allocator.h"
 #include "runtime/core/result.h"
 #include "runtime/core/tensor.h"
+#include "runtime/kernel/random_generator.h"
 
 namespace kiln {
 
@@ -38,10 +39,19 @@ class KernelRuntimeContext {
 
   Result<void*> allocate_temp(size_t size, size_t alignment = 16);
 
+  // The generator random kernels draw from: the one set here (not owned; nullptr restores the
+  // default), else the process's default_random_generator(). A context per thread with its own
+  // generator keeps threads' streams apart and reproducible.
+  void set_random_generator(RandomGenerator* generator) { random_generator_ = generator; }
+  RandomGenerator& random_generator() {
+    return random_generator_ != nullptr ? *random_generator_ : default_random_generator();
+  }
+
  private:
   Error failure_ = Error::Ok;
   const char* op_name_ = nullptr;
   MemoryAllocator* temp_allocator_;
+  RandomGenerator* random_generator_ = nullptr;
   char message_[256] = {};
 };
 
