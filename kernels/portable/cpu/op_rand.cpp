@@ -1,0 +1,22 @@
+// rand.out: out of shape `size` with values uniform on [0, 1), drawn from the context's random
+// generator (see runtime/kernel/random_generator.h for seeding).
+#include "kernels/portable/cpu/util/checks.h"
+#include "kernels/portable/cpu/util/random.h"
+#include "runtime/kernel/kernel_runtime_context.h"
+
+namespace kiln::portable::native {
+
+Tensor& rand_out(KernelRuntimeContext& ctx, IntArrayRef size, Tensor& out) {
+  if (!check_supported_dtype(ctx, out.scalar_type(), "out") || !check_random_sizes(ctx, size)) {
+    return out;
+  }
+  // ATen's wording: its uniform kernel exists for the floating dtypes only.
+  KILN_KERNEL_CHECK_MSG(ctx, is_floating_type(out.scalar_type()), InvalidType, out,
+                        "\"check_uniform_bounds\" not implemented for '%s'",
+                        to_string(out.scalar_type()));
+  if (!resize_or_fail(ctx, out, size)) return out;
+  fill_uniform(ctx, out);
+  return out;
+}
+
+}  // namespace kiln::portable::native
