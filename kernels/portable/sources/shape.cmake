@@ -17,6 +17,7 @@ list(APPEND KILN_PORTABLE_SOURCES
   cpu/op_detach_copy.cpp
   cpu/op_diagonal_copy.cpp
   cpu/op_expand_copy.cpp
+  cpu/op_empty.cpp
   cpu/op_fill.cpp
   cpu/op_flip.cpp
   cpu/op_full.cpp
