@@ -22,6 +22,7 @@ list(APPEND KILN_PORTABLE_SOURCES
   cpu/op_replication_pad3d.cpp
   cpu/op_upsample_bilinear2d.cpp
   cpu/op_upsample_nearest2d.cpp
+  cpu/util/convolution.cpp
   cpu/util/im2col.cpp
   cpu/util/matmul.cpp
   cpu/util/padding.cpp
