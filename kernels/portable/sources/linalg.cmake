@@ -10,6 +10,7 @@ list(APPEND KILN_PORTABLE_SOURCES
   cpu/op_bmm.cpp
   cpu/op_constant_pad_nd.cpp
   cpu/op_convolution.cpp
+  cpu/op_convolution_backward.cpp
   cpu/op_grid_sampler_2d.cpp
   cpu/op_linear.cpp
   cpu/op_max_pool2d_with_indices.cpp

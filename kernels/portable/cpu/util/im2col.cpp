@@ -88,6 +88,56 @@ void transposed_weight_row(const ConvGeometry& g, int64_t row, int64_t col0, int
   }
 }
 
+// Transposed and batched: row (b, oh, ow) reads, for columns (c, kh, kw), image b's
+// input[c][oh * s - p + kh * d][ow * s - p + kw * d], or 0 in the padding; kw runs at a time.
+template <typename C>
+void im2col_transposed_row(const BatchedConvGeometry& bg, int64_t row, int64_t col0, int64_t n,
+                           C* out) {
+  const ConvGeometry& g = bg.conv;
+  const size_t size = element_size(g.dtype);
+  const int64_t per_image = bg.out_height * g.out_width;
+  const int64_t oh = row % per_image / g.out_width;
+  const int64_t ow = row % per_image % g.out_width;
+  const char* image = g.input + (row / per_image) * bg.batch_stride * static_cast<int64_t>(size);
+  const int64_t h0 = oh * g.stride[0] - g.padding[0];
+  const int64_t w0 = ow * g.stride[1] - g.padding[1];
+  const int64_t dw = g.dilation[1];
+  for (int64_t done = 0; done < n;) {
+    const Tap tap = tap_of(g, col0 + done);
+    const int64_t run = n - done < g.kernel_w - tap.kw ? n - done : g.kernel_w - tap.kw;
+    const int64_t ih = h0 + tap.kh * g.dilation[0];
+    int64_t first = tap.kw;
+    int64_t last = tap.kw + run;
+    if (ih < 0 || ih >= g.height) {
+      last = first;
+    } else {
+      while (first < last && w0 + first * dw < 0) ++first;
+      while (last > first && w0 + (last - 1) * dw >= g.width) --last;
+    }
+    fill_zero(out + done, first - tap.kw);
+    if (last > first) {
+      const char* src = image + ((tap.c * g.height + ih) * g.width + w0 + first * dw) * size;
+      load_row<C>(src, g.dtype, dw, last - first, out + done + (first - tap.kw));
+    }
+    fill_zero(out + done + (last - tap.kw), tap.kw + run - last);
+    done += run;
+  }
+}
+
+// A(c, (b, position)) of a BatchedRows, a contiguous run per batch.
+template <typename C>
+void batched_row(const BatchedRows& rows, int64_t row, int64_t col0, int64_t n, C* out) {
+  const size_t size = element_size(rows.dtype);
+  for (int64_t done = 0; done < n;) {
+    const int64_t b = (col0 + done) / rows.positions;
+    const int64_t position = (col0 + done) % rows.positions;
+    const int64_t run = n - done < rows.positions - position ? n - done : rows.positions - position;
+    load_row<C>(rows.data + (b * rows.batch_stride + row * rows.positions + position) * size,
+                rows.dtype, 1, run, out + done);
+    done += run;
+  }
+}
+
 // A loader's body: load(g, out) with the ConvGeometry behind `user` and dst as an array of
 // g.compute's compute type.
 template <typename F>
@@ -100,6 +150,22 @@ void load_typed(const void* user, void* dst, F&& load) {
 }
 
 }  // namespace
+
+void load_im2col_transposed_row(const void* user, int64_t row, int64_t col0, int64_t n, void* dst) {
+  const auto& geometry = *static_cast<const BatchedConvGeometry*>(user);
+  dispatch_compute_type(geometry.conv.compute, [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    im2col_transposed_row(geometry, row, col0, n, static_cast<C*>(dst));
+  });
+}
+
+void load_batched_row(const void* user, int64_t row, int64_t col0, int64_t n, void* dst) {
+  const auto& rows = *static_cast<const BatchedRows*>(user);
+  dispatch_compute_type(rows.compute, [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    batched_row(rows, row, col0, n, static_cast<C*>(dst));
+  });
+}
 
 void load_im2col_row(const void* user, int64_t row, int64_t col0, int64_t n, void* dst) {
   load_typed(user, dst,
