@@ -14,6 +14,7 @@ list(APPEND KILN_PORTABLE_SOURCES
   cpu/op_grid_sampler_2d.cpp
   cpu/op_linear.cpp
   cpu/op_max_pool2d_with_indices.cpp
+  cpu/op_max_pool2d_with_indices_backward.cpp
   cpu/op_mm.cpp
   cpu/op_reflection_pad1d.cpp
   cpu/op_reflection_pad2d.cpp
