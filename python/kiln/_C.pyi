@@ -7,6 +7,7 @@ class CallOutcome:
     message: str
     backend: str
     ns_per_call: float
+    results: list[tuple[tuple[int, ...], tuple[int, ...], int, bytes] | None]
 
 def call_boxed(
     name: str,
@@ -14,6 +15,7 @@ def call_boxed(
     args: list[tuple[str, Any]],
     repeat: int = 1,
     allow_fallback: bool = True,
+    new_results: int = 0,
 ) -> CallOutcome: ...
 def backends() -> list[str]: ...
 def promote_types(a: int, b: int) -> int: ...

@@ -6,9 +6,11 @@ import difflib
 from dataclasses import dataclass
 from typing import Any
 
+import torch
+
 from codegen.model import op_names
 from kiln import _C, _aten
-from kiln._convert import convert, default_value
+from kiln._convert import DTYPE_CODES, convert, default_value
 from kiln._errors import KilnError
 from kiln._manifest import Operator, operators
 
@@ -72,21 +74,22 @@ def _bind(op: Operator, args: tuple[Any, ...], out: Any, kwargs: dict[str, Any])
 class BoundCall:
     """An operator with its arguments converted for the native stack, in schema order, then its
     return slots; `results` are the Python objects the call returns (the outs of an out variant,
-    self of an in-place op)."""
+    self of an in-place op; empty for a functional op, whose new tensors come back from the
+    kernel)."""
 
     op: Operator
     tagged: list[tuple[str, Any]]
     results: tuple[Any, ...]
 
+    @property
+    def new_results(self) -> int:
+        """How many new tensors the op returns (its return slots, for a functional op)."""
+        return self.op.return_slots if None in self.op.returns else 0
+
 
 def bind_call(name: str, args: tuple[Any, ...], out: Any, kwargs: dict[str, Any]) -> BoundCall:
     """Resolves `name`, binds the arguments to its schema and converts them."""
     op = _lookup(name)
-    if None in op.returns:
-        raise TypeError(
-            f"{op.name} returns a new tensor, which kiln.call_op cannot hand to Python; call an "
-            f"out-variant or in-place operator; schema: {op.schema}"
-        )
     bound = _bind(op, args, out, kwargs)
     tagged = []
     for arg in op.arguments:
@@ -99,7 +102,8 @@ def bind_call(name: str, args: tuple[Any, ...], out: Any, kwargs: dict[str, Any]
         else:
             raise TypeError(f"{op.name}: missing argument '{arg.name}'; schema: {op.schema}")
         tagged.append(convert(op.name, arg, value))
-    tagged += [("none", None)] * op.return_slots  # the wrapper stores self there, in place
+    # The wrapper stores there what the op returns: self (in place) or new tensors (functional).
+    tagged += [("none", None)] * op.return_slots
     return BoundCall(op, tagged, tuple(bound[name] for name in op.returns if name is not None))
 
 
@@ -120,16 +124,41 @@ def call_op(
     fallbacks when it has no kernel or its kernel declines the inputs (counted, see
     kiln.fallback_records); `allow_fallback=False` makes that a KilnError instead.
     `backend="aten"` runs libtorch's kernel through the same generated code, built in ATen mode
-    (see kiln._aten). A kernel's refusal raises KilnError with the kernel's message.
+    (see kiln._aten). A functional operator (e.g. "aten::allclose.Tensor") returns the new
+    tensors its kernel made, copied into torch tensors. A kernel's refusal raises KilnError with
+    the kernel's message.
     """
     call = bind_call(name, args, out, kwargs)
     if backend == ATEN_BACKEND:
         # In ATen mode libtorch's kernels are registered in the portable slot.
-        outcome = _aten.extension().call_boxed(call.op.name, ["portable"], call.tagged)
+        outcome = _aten.extension().call_boxed(
+            call.op.name, ["portable"], call.tagged, new_results=call.new_results
+        )
     else:
         outcome = _C.call_boxed(
-            call.op.name, backends_for(backend), call.tagged, allow_fallback=allow_fallback
+            call.op.name,
+            backends_for(backend),
+            call.tagged,
+            allow_fallback=allow_fallback,
+            new_results=call.new_results,
         )
     if outcome.error != "Ok":
         raise KilnError(outcome.message, outcome.error)
-    return call.results[0] if len(call.results) == 1 else call.results
+    results = call.results or tuple(_new_tensor(r) for r in outcome.results)
+    return results[0] if len(results) == 1 else results
+
+
+_DTYPES = {code: dtype for dtype, code in DTYPE_CODES.items()}
+
+
+def _new_tensor(exported: tuple[tuple[int, ...], tuple[int, ...], int, bytes] | None) -> Any:
+    """A torch tensor holding a copy of a tensor the kernel returned (see export_tensor in
+    python/src/stack_builder.h)."""
+    if exported is None:
+        return None
+    sizes, strides, code, data = exported
+    dtype = _DTYPES[code]
+    if not data:
+        return torch.empty(sizes, dtype=dtype)
+    flat = torch.frombuffer(bytearray(data), dtype=dtype)
+    return flat.as_strided(sizes, strides).clone(memory_format=torch.preserve_format)

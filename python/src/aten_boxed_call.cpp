@@ -26,9 +26,9 @@ class TorchTensorsAsIs {
 }  // namespace
 
 CallOutcome call_boxed(const std::string& name, const std::vector<std::string>& backends,
-                       const py::list& args, int repeat, bool allow_fallback) {
+                       const py::list& args, int repeat, bool allow_fallback, int new_results) {
   TorchTensorsAsIs tensors;
-  return run_boxed_call(name, backends, args, repeat, allow_fallback, tensors);
+  return run_boxed_call(name, backends, args, repeat, allow_fallback, new_results, tensors);
 }
 
 }  // namespace kiln::python

@@ -33,9 +33,11 @@ PYBIND11_MODULE(KILN_PYTHON_MODULE, m) {
       .def_readonly("error", &kiln::python::CallOutcome::error)
       .def_readonly("message", &kiln::python::CallOutcome::message)
       .def_readonly("backend", &kiln::python::CallOutcome::backend)
-      .def_readonly("ns_per_call", &kiln::python::CallOutcome::ns_per_call);
+      .def_readonly("ns_per_call", &kiln::python::CallOutcome::ns_per_call)
+      .def_readonly("results", &kiln::python::CallOutcome::results);
   m.def("call_boxed", &kiln::python::call_boxed, py::arg("name"), py::arg("backends"),
-        py::arg("args"), py::arg("repeat") = 1, py::arg("allow_fallback") = true);
+        py::arg("args"), py::arg("repeat") = 1, py::arg("allow_fallback") = true,
+        py::arg("new_results") = 0);
   // Backend names in kiln::Backend order (runtime/kernel/backends.def).
   m.def("backends", &kiln::python::backend_names);
   m.def("promote_types", [](int a, int b) {

@@ -81,17 +81,39 @@ class StackBuilder {
   std::deque<std::vector<std::optional<Tensor>>> optional_tensor_lists_;
 };
 
+// A tensor a kernel returned (a functional op's new tensor), copied out for Python as (sizes,
+// strides, dtype code, bytes): its memory (the call's temp memory in lean mode) ends with the call.
+// The tensor is dense, as kernels make them.
+inline pybind11::object export_tensor(const Tensor& tensor) {
+  namespace py = pybind11;
+  if (!tensor.defined()) return py::none();
+  py::tuple sizes(tensor.dim());
+  py::tuple strides(tensor.dim());
+  for (int64_t d = 0; d < tensor.dim(); ++d) {
+    sizes[static_cast<size_t>(d)] = tensor.sizes()[static_cast<size_t>(d)];
+    strides[static_cast<size_t>(d)] = tensor.strides()[static_cast<size_t>(d)];
+  }
+  const auto* data = static_cast<const char*>(tensor.const_data_ptr());
+  return py::make_tuple(sizes, strides, static_cast<int>(tensor.scalar_type()),
+                        py::bytes(data, tensor.nbytes()));
+}
+
 // Builds the stack, runs the operator by backend preference (call_operator: a kernel that
 // declines the inputs falls back to the next backend unless `allow_fallback` is false) and then
-// `repeat - 1` more times on the kernel that served, with the GIL released. TensorFactory also
+// `repeat - 1` more times on the kernel that served, with the GIL released. The last
+// `new_results` stack values (a functional op's return slots) come back in CallOutcome::results
+// (export_tensor). TensorFactory also
 // provides `std::string failure_detail()` (appended to a kernel's message) and `MemoryAllocator*
 // temp_allocator()`.
 template <typename TensorFactory>
 CallOutcome run_boxed_call(const std::string& name, const std::vector<std::string>& backend_names,
                            const pybind11::list& args, int repeat, bool allow_fallback,
-                           TensorFactory& tensors) {
+                           int new_results, TensorFactory& tensors) {
   namespace py = pybind11;
   if (repeat < 1) throw py::value_error("repeat must be at least 1");
+  if (new_results < 0 || static_cast<size_t>(new_results) > args.size()) {
+    throw py::value_error("kiln internal: new_results exceeds the arguments");
+  }
   const std::vector<Backend> backends = parse_backends(backend_names);
 
   StackBuilder<TensorFactory> builder(tensors);
@@ -121,9 +143,14 @@ CallOutcome run_boxed_call(const std::string& name, const std::vector<std::strin
   }
   const std::string backend = served != nullptr ? to_string(served->backend) : "";
   if (error == Error::Ok) {
-    return {to_string(Error::Ok), "", backend, static_cast<double>(elapsed) / repeat};
+    py::list results;
+    for (size_t i = values.size() - static_cast<size_t>(new_results); i < values.size(); ++i) {
+      results.append(values[i].isTensor() ? export_tensor(values[i].toTensor()) : py::none());
+    }
+    return {to_string(Error::Ok), "", backend, static_cast<double>(elapsed) / repeat, results};
   }
-  return {to_string(error), ctx.failure_message() + tensors.failure_detail(), backend, 0.0};
+  return {to_string(error), ctx.failure_message() + tensors.failure_detail(), backend, 0.0,
+          py::list()};
 }
 
 }  // namespace kiln::python
