@@ -104,6 +104,15 @@ def test_bad_arguments_raise_python_errors(call, error, message) -> None:  # typ
         call()
 
 
+def test_functional_operator_returns_its_new_tensor() -> None:
+    # allclose.Tensor's kernel makes a 0-dim Bool tensor in the call's temp memory; call_op hands
+    # back a torch copy of it.
+    result = kiln.call_op("aten::allclose.Tensor", torch.ones(3), torch.ones(3))
+    assert isinstance(result, torch.Tensor)
+    assert result.dtype == torch.bool and result.shape == () and bool(result)
+    assert not bool(kiln.call_op("aten::allclose.Tensor", torch.ones(3), torch.zeros(1)))
+
+
 def test_kernel_failure_raises_kiln_error_with_the_kernels_message() -> None:
     with pytest.raises(kiln.KilnError, match=r"aten::add\.out: .*broadcast") as info:
         kiln.call_op("aten::add.out", torch.ones(2, 3), torch.ones(4), out=torch.empty(0))

@@ -5,6 +5,7 @@ list(APPEND KILN_PORTABLE_SOURCES
   cpu/op__native_batch_norm_legit_no_training.cpp
   cpu/op__softmax.cpp
   cpu/op_all.cpp
+  cpu/op_allclose.cpp
   cpu/op_amax.cpp
   cpu/op_amin.cpp
   cpu/op_any.cpp
