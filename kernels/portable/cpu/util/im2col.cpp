@@ -54,22 +54,46 @@ void im2col_row(const ConvGeometry& g, int64_t row, int64_t col0, int64_t n, C* 
   }
 }
 
-// Transposed: B(row, col) = input[c][ih][iw] where oh = ih * s - p + kh * d (same for w).
+// Transposed: B(row, col) = input[c][ih][iw] where oh = ih * s - p + kh * d (same for w), or 0.
+// A run of columns in one output row reads one input row: every s-th column, consecutive
+// elements, loaded together and then spread out to their columns.
 template <typename C>
 void col2im_row(const ConvGeometry& g, int64_t row, int64_t col0, int64_t n, C* out) {
   const Tap tap = tap_of(g, row);
   const size_t size = element_size(g.dtype);
-  for (int64_t i = 0; i < n; ++i) {
-    const int64_t oh = (col0 + i) / g.out_width;
-    const int64_t ow = (col0 + i) % g.out_width;
+  const int64_t s = g.stride[1];
+  const int64_t base = g.padding[1] - tap.kw * g.dilation[1];  // tw = ow + base
+  int64_t oh = col0 / g.out_width;
+  int64_t ow = col0 % g.out_width;
+  for (int64_t done = 0; done < n;) {
+    const int64_t run = n - done < g.out_width - ow ? n - done : g.out_width - ow;
+    C* dst = out + done;
+    fill_zero(dst, run);
     const int64_t th = oh + g.padding[0] - tap.kh * g.dilation[0];
-    const int64_t tw = ow + g.padding[1] - tap.kw * g.dilation[1];
-    out[i] = C(0);
-    if (th < 0 || tw < 0 || th % g.stride[0] != 0 || tw % g.stride[1] != 0) continue;
-    const int64_t ih = th / g.stride[0];
-    const int64_t iw = tw / g.stride[1];
-    if (ih >= g.height || iw >= g.width) continue;
-    load_row<C>(g.input + ((tap.c * g.height + ih) * g.width + iw) * size, g.dtype, 0, 1, out + i);
+    if (th >= 0 && th % g.stride[0] == 0 && th / g.stride[0] < g.height) {
+      // The first column of the run reading a whole input column (tw >= 0, tw % s == 0), and
+      // how many such columns the run and the input row hold.
+      int64_t first = ow + base < 0 ? -base : ow;
+      first += (s - (first + base) % s) % s;
+      int64_t count = first < ow + run ? (ow + run - 1 - first) / s + 1 : 0;
+      const int64_t iw = (first + base) / s;
+      if (count > g.width - iw) count = g.width - iw;
+      if (count > 0) {
+        C* at = dst + (first - ow);
+        const int64_t ih = th / g.stride[0];
+        load_row<C>(g.input + ((tap.c * g.height + ih) * g.width + iw) * size, g.dtype, 1, count,
+                    at);
+        // Spread in place, last first: value k moves to column k * s (never onto a value that
+        // has not moved yet).
+        for (int64_t k = count - 1; k > 0 && s > 1; --k) {
+          at[k * s] = at[k];
+          at[k] = C(0);
+        }
+      }
+    }
+    done += run;
+    ow = 0;
+    ++oh;
   }
 }
 
@@ -88,56 +112,6 @@ void transposed_weight_row(const ConvGeometry& g, int64_t row, int64_t col0, int
   }
 }
 
-// Transposed and batched: row (b, oh, ow) reads, for columns (c, kh, kw), image b's
-// input[c][oh * s - p + kh * d][ow * s - p + kw * d], or 0 in the padding; kw runs at a time.
-template <typename C>
-void im2col_transposed_row(const BatchedConvGeometry& bg, int64_t row, int64_t col0, int64_t n,
-                           C* out) {
-  const ConvGeometry& g = bg.conv;
-  const size_t size = element_size(g.dtype);
-  const int64_t per_image = bg.out_height * g.out_width;
-  const int64_t oh = row % per_image / g.out_width;
-  const int64_t ow = row % per_image % g.out_width;
-  const char* image = g.input + (row / per_image) * bg.batch_stride * static_cast<int64_t>(size);
-  const int64_t h0 = oh * g.stride[0] - g.padding[0];
-  const int64_t w0 = ow * g.stride[1] - g.padding[1];
-  const int64_t dw = g.dilation[1];
-  for (int64_t done = 0; done < n;) {
-    const Tap tap = tap_of(g, col0 + done);
-    const int64_t run = n - done < g.kernel_w - tap.kw ? n - done : g.kernel_w - tap.kw;
-    const int64_t ih = h0 + tap.kh * g.dilation[0];
-    int64_t first = tap.kw;
-    int64_t last = tap.kw + run;
-    if (ih < 0 || ih >= g.height) {
-      last = first;
-    } else {
-      while (first < last && w0 + first * dw < 0) ++first;
-      while (last > first && w0 + (last - 1) * dw >= g.width) --last;
-    }
-    fill_zero(out + done, first - tap.kw);
-    if (last > first) {
-      const char* src = image + ((tap.c * g.height + ih) * g.width + w0 + first * dw) * size;
-      load_row<C>(src, g.dtype, dw, last - first, out + done + (first - tap.kw));
-    }
-    fill_zero(out + done + (last - tap.kw), tap.kw + run - last);
-    done += run;
-  }
-}
-
-// A(c, (b, position)) of a BatchedRows, a contiguous run per batch.
-template <typename C>
-void batched_row(const BatchedRows& rows, int64_t row, int64_t col0, int64_t n, C* out) {
-  const size_t size = element_size(rows.dtype);
-  for (int64_t done = 0; done < n;) {
-    const int64_t b = (col0 + done) / rows.positions;
-    const int64_t position = (col0 + done) % rows.positions;
-    const int64_t run = n - done < rows.positions - position ? n - done : rows.positions - position;
-    load_row<C>(rows.data + (b * rows.batch_stride + row * rows.positions + position) * size,
-                rows.dtype, 1, run, out + done);
-    done += run;
-  }
-}
-
 // A loader's body: load(g, out) with the ConvGeometry behind `user` and dst as an array of
 // g.compute's compute type.
 template <typename F>
@@ -151,19 +125,36 @@ void load_typed(const void* user, void* dst, F&& load) {
 
 }  // namespace
 
-void load_im2col_transposed_row(const void* user, int64_t row, int64_t col0, int64_t n, void* dst) {
-  const auto& geometry = *static_cast<const BatchedConvGeometry*>(user);
-  dispatch_compute_type(geometry.conv.compute, [&](auto tag) {
+void load_batched_im2col_row(const void* user, int64_t row, int64_t col0, int64_t n, void* dst) {
+  const auto& batched = *static_cast<const BatchedConvGeometry*>(user);
+  const size_t size = element_size(batched.conv.dtype);
+  dispatch_compute_type(batched.conv.compute, [&](auto tag) {
     using C = typename decltype(tag)::type;
-    im2col_transposed_row(geometry, row, col0, n, static_cast<C*>(dst));
+    C* out = static_cast<C*>(dst);
+    ConvGeometry image = batched.conv;
+    for (int64_t done = 0; done < n;) {
+      const int64_t b = (col0 + done) / batched.positions;
+      const int64_t position = (col0 + done) % batched.positions;
+      const int64_t left = batched.positions - position;
+      const int64_t run = n - done < left ? n - done : left;
+      image.input = batched.conv.input + b * batched.batch_stride * static_cast<int64_t>(size);
+      im2col_row(image, batched.first_row + row, position, run, out + done);
+      done += run;
+    }
   });
 }
 
-void load_batched_row(const void* user, int64_t row, int64_t col0, int64_t n, void* dst) {
-  const auto& rows = *static_cast<const BatchedRows*>(user);
-  dispatch_compute_type(rows.compute, [&](auto tag) {
+void load_batched_columns_row(const void* user, int64_t row, int64_t col0, int64_t n, void* dst) {
+  const auto& columns = *static_cast<const BatchedColumns*>(user);
+  const size_t size = element_size(columns.dtype);
+  const int64_t b = row / columns.positions;
+  const int64_t position = row % columns.positions;
+  const char* src = columns.data + (b * columns.batch_stride +
+                                    (columns.first_column + col0) * columns.positions + position) *
+                                       static_cast<int64_t>(size);
+  dispatch_compute_type(columns.compute, [&](auto tag) {
     using C = typename decltype(tag)::type;
-    batched_row(rows, row, col0, n, static_cast<C*>(dst));
+    load_row<C>(src, columns.dtype, columns.positions, n, static_cast<C*>(dst));
   });
 }
 

@@ -20,22 +20,24 @@ struct ConvGeometry {
   int64_t out_per_group;
 };
 
-// The column matrix of a batch of images, transposed and stacked: row (b, oh, ow), column
-// (c, kh, kw), i.e. load_im2col_row's B(column, row) of image b. The weight gradient's B.
+// The column matrices of a batch of images side by side: row (c, kh, kw), column (b, oh, ow),
+// i.e. load_im2col_row's B of image b. The weight gradient's A; rows start at `first_row`.
 struct BatchedConvGeometry {
   ConvGeometry conv;     // conv.input: the group's first channel in image 0
-  int64_t out_height;    // output rows per image (conv.out_width columns each)
+  int64_t positions;     // columns per image (output rows times conv.out_width)
   int64_t batch_stride;  // elements from one image to the next
+  int64_t first_row;
 };
 
-// A [batch][channels][positions] tensor seen as a matrix: row c, column (b, position). The weight
-// gradient's A.
-struct BatchedRows {
-  const char* data;  // the first row's channel in batch 0
+// A [batch][channels][positions] tensor seen as a matrix with row (b, position) and column c,
+// columns starting at channel `first_column`. The weight gradient's B.
+struct BatchedColumns {
+  const char* data;  // channel 0 of batch 0 (of the group)
   ScalarType dtype;
   ScalarType compute;    // the gemm output's dtype, whose compute type the loader writes
   int64_t batch_stride;  // elements from one batch to the next
   int64_t positions;     // elements per channel
+  int64_t first_column;
 };
 
 // GemmRowLoader functions (see gemm.h); `user` is a ConvGeometry unless said otherwise.
@@ -45,9 +47,11 @@ void load_im2col_row(const void* user, int64_t row, int64_t col0, int64_t n, voi
 void load_col2im_row(const void* user, int64_t row, int64_t col0, int64_t n, void* dst);
 // Transposed: A(co, (ci, kh, kw)) = weight[ci][co][kh][kw] within the group.
 void load_transposed_weight_row(const void* user, int64_t row, int64_t col0, int64_t n, void* dst);
-// `user` is a BatchedConvGeometry: B(row, col) = image b's input[c][oh * s - p + kh * d][...].
-void load_im2col_transposed_row(const void* user, int64_t row, int64_t col0, int64_t n, void* dst);
-// `user` is a BatchedRows: A(c, (b, position)) = data[b * batch_stride + c * positions + position].
-void load_batched_row(const void* user, int64_t row, int64_t col0, int64_t n, void* dst);
+// `user` is a BatchedConvGeometry: A(r, (b, oh, ow)) = load_im2col_row's B(first_row + r,
+// (oh, ow)) of image b.
+void load_batched_im2col_row(const void* user, int64_t row, int64_t col0, int64_t n, void* dst);
+// `user` is a BatchedColumns: B((b, position), c) = data[b * batch_stride + (first_column + c) *
+// positions + position].
+void load_batched_columns_row(const void* user, int64_t row, int64_t col0, int64_t n, void* dst);
 
 }  // namespace kiln::portable
