@@ -49,8 +49,11 @@ def main() -> None:
         repeat = max(3, int(options.min_time * 1e9 / aten / 5))
         kiln = _kiln_ns(case, outs, repeat)
         # The first out holds the values; secondary outs (indices) may differ on ties, and the
-        # op tests check them properly.
-        torch.testing.assert_close(outs[0], references[0], rtol=1e-4, atol=1e-4)
+        # op tests check them properly (random ops by their distribution).
+        if case.deterministic:
+            torch.testing.assert_close(outs[0], references[0], rtol=1e-4, atol=1e-4)
+        else:
+            assert outs[0].shape == references[0].shape, case.label
         print(f"{case.label:32} {kiln / 1e3:10.1f} {aten / 1e3:10.1f} {kiln / aten:9.2f}x")
 
 

@@ -28,6 +28,11 @@ def cases() -> list[Case]:
     grid = torch.rand(1, 56, 56, 2) * 2 - 1
     points = torch.randn(512, 64)
     others = torch.randn(512, 64)
+    conv_grad = torch.randn(1, 32, 32, 32)
+    conv_backward = (conv_grad, image, kernel, [32], *conv[3:], [True, True, True])
+    pool = ([3, 3], [2, 2], [0, 0], [1, 1], False)
+    pooled, pool_indices = torch.ops.aten.max_pool2d_with_indices(features, *pool)
+    pool_backward = (torch.randn_like(pooled), features, *pool, pool_indices)
     return [
         Case("mm 256x256", "aten::mm.out", (m1, m2), {}),
         Case("bmm 16x128x128", "aten::bmm.out", (b1, b2), {}),
@@ -35,11 +40,24 @@ def cases() -> list[Case]:
         Case("linear 64x1024 @ 1024x1024", "aten::linear.out", (x, w, wb), {}),
         Case("conv2d 16->32 3x3 1x16x32x32", "aten::convolution.out", conv, {}),
         Case(
+            "conv2d backward (same conv)",
+            "aten::convolution_backward.out",
+            conv_backward,
+            {},
+            out_dtypes=(torch.float32,) * 3,
+        ),
+        Case(
             "max_pool2d 3x3 s2 1x64x56x56",
             "aten::max_pool2d_with_indices.out",
             (features, [3, 3], [2, 2]),
             {},
             out_dtypes=(torch.float32, torch.int64),
+        ),
+        Case(
+            "max_pool2d backward 3x3 s2",
+            "aten::max_pool2d_with_indices_backward.grad_input",
+            pool_backward,
+            {},
         ),
         Case("avg_pool2d 2x2 s2 1x64x56x56", "aten::avg_pool2d.out", (features, [2, 2]), {}),
         Case(
