@@ -96,8 +96,10 @@ Tensor& max_pool2d_with_indices_backward_out(KernelRuntimeContext& ctx, const Te
     }
   });
   KILN_KERNEL_CHECK_MSG(ctx, ok, InvalidArgument, grad_input,
-                        "indices holds %lld, outside an input plane of %lld x %lld elements; pass "
-                        "the indices max_pool2d_with_indices returned for these arguments",
+                        "indices holds %lld, outside an input plane of %lld x %lld elements "
+                        "(max_pool2d_with_indices gives such an index to a window that holds no "
+                        "input element); pass the indices it returned for these arguments, with "
+                        "windows that reach the input",
                         static_cast<long long>(bad_index), static_cast<long long>(g.in_h),
                         static_cast<long long>(g.in_w));
   return grad_input;
