@@ -15,11 +15,12 @@ namespace kiln::portable {
 // The `size` argument of rand and randn names no negative dim; fails `ctx` otherwise.
 bool check_random_sizes(KernelRuntimeContext& ctx, IntArrayRef size);
 
-// Fills `out` (contiguous; Half, BFloat16, Float or Double) with values uniform on [0, 1), at
-// the dtype's precision: k / 2^d for d the dtype's significand bits, so 1 is never reached.
+// Fills `out` (dense, any dim order; Half, BFloat16, Float or Double) with values uniform on
+// [0, 1), at the dtype's precision: k / 2^d for d the dtype's significand bits, so 1 is never
+// reached.
 void fill_uniform(KernelRuntimeContext& ctx, Tensor& out);
 
-// Fills `out` (contiguous; a floating dtype) with standard normal values (Box-Muller).
+// Fills `out` (dense, any dim order; a floating dtype) with standard normal values (Box-Muller).
 void fill_normal(KernelRuntimeContext& ctx, Tensor& out);
 
 // keep[i] = true with probability `keep_probability` (in [0, 1]: 0 keeps none, 1 keeps all),
