@@ -112,3 +112,18 @@ def test_aten_mode_generated_code_compiles_against_libtorch(
         str(include / "torch/csrc/api/include"),
     )
     compile_syntax(out, str(out / "RegisterKernels.cpp"), flags=flags)
+
+
+def test_kiln_has_every_executorch_portable_operator(generated: Path) -> None:
+    """Kiln registers every operator of ExecuTorch's portable library: no program that runs on
+    ExecuTorch's portable kernels fails on Kiln for a missing kernel."""
+    import kiln
+
+    manifest = json.loads((generated / "executorch_portable.manifest.json").read_text())
+    theirs = {op["name"] for op in manifest["operators"]}
+    ours = {kernel["name"] for kernel in kiln.registered_operators()}
+    missing = sorted(theirs - ours)
+    assert not missing, (
+        f"ExecuTorch {VERSION}'s portable library has {len(missing)} operators Kiln lacks: "
+        + ", ".join(missing)
+    )
