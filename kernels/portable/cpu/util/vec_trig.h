@@ -19,8 +19,6 @@ namespace detail {
 
 constexpr float kPiOver2Hi = 1.57079637f;  // pi / 2 rounded to float
 constexpr float kPiOver2Lo = -4.37113883e-8f;
-constexpr float kPiOver4Hi = 0.785398185f;
-constexpr float kPiOver4Lo = -2.18556941e-8f;
 constexpr float kLn2 = 0.693147181f;
 
 // x with the sign bit of `sign` xor-ed in (so a negative sign flips x, NaN included).
@@ -110,25 +108,22 @@ inline float acos_float(float x) {
   return select(big, select(x < 0.0f, negative, positive), small);
 }
 
-// atan in float. |x| is reduced to |t| <= tan(pi/8): above tan(3pi/8), atan a = pi/2 +
-// atan(-1/a); above tan(pi/8), atan a = pi/4 + atan((a - 1) / (a + 1)).
+// atan in float: above 1, atan a = pi/2 - atan(1/a), so the polynomial covers [0, 1].
 inline float atan_float(float x) {
   const float a = detail::abs_bits(x);
-  const bool high = a > 2.41421356f;
-  const bool mid = a > 0.414213562f;
-  // One division for all three cases.
-  const float num = select(high, -1.0f, select(mid, a - 1.0f, a));
-  const float den = select(high, a, select(mid, a + 1.0f, 1.0f));
-  const float t = num / den;
-  const float base_hi = select(high, detail::kPiOver2Hi, select(mid, detail::kPiOver4Hi, 0.0f));
-  const float base_lo = select(high, detail::kPiOver2Lo, select(mid, detail::kPiOver4Lo, 0.0f));
+  const bool big = a > 1.0f;
+  const float t = select(big, 1.0f / a, a);
   const float z = t * t;
-  float p = -6.078213408e-02f;
-  p = p * z + 1.059381028e-01f;
-  p = p * z - 1.424353282e-01f;
-  p = p * z + 1.999847148e-01f;
-  p = p * z - 3.333331519e-01f;
-  const float r = base_hi + (t + (t * z * p + base_lo));
+  float p = 2.920646045e-03f;
+  p = p * z - 1.636774392e-02f;
+  p = p * z + 4.321156315e-02f;
+  p = p * z - 7.552189279e-02f;
+  p = p * z + 1.066599305e-01f;
+  p = p * z - 1.421105241e-01f;
+  p = p * z + 1.999377249e-01f;
+  p = p * z - 3.333315272e-01f;
+  const float q = t + t * z * p;
+  const float r = select(big, detail::kPiOver2Hi - (q - detail::kPiOver2Lo), q);
   return detail::xor_sign(r, x);
 }
 
