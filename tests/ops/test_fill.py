@@ -28,7 +28,8 @@ fill_values = st.one_of(
     any_scalars,
     st.integers(-300, 300),
     st.floats(-1e5, 1e5, allow_nan=False, width=32),
-    st.sampled_from([1e39, -1e39, 70000.0, 2.0**63, -(2**63)]),
+    # (2.0**63 is left out: torch converts it to int64 by the platform's out-of-range cast.)
+    st.sampled_from([1e39, -1e39, 70000.0, 2.0**62, -(2**63)]),
 )
 
 
