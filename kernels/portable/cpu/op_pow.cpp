@@ -129,6 +129,10 @@ Tensor& pow_tensor_scalar_out(KernelRuntimeContext& ctx, const Tensor& self, con
           }
           return x;
         };
+        // ATen's Float, Double and BFloat16 kernels compute x^0.5 and x^-0.5 as sqrt and rsqrt
+        // (NaN for -inf, -0 kept), not as pow.
+        if (value == 0.5 && (wide || bfloat16)) return std::sqrt(a);
+        if (value == -0.5 && (wide || bfloat16)) return T(1) / std::sqrt(a);
         if (value == 3.0 && (wide || bfloat16)) return round(a * a) * a;
         if (value == -2.0 && (wide || bfloat16)) return T(1) / round(a * a);
         if (wide) return static_cast<T>(std::pow(static_cast<double>(a), value));
