@@ -69,6 +69,15 @@ def test_select_scatter_matches_torch(call_op: Any, data: Any) -> None:
     check_op(call_op, SELECT, aten.select_scatter.out, (a, src, dim, index), out=out)
 
 
+def test_scatters_on_fixed_valid_inputs(call_op: Any) -> None:
+    """A valid case of each op, compared on every backend whatever the random draws refuse."""
+    a = torch.arange(12.0).reshape(3, 4)
+    check_op(call_op, SELECT, aten.select_scatter.out, (a, torch.full((4,), -1.0), 0, 1), out=a * 0)
+    check_op(
+        call_op, SLICE, aten.slice_scatter.out, (a, torch.full((3, 2), -1.0), 1, 1, 4, 2), out=a * 0
+    )
+
+
 @pytest.mark.parametrize(
     ("op", "args", "text"),
     [
