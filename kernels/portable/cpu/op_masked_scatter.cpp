@@ -3,9 +3,10 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "kernels/portable/cpu/util/broadcast.h"
 #include "kernels/portable/cpu/util/checks.h"
+#include "kernels/portable/cpu/util/convert.h"
 #include "kernels/portable/cpu/util/index_util.h"
+#include "kernels/portable/cpu/util/masked.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {
@@ -25,31 +26,16 @@ Tensor& masked_scatter_out(KernelRuntimeContext& ctx, const Tensor& self, const 
                         "and %s",
                         to_string(self.scalar_type()), to_string(source.scalar_type()));
   if (!check_out_dtype_is(ctx, out, self.scalar_type())) return out;
-  SizesType sizes[kTensorDimensionLimit];
-  size_t rank = 0;
-  KILN_KERNEL_CHECK_MSG(ctx, broadcast_shapes(self.sizes(), mask.sizes(), sizes, &rank),
-                        InvalidArgument, out,
-                        "self and mask shapes %s and %s are not broadcastable: sizes must match "
-                        "or be 1 in each trailing dim",
-                        format_shape(self.sizes()).text, format_shape(mask.sizes()).text);
-  const ArrayRef<SizesType> inputs[2] = {self.sizes(), mask.sizes()};
-  BroadcastPlan plan;
-  make_broadcast_plan({sizes, rank}, inputs, 2, &plan);
+  MaskedPlan masked;
+  if (!plan_masked(ctx, self, mask, &masked)) return out;
+  const BroadcastPlan& plan = masked.plan;
+  const int64_t count = masked.selected;
   const bool* mask_data = mask.const_data_ptr<bool>();
   const int64_t sm = plan.row_stride(1);
-  int64_t count = 0;
-  for_each_row(plan, [&](const int64_t* offsets, int64_t, int64_t n) {
-    const bool* m = mask_data + offsets[1];
-    if (sm == 0) {
-      count += m[0] ? n : 0;
-    } else {
-      for (int64_t i = 0; i < n; ++i) count += m[i];
-    }
-  });
   KILN_KERNEL_CHECK_MSG(ctx, source.numel() >= count, InvalidArgument, out,
                         "Number of elements of source < number of ones in mask (%lld < %lld)",
                         static_cast<long long>(source.numel()), static_cast<long long>(count));
-  if (!resize_or_fail(ctx, out, {sizes, rank})) return out;
+  if (!resize_or_fail(ctx, out, {masked.sizes, masked.rank})) return out;
   dispatch_by_width(self.element_size(), [&](auto* tag) {
     using U = std::remove_pointer_t<decltype(tag)>;
     const U* src = self.const_data_ptr<U>();
@@ -60,7 +46,7 @@ Tensor& masked_scatter_out(KernelRuntimeContext& ctx, const Tensor& self, const 
       const U* s = src + offsets[0];
       const bool* m = mask_data + offsets[1];
       U* d = dst + out_offset;
-      for (int64_t i = 0; i < n; ++i) d[i] = m[i * sm] ? *next++ : s[i * ss];
+      for (int64_t i = 0; i < n; ++i) d[i] = load_bool_byte(&m[i * sm]) ? *next++ : s[i * ss];
     });
   });
   return out;

@@ -3,9 +3,10 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "kernels/portable/cpu/util/broadcast.h"
 #include "kernels/portable/cpu/util/checks.h"
+#include "kernels/portable/cpu/util/convert.h"
 #include "kernels/portable/cpu/util/index_util.h"
+#include "kernels/portable/cpu/util/masked.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {
@@ -23,27 +24,12 @@ Tensor& masked_select_out(KernelRuntimeContext& ctx, const Tensor& self, const T
                         "masked_select(): self and result must have the same scalar type (self "
                         "%s, out %s)",
                         to_string(self.scalar_type()), to_string(out.scalar_type()));
-  SizesType sizes[kTensorDimensionLimit];
-  size_t rank = 0;
-  KILN_KERNEL_CHECK_MSG(ctx, broadcast_shapes(self.sizes(), mask.sizes(), sizes, &rank),
-                        InvalidArgument, out,
-                        "self and mask shapes %s and %s are not broadcastable: sizes must match "
-                        "or be 1 in each trailing dim",
-                        format_shape(self.sizes()).text, format_shape(mask.sizes()).text);
-  const ArrayRef<SizesType> inputs[2] = {self.sizes(), mask.sizes()};
-  BroadcastPlan plan;
-  make_broadcast_plan({sizes, rank}, inputs, 2, &plan);
+  MaskedPlan masked;
+  if (!plan_masked(ctx, self, mask, &masked)) return out;
+  const BroadcastPlan& plan = masked.plan;
+  const int64_t count = masked.selected;
   const bool* mask_data = mask.const_data_ptr<bool>();
   const int64_t sm = plan.row_stride(1);
-  int64_t count = 0;
-  for_each_row(plan, [&](const int64_t* offsets, int64_t, int64_t n) {
-    const bool* m = mask_data + offsets[1];
-    if (sm == 0) {
-      count += m[0] ? n : 0;
-    } else {
-      for (int64_t i = 0; i < n; ++i) count += m[i];
-    }
-  });
   const SizesType out_size[1] = {count};
   if (!resize_or_fail(ctx, out, {out_size, 1})) return out;
   dispatch_by_width(self.element_size(), [&](auto* tag) {
@@ -55,7 +41,7 @@ Tensor& masked_select_out(KernelRuntimeContext& ctx, const Tensor& self, const T
       const U* s = src + offsets[0];
       const bool* m = mask_data + offsets[1];
       for (int64_t i = 0; i < n; ++i) {
-        if (m[i * sm]) *dst++ = s[i * ss];
+        if (load_bool_byte(&m[i * sm])) *dst++ = s[i * ss];
       }
     });
   });

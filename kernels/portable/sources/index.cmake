@@ -17,5 +17,6 @@ list(APPEND KILN_PORTABLE_SOURCES
   cpu/op_topk.cpp
   cpu/util/advanced_index.cpp
   cpu/util/index_util.cpp
+  cpu/util/masked.cpp
   cpu/util/scatter.cpp
 )
