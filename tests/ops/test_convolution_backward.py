@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 import torch
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from op_compare import assert_same, eps, is_portable, magnitude
 from strategies import FLOAT_DTYPES, INT_DTYPES, make_tensor, seeds
@@ -89,11 +89,19 @@ def run_case(
     )
     before = [o.clone() for o in outs]
     try:
-        expected = aten.convolution_backward(*args)
+        aten.convolution_backward(*args)  # what torch refuses, Kiln must refuse
     except (RuntimeError, NotImplementedError):
         with pytest.raises(kiln.KilnError):
             call_op(NAME, *args, out=outs)
         return
+    # The reference: torch's gradients of the same values in float64, rounded to the dtype.
+    # libtorch's own 16-bit transposed path can leave weight-gradient taps that receive nothing
+    # uninitialised (garbage, e.g. 1e28 where float64 gives 0), so the aten backend, which runs
+    # it, is not checked there.
+    if not is_portable(call_op) and case["transposed"] and dtype in (torch.float16, torch.bfloat16):
+        assume(False)  # hypothesis draws another case; no fixed case is one
+    wide = (grad.double(), x.double(), w.double(), *args[3:])
+    expected = [None if r is None else r.to(dtype) for r in aten.convolution_backward(*wide)]
     if not all(mask) and not is_portable(call_op):
         # libtorch's out variant copies every result and mostly refuses the undefined ones; the
         # gradients it computes must still be torch's.
@@ -112,10 +120,10 @@ def run_case(
     positions = grad.numel() // max(grad.shape[1], 1)
     sums = [group_out * taps, positions, positions]
     scales = [magnitude(grad) * magnitude(w), magnitude(grad) * magnitude(x), magnitude(grad)]
+    atols = [4 * eps(dtype) * max(sums[i], 1) * scales[i] for i in range(3)]
     for i in range(3):
         if mask[i]:
-            atol = 4 * eps(dtype) * max(sums[i], 1) * scales[i]
-            assert_same(result[i], expected[i], atol=atol)
+            assert_same(result[i], expected[i], atol=atols[i])
         else:
             torch.testing.assert_close(result[i], before[i], rtol=0, atol=0)
 
