@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 import torch
 from binary_checks import is_portable, raises
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from op_compare import check_op, eps, magnitude
 from strategies import (
@@ -35,6 +35,14 @@ def alpha_atol(result: torch.dtype, a: torch.Tensor, b: Any, alpha: Any) -> floa
     return 2 * eps(result) * (magnitude(a) + abs(float(alpha)) * magnitude(b))
 
 
+def assume_finite_product(result: torch.dtype, b: Any, alpha: Any) -> None:
+    """Leaves out alpha * other at the edge of a float result's range: there ATen itself differs
+    by position (its vector body keeps the product in float, its scalar tail rounds it to the
+    result dtype first and overflows to inf), so there is no single answer to match."""
+    if result.is_floating_point:
+        assume(abs(float(alpha)) * magnitude(b) < torch.finfo(result).max / 2)
+
+
 @st.composite
 def binary_inputs(draw: Any) -> tuple[torch.Tensor, torch.Tensor]:
     """Two broadcastable tensors; half the time of one dtype, else of two (promotion)."""
@@ -54,6 +62,7 @@ def test_add_matches_torch(call_op: Any, data: Any) -> None:
     a, b = data.draw(binary_inputs())
     alpha = data.draw(alphas)
     result = torch.result_type(a, b)
+    assume_finite_product(result, b, alpha)
     out = data.draw(out_tensors(result, expected_shape(a, b)))
     check_op(
         call_op,
@@ -72,6 +81,7 @@ def test_sub_matches_torch(call_op: Any, data: Any) -> None:
     a, b = data.draw(binary_inputs())
     alpha = data.draw(alphas)
     result = torch.result_type(a, b)
+    assume_finite_product(result, b, alpha)
     out = data.draw(out_tensors(result, expected_shape(a, b)))
     check_op(
         call_op,
@@ -91,6 +101,7 @@ def test_add_scalar_matches_torch(call_op: Any, data: Any) -> None:
     other = data.draw(any_scalars)
     alpha = data.draw(alphas)
     result = torch.result_type(a, other)
+    assume_finite_product(result, other, alpha)
     out = data.draw(out_tensors(result, tuple(a.shape)))
     check_op(
         call_op,
@@ -110,6 +121,7 @@ def test_sub_scalar_matches_torch(call_op: Any, data: Any) -> None:
     other = data.draw(any_scalars)
     alpha = data.draw(alphas)
     result = torch.result_type(a, other)
+    assume_finite_product(result, other, alpha)
     out = data.draw(out_tensors(result, tuple(a.shape)))
     check_op(
         call_op,
