@@ -30,7 +30,7 @@ namespace detail {
 // The hot loop of every unary op; the clone for newer CPUs vectorises 8 floats at a time. An op
 // with rare inputs (rare_inputs.h) maps block by block.
 template <typename In, typename Out, typename Op>
-KILN_HOT_LOOP void unary_loop(const In* in, Out* out, int64_t n, Op op) {
+KILN_MATH_LOOP void unary_loop(const In* in, Out* out, int64_t n, Op op) {
   if constexpr (HasRareInputs<Op>::value) {
     for (int64_t start = 0; start < n; start += kRareScanBlock) {
       const int64_t end = n - start < kRareScanBlock ? n : start + kRareScanBlock;
@@ -62,7 +62,7 @@ inline uint16_t float_to_reduced_bits(float value, BFloat16) {
 }
 
 template <typename T, typename Out, typename Op>
-KILN_HOT_LOOP void reduced_unary_loop(const T* in, Out* out, int64_t n, Op op) {
+KILN_MATH_LOOP void reduced_unary_loop(const T* in, Out* out, int64_t n, Op op) {
   for (int64_t i = 0; i < n; ++i) {
     const uint16_t bits = float_to_reduced_bits(op(reduced_to_float(in[i])), T{});
     if constexpr (std::is_same_v<Out, float>) {
