@@ -18,18 +18,19 @@ namespace {
 template <typename C>
 using Elem = std::conditional_t<std::is_integral_v<C>, uint64_t, C>;
 
-// Register tile kMr x kNr: 6 rows of 64 bytes, one pass of two AVX2 vectors or two passes of two
-// 16-byte vectors (12 accumulators fit 16 vector registers with room for the B row and one
-// broadcast). Cache blocks: an A block of kMc x kKc and a B block of kKc x kNc stay in L2 across
-// the tiles that reuse them; a row-major A of the compute type is read in place instead.
-template <typename C>
+// Register tile kMr x kNr for vectors of kTileBytes: kMr rows of two vectors. With 32-byte tiles
+// (AVX2, or two passes of 16-byte vectors) 6 rows make 12 accumulators, which fit 16 vector
+// registers with room for the B row and one broadcast; AVX-512's 32 registers hold 12 rows of two
+// 64-byte vectors. Cache blocks: an A block of kMc x kKc and a B block of kKc x kNc stay in L2
+// across the tiles that reuse them; a row-major A of the compute type is read in place instead.
+template <typename C, int kTileBytes>
 struct Shape {
-  static constexpr int kLanes = 32 / sizeof(C);
-  static constexpr int kMr = 6;
+  static constexpr int kLanes = kTileBytes / sizeof(C);
+  static constexpr int kMr = kTileBytes == 64 ? 12 : 6;
   static constexpr int kNr = 2 * kLanes;
   static constexpr int64_t kKc = 128;
   static constexpr int64_t kMc = 48;
-  static constexpr int64_t kNc = 8 * kNr;
+  static constexpr int64_t kNc = 512 / sizeof(C);  // 4 or 8 panels of kNr
 };
 
 constexpr int64_t round_up(int64_t value, int64_t multiple) {
@@ -71,10 +72,9 @@ void pack_panels(const GemmInput& x, int64_t i0, int64_t m, int64_t p0, int64_t 
 
 // Packs rows [p0, p0 + kc) x cols [j0, j0 + nc) of `b` into kNr-column panels, each stored row
 // by row (panel[p * kNr + j]); columns past nc are zero.
-template <typename C>
+template <typename C, int kNr>
 void pack_b(const GemmInput& b, int64_t p0, int64_t kc, int64_t j0, int64_t nc, C* packed,
             C* buffer) {
-  constexpr int kNr = Shape<C>::kNr;
   if (b.loader == nullptr && b.row_stride == 1 && b.col_stride != 1 &&
       b.dtype == CppToScalarType<C>::value) {
     // A transposed operand (linear's weight): gather a panel's kNr columns per packed row, so
@@ -127,17 +127,17 @@ void pack_b(const GemmInput& b, int64_t p0, int64_t kc, int64_t j0, int64_t nc, 
 }
 
 // dst (mr x nr, row stride ld) = (accumulate ? dst : 0) + sum_p a[p][i] * b[p][j] over one
-// kMr x kNr tile of packed panels, with vectors of kBytes: each pass covers two vectors of
-// columns for all kMr rows, so the accumulators fit the register file of that vector width.
-template <typename C, int kBytes, bool kDirect>
+// kMr x kNr tile (of Shape S) of packed panels, with vectors of kBytes: each pass covers two
+// vectors of columns for all kMr rows, so the accumulators fit the register file of that width.
+template <typename C, typename S, int kBytes, bool kDirect>
 __attribute__((always_inline)) inline void micro_kernel(int64_t kc, const C* a_panel, int64_t lda,
                                                         const C* b_panel, C* dst_c, int64_t ld,
                                                         int mr, int nr, bool accumulate) {
   using E = Elem<C>;
   typedef E V __attribute__((vector_size(kBytes)));
   constexpr int kL = kBytes / static_cast<int>(sizeof(C));
-  constexpr int kMr = Shape<C>::kMr;
-  constexpr int kNr = Shape<C>::kNr;
+  constexpr int kMr = S::kMr;
+  constexpr int kNr = S::kNr;
   const E* a = reinterpret_cast<const E*>(a_panel);
   const E* rows[kMr];  // kDirect: A read in place, row i at a + i * lda (short tiles repeat)
   for (int i = 0; i < kMr; ++i) rows[i] = a + (i < mr ? i : mr - 1) * lda;
@@ -151,7 +151,7 @@ __attribute__((always_inline)) inline void micro_kernel(int64_t kc, const C* a_p
       V b0, b1;
       std::memcpy(&b0, b + p * kNr, sizeof(V));
       std::memcpy(&b1, b + p * kNr + kL, sizeof(V));
-#pragma GCC unroll 8
+#pragma GCC unroll 12
       for (int i = 0; i < kMr; ++i) {
         const E value = kDirect ? rows[i][p] : a[p * kMr + i];
         const V ai = value - V{};  // a broadcast (x - 0 is exact, unlike 0 + x)
@@ -160,7 +160,7 @@ __attribute__((always_inline)) inline void micro_kernel(int64_t kc, const C* a_p
       }
     }
     if (mr == kMr && nr - j0 >= 2 * kL) {
-#pragma GCC unroll 8
+#pragma GCC unroll 12
       for (int i = 0; i < kMr; ++i) {
         E* row = dst + i * ld + j0;
         if (accumulate) {
@@ -186,38 +186,36 @@ __attribute__((always_inline)) inline void micro_kernel(int64_t kc, const C* a_p
 }
 
 // All tiles of one packed A block (mc x kc) times one packed B block (kc x nc) into dst.
-template <typename C, int kBytes, bool kDirect>
+template <typename C, typename S, int kBytes, bool kDirect>
 __attribute__((always_inline)) inline void block_product(int64_t mc, int64_t nc, int64_t kc,
                                                          const C* a, int64_t lda, const C* b_packed,
                                                          C* dst, int64_t ld, bool accumulate) {
-  constexpr int kMr = Shape<C>::kMr;
-  constexpr int kNr = Shape<C>::kNr;
+  constexpr int kMr = S::kMr;
+  constexpr int kNr = S::kNr;
   for (int64_t jr = 0; jr < nc; jr += kNr) {
     const int nr = static_cast<int>(nc - jr < kNr ? nc - jr : kNr);
     for (int64_t ir = 0; ir < mc; ir += kMr) {
       const int mr = static_cast<int>(mc - ir < kMr ? mc - ir : kMr);
-      micro_kernel<C, kBytes, kDirect>(kc, kDirect ? a + ir * lda : a + ir * kc, lda,
-                                       b_packed + jr * kc, dst + ir * ld + jr, ld, mr, nr,
-                                       accumulate);
+      micro_kernel<C, S, kBytes, kDirect>(kc, kDirect ? a + ir * lda : a + ir * kc, lda,
+                                          b_packed + jr * kc, dst + ir * ld + jr, ld, mr, nr,
+                                          accumulate);
     }
   }
 }
 
 // The hot loop per compute type. The register tile must follow the vector width the code is
 // compiled for (a 32-byte vector emulated on 16-byte registers spills every accumulator), which
-// KILN_HOT_LOOP's clones cannot vary, so on x86-64 with multiversioning the AVX2/FMA version is
-// a separate function picked once at run time; elsewhere the build's own vector width is used.
+// KILN_HOT_LOOP's clones cannot vary, so on x86-64 with multiversioning the AVX2/FMA and AVX-512
+// versions are separate functions, one picked once at run time with its tile shape; elsewhere the
+// build's own vector width is used.
 #if defined(KILN_ENABLE_MULTIVERSIONING) && defined(__x86_64__) && \
     (defined(__GNUC__) || defined(__clang__))
 #define KILN_GEMM_DISPATCH 1
 constexpr int kBaseBytes = 16;
-bool use_avx2() {
-  static const bool supported = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return supported;
-}
+#define KILN_GEMM_AVX2 __attribute__((target("avx2,fma")))
+#define KILN_GEMM_AVX512 __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw,fma")))
 #else
 #define KILN_GEMM_DISPATCH 0
-constexpr bool use_avx2() { return false; }
 #if defined(__AVX__)
 constexpr int kBaseBytes = 32;
 #else
@@ -225,50 +223,55 @@ constexpr int kBaseBytes = 16;
 #endif
 #endif
 
-// name_base / name_avx2 take `lda` >= 0 for an A read in place, -1 for a packed A block.
-#define KILN_GEMM_BLOCK(C, name)                                                                 \
-  void name##_base(int64_t mc, int64_t nc, int64_t kc, const C* a, int64_t lda, const C* b,      \
-                   C* dst, int64_t ld, bool accumulate) {                                        \
-    if (lda >= 0) {                                                                              \
-      block_product<C, kBaseBytes, true>(mc, nc, kc, a, lda, b, dst, ld, accumulate);            \
-    } else {                                                                                     \
-      block_product<C, kBaseBytes, false>(mc, nc, kc, a, 0, b, dst, ld, accumulate);             \
-    }                                                                                            \
-  }                                                                                              \
-  KILN_GEMM_AVX2_VERSION(C, name)                                                                \
-  inline void run_block(int64_t mc, int64_t nc, int64_t kc, const C* a, int64_t lda, const C* b, \
-                        C* dst, int64_t ld, bool accumulate) {                                   \
-    if (KILN_GEMM_DISPATCH && use_avx2()) {                                                      \
-      KILN_GEMM_AVX2_CALL(name);                                                                 \
-    } else {                                                                                     \
-      name##_base(mc, nc, kc, a, lda, b, dst, ld, accumulate);                                   \
-    }                                                                                            \
+// One block of tiles: (mc, nc, kc, A, lda, packed B, dst, ld, accumulate); `lda` >= 0 for an A
+// read in place, -1 for a packed A block.
+template <typename C>
+using BlockFn = void (*)(int64_t, int64_t, int64_t, const C*, int64_t, const C*, C*, int64_t, bool);
+
+template <typename C, typename S, int kBytes>
+__attribute__((always_inline)) inline void run_block(int64_t mc, int64_t nc, int64_t kc, const C* a,
+                                                     int64_t lda, const C* b, C* dst, int64_t ld,
+                                                     bool accumulate) {
+  if (lda >= 0) {
+    block_product<C, S, kBytes, true>(mc, nc, kc, a, lda, b, dst, ld, accumulate);
+  } else {
+    block_product<C, S, kBytes, false>(mc, nc, kc, a, 0, b, dst, ld, accumulate);
   }
+}
+
+template <typename C>
+void block_base(int64_t mc, int64_t nc, int64_t kc, const C* a, int64_t lda, const C* b, C* dst,
+                int64_t ld, bool accumulate) {
+  run_block<C, Shape<C, 32>, kBaseBytes>(mc, nc, kc, a, lda, b, dst, ld, accumulate);
+}
 
 #if KILN_GEMM_DISPATCH
-#define KILN_GEMM_AVX2_VERSION(C, name)                                                       \
-  __attribute__((target("avx2,fma"))) void name##_avx2(int64_t mc, int64_t nc, int64_t kc,    \
-                                                       const C* a, int64_t lda, const C* b,   \
-                                                       C* dst, int64_t ld, bool accumulate) { \
-    if (lda >= 0) {                                                                           \
-      block_product<C, 32, true>(mc, nc, kc, a, lda, b, dst, ld, accumulate);                 \
-    } else {                                                                                  \
-      block_product<C, 32, false>(mc, nc, kc, a, 0, b, dst, ld, accumulate);                  \
-    }                                                                                         \
-  }
-#define KILN_GEMM_AVX2_CALL(name) name##_avx2(mc, nc, kc, a, lda, b, dst, ld, accumulate)
-#else
-#define KILN_GEMM_AVX2_VERSION(C, name)
-#define KILN_GEMM_AVX2_CALL(name) name##_base(mc, nc, kc, a, lda, b, dst, ld, accumulate)
+template <typename C>
+KILN_GEMM_AVX2 void block_avx2(int64_t mc, int64_t nc, int64_t kc, const C* a, int64_t lda,
+                               const C* b, C* dst, int64_t ld, bool accumulate) {
+  run_block<C, Shape<C, 32>, 32>(mc, nc, kc, a, lda, b, dst, ld, accumulate);
+}
+
+template <typename C>
+KILN_GEMM_AVX512 void block_avx512(int64_t mc, int64_t nc, int64_t kc, const C* a, int64_t lda,
+                                   const C* b, C* dst, int64_t ld, bool accumulate) {
+  run_block<C, Shape<C, 64>, 64>(mc, nc, kc, a, lda, b, dst, ld, accumulate);
+}
+
+enum class GemmIsa { kBase, kAvx2, kAvx512 };
+
+GemmIsa gemm_isa() {
+  static const GemmIsa isa = [] {
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw")) {
+      return GemmIsa::kAvx512;
+    }
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return GemmIsa::kAvx2;
+    return GemmIsa::kBase;
+  }();
+  return isa;
+}
 #endif
-
-KILN_GEMM_BLOCK(float, block_float)
-KILN_GEMM_BLOCK(double, block_double)
-KILN_GEMM_BLOCK(int64_t, block_int)
-
-#undef KILN_GEMM_BLOCK
-#undef KILN_GEMM_AVX2_VERSION
-#undef KILN_GEMM_AVX2_CALL
 
 // The epilogue in compute type C: values = alpha * values + beta * c over one row segment.
 template <typename C>
@@ -305,10 +308,10 @@ struct Finisher {
   }
 };
 
-template <typename C>
+// The product with tile shape S, running each block through `run_block`.
+template <typename C, typename S>
 void gemm_typed(int64_t m, int64_t n, int64_t k, const GemmInput& a, const GemmInput& b,
-                const GemmOutput& out, const GemmEpilogue& epilogue) {
-  using S = Shape<C>;
+                const GemmOutput& out, const GemmEpilogue& epilogue, BlockFn<C> run_block) {
   alignas(64) C a_packed[S::kMc * S::kKc];
   alignas(64) C b_packed[S::kKc * S::kNc];
   C buffer[S::kKc > S::kNc ? S::kKc : S::kNc];
@@ -331,7 +334,7 @@ void gemm_typed(int64_t m, int64_t n, int64_t k, const GemmInput& a, const GemmI
       }
       for (int64_t p0 = 0; p0 < k; p0 += S::kKc) {
         const int64_t kc = k - p0 < S::kKc ? k - p0 : S::kKc;
-        pack_b<C>(b, p0, kc, j0, nc, b_packed, buffer);
+        pack_b<C, S::kNr>(b, p0, kc, j0, nc, b_packed, buffer);
         for (int64_t i0 = 0; i0 < m; i0 += S::kMc) {
           const int64_t mc = m - i0 < S::kMc ? m - i0 : S::kMc;
           const C* a_block = a_packed;
@@ -340,7 +343,7 @@ void gemm_typed(int64_t m, int64_t n, int64_t k, const GemmInput& a, const GemmI
             a_block = static_cast<const C*>(a.data) + i0 * a.row_stride + p0;
             lda = a.row_stride;
           } else {
-            pack_panels<Shape<C>::kMr>(a, i0, mc, p0, kc, a_packed, buffer);
+            pack_panels<S::kMr>(a, i0, mc, p0, kc, a_packed, buffer);
           }
           run_block(mc, nc, kc, a_block, lda, b_packed, dst + i0 * out.row_stride + j0,
                     out.row_stride, p0 > 0);
@@ -365,8 +368,8 @@ void gemm_typed(int64_t m, int64_t n, int64_t k, const GemmInput& a, const GemmI
       }
       for (int64_t p0 = 0; p0 < k; p0 += S::kKc) {
         const int64_t kc = k - p0 < S::kKc ? k - p0 : S::kKc;
-        pack_b<C>(b, p0, kc, j0, nc, b_packed, buffer);
-        pack_panels<Shape<C>::kMr>(a, i0, mc, p0, kc, a_packed, buffer);
+        pack_b<C, S::kNr>(b, p0, kc, j0, nc, b_packed, buffer);
+        pack_panels<S::kMr>(a, i0, mc, p0, kc, a_packed, buffer);
         run_block(mc, nc, kc, a_packed, -1, b_packed, acc, S::kNc, p0 > 0);
       }
       for (int64_t i = 0; i < mc; ++i) {
@@ -385,7 +388,19 @@ void gemm(int64_t m, int64_t n, int64_t k, const GemmInput& a, const GemmInput& 
   if (m == 0 || n == 0) return;
   dispatch_compute_type(out.dtype, [&](auto tag) {
     using C = typename decltype(tag)::type;
-    if constexpr (compute_type_selected<C>()) gemm_typed<C>(m, n, k, a, b, out, epilogue);
+    if constexpr (compute_type_selected<C>()) {
+#if KILN_GEMM_DISPATCH
+      switch (gemm_isa()) {
+        case GemmIsa::kAvx512:
+          return gemm_typed<C, Shape<C, 64>>(m, n, k, a, b, out, epilogue, block_avx512<C>);
+        case GemmIsa::kAvx2:
+          return gemm_typed<C, Shape<C, 32>>(m, n, k, a, b, out, epilogue, block_avx2<C>);
+        case GemmIsa::kBase:
+          break;
+      }
+#endif
+      gemm_typed<C, Shape<C, 32>>(m, n, k, a, b, out, epilogue, block_base<C>);
+    }
   });
 }
 
