@@ -40,7 +40,14 @@ endif()
 if(NOT DEFINED RUN_MODE)
   set(RUN_MODE npu)
 endif()
+# CANN's host_config.cmake sets CMAKE_SKIP_RPATH for the directory that includes it (this one,
+# kernels/ascend, whose libraries are static and carry no RPATH). The caller's value comes back
+# after the include, so no target Kiln or its user defines later here loses its RPATH. Other
+# directories never see the change: tests/test_cmake_api.py configures Kiln against a fake CANN
+# and checks that its executables keep theirs.
+set(kiln_skip_rpath_before "${CMAKE_SKIP_RPATH}")
 include("${kiln_ascendc_cmake}")  # rejects an unknown SOC_VERSION itself
+set(CMAKE_SKIP_RPATH "${kiln_skip_rpath_before}")
 
 # The device library: ascendc_library compiles the Ascend C sources with bisheng and generates
 # aclrtlaunch_<kernel>.h launch headers for each kernel. It is installed and exported with the

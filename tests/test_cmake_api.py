@@ -4,6 +4,7 @@ errors for bad arguments."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import site
 import subprocess
@@ -311,3 +312,59 @@ def test_missing_cann_is_a_loud_configure_error(
     result = subprocess.run(command, capture_output=True, text=True, env=environment)
     assert result.returncode != 0
     assert message in " ".join(result.stderr.split())
+
+
+# Stands in for CANN's ascendc.cmake where the configure is concerned: like CANN 8.1.RC1's
+# host_config.cmake it sets CMAKE_SKIP_RPATH in the directory that includes it, and its
+# ascendc_library makes a static library (from one empty function, as no bisheng is here).
+FAKE_ASCENDC_CMAKE = """\
+set(CMAKE_SKIP_RPATH TRUE)
+function(ascendc_library name type)
+  file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/${name}_fake.cpp" "void ${name}_fake() {}\\n")
+  add_library(${name} ${type} "${CMAKE_CURRENT_BINARY_DIR}/${name}_fake.cpp")
+endfunction()
+function(ascendc_include_directories)
+endfunction()
+"""
+RPATH_PROBE = "/kiln-rpath-probe"
+
+
+def _linked_targets(build_ninja: str) -> dict[str, bool]:
+    """Each executable and shared library of a Ninja build: whether its link has RPATH_PROBE."""
+    linked: dict[str, bool] = {}
+    for block in build_ninja.split("\n\n"):
+        match = re.match(
+            r"build ([^:|\s]+)[^:]*: CXX_(EXECUTABLE|SHARED_LIBRARY|MODULE)_LINKER__", block.strip()
+        )
+        if match:
+            linked[match.group(1)] = f"-rpath,{RPATH_PROBE}" in block
+    return linked
+
+
+def _configure_with_fake_cann(tmp_path: Path, *flags: str) -> subprocess.CompletedProcess[str]:
+    """Configures Kiln with KILN_ASCEND=cann against a fake CANN tree in tmp_path/cann."""
+    cann = tmp_path / "cann"
+    cmake_dir = cann / "compiler/tikcpp/ascendc_kernel_cmake"
+    cmake_dir.mkdir(parents=True)
+    (cmake_dir / "ascendc.cmake").write_text(FAKE_ASCENDC_CMAKE)
+    command = ["cmake", "-S", str(REPO_ROOT), "-B", str(tmp_path / "build"), "-G", "Ninja"]
+    command += ["-DKILN_ASCEND=cann", f"-DASCEND_CANN_PACKAGE_PATH={cann}"]
+    command += ["-DSOC_VERSION=Ascend910B3", *flags]
+    return subprocess.run(command, capture_output=True, text=True)
+
+
+def test_cann_cmake_keeps_the_rpath_of_kilns_other_targets(tmp_path: Path) -> None:
+    result = _configure_with_fake_cann(
+        tmp_path,
+        "-DKILN_BUILD_TESTS=ON",
+        "-DKILN_BUILD_EXAMPLES=ON",
+        f"-DCMAKE_BUILD_RPATH={RPATH_PROBE}",
+    )
+    assert result.returncode == 0, result.stderr
+    build = tmp_path / "build"
+    linked = _linked_targets((build / "build.ninja").read_text())
+    # The examples and native tests are linked in directories of their own, after
+    # kernels/ascend included CANN's cmake: each keeps the RPATH the build asks for.
+    assert "examples/add_lib/add_lib_demo" in linked
+    assert len(linked) >= 3
+    assert [target for target, has_rpath in linked.items() if not has_rpath] == []
