@@ -49,6 +49,20 @@ set(kiln_skip_rpath_before "${CMAKE_SKIP_RPATH}")
 include("${kiln_ascendc_cmake}")  # rejects an unknown SOC_VERSION itself
 set(CMAKE_SKIP_RPATH "${kiln_skip_rpath_before}")
 
+# CANN's platform API (platform_ascendc::PlatformAscendCManager) tells the host wrappers the
+# device's core counts and buffer sizes; CANN installs its header with the Ascend C tiling API.
+find_path(KILN_CANN_PLATFORM_INCLUDE_DIR tiling/platform/platform_ascendc.h
+  PATHS "${ASCEND_CANN_PACKAGE_PATH}/include"
+        "${ASCEND_CANN_PACKAGE_PATH}/compiler/ascendc/include/highlevel_api"
+        "${ASCEND_CANN_PACKAGE_PATH}/tools/ascendc/include/highlevel_api"
+  NO_DEFAULT_PATH)
+if(NOT KILN_CANN_PLATFORM_INCLUDE_DIR)
+  message(FATAL_ERROR "KILN_ASCEND=cann: no tiling/platform/platform_ascendc.h under "
+                      "'${ASCEND_CANN_PACKAGE_PATH}' (looked in include and "
+                      "compiler/ascendc/include/highlevel_api); install the CANN toolkit with "
+                      "its Ascend C tiling API")
+endif()
+
 # The device library: ascendc_library compiles the Ascend C sources with bisheng and generates
 # aclrtlaunch_<kernel>.h launch headers for each kernel. It is installed and exported with the
 # host wrappers (cmake/KilnInstall.cmake); the launch headers' directory in the build tree, which
@@ -71,7 +85,8 @@ function(kiln_cann_device_library name)
   endif()
 endfunction()
 
-# Host wrappers: the ACL runtime, the launch headers, and which kernels exist for this SoC.
+# Host wrappers: the ACL runtime, CANN's platform API, the launch headers, and which kernels exist
+# for this SoC.
 function(kiln_cann_host_target target)
   target_compile_definitions(${target} PUBLIC KILN_ASCEND_CANN=1)
   if(SOC_VERSION MATCHES "^Ascend910B" OR SOC_VERSION MATCHES "^Ascend910_93")
@@ -79,7 +94,8 @@ function(kiln_cann_host_target target)
   endif()
   target_include_directories(${target} PRIVATE
     "${ASCEND_CANN_PACKAGE_PATH}/include"
+    "${KILN_CANN_PLATFORM_INCLUDE_DIR}"
     "${CMAKE_BINARY_DIR}/include/kiln_ascend_device")
   target_link_directories(${target} PUBLIC "${ASCEND_CANN_PACKAGE_PATH}/lib64")
-  target_link_libraries(${target} PUBLIC ascendcl)
+  target_link_libraries(${target} PUBLIC ascendcl platform)
 endfunction()

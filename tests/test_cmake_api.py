@@ -341,12 +341,17 @@ def _linked_targets(build_ninja: str) -> dict[str, bool]:
     return linked
 
 
-def _configure_with_fake_cann(tmp_path: Path, *flags: str) -> subprocess.CompletedProcess[str]:
+def _configure_with_fake_cann(
+    tmp_path: Path, *flags: str, platform_header: bool = True
+) -> subprocess.CompletedProcess[str]:
     """Configures Kiln with KILN_ASCEND=cann against a fake CANN tree in tmp_path/cann."""
     cann = tmp_path / "cann"
     cmake_dir = cann / "compiler/tikcpp/ascendc_kernel_cmake"
     cmake_dir.mkdir(parents=True)
     (cmake_dir / "ascendc.cmake").write_text(FAKE_ASCENDC_CMAKE)
+    if platform_header:
+        (cann / "include/tiling/platform").mkdir(parents=True)
+        (cann / "include/tiling/platform/platform_ascendc.h").write_text("")
     command = ["cmake", "-S", str(REPO_ROOT), "-B", str(tmp_path / "build"), "-G", "Ninja"]
     command += ["-DKILN_ASCEND=cann", f"-DASCEND_CANN_PACKAGE_PATH={cann}"]
     command += ["-DSOC_VERSION=Ascend910B3", *flags]
@@ -368,3 +373,9 @@ def test_cann_cmake_keeps_the_rpath_of_kilns_other_targets(tmp_path: Path) -> No
     assert "examples/add_lib/add_lib_demo" in linked
     assert len(linked) >= 3
     assert [target for target, has_rpath in linked.items() if not has_rpath] == []
+
+
+def test_cann_without_the_platform_header_is_a_configure_error(tmp_path: Path) -> None:
+    result = _configure_with_fake_cann(tmp_path, platform_header=False)
+    assert result.returncode != 0
+    assert "no tiling/platform/platform_ascendc.h under" in " ".join(result.stderr.split())

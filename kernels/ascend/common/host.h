@@ -24,9 +24,15 @@ struct Platform {
   uint32_t cube_cores;
   bool has_bfloat16;
   bool has_data_copy_pad;
+  // Per cube core (bytes): the cube's buffers, for the Matmul API's tiling.
+  uint64_t l1_bytes;
+  uint64_t l0a_bytes;
+  uint64_t l0b_bytes;
+  uint64_t l0c_bytes;
 };
 
-// The current device (in emulated builds, the emulator's current SoC profile).
+// The current device, as the platform reports it: CANN's PlatformAscendCManager, or in emulated
+// builds the emulator's current SoC profile.
 Platform platform();
 
 // Device memory (GM) owned by the host wrapper for one launch; freed when it goes out of scope.

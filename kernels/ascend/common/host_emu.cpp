@@ -8,8 +8,9 @@ namespace kiln::ascend {
 
 Platform platform() {
   const emu::SocProfile& soc = emu::soc();
-  return {soc.name,       soc.ub_usable_bytes, soc.vector_cores,
-          soc.cube_cores, soc.has_bfloat16,    soc.has_data_copy_pad};
+  return {soc.name,         soc.ub_usable_bytes,   soc.vector_cores, soc.cube_cores,
+          soc.has_bfloat16, soc.has_data_copy_pad, soc.l1_bytes,     soc.l0a_bytes,
+          soc.l0b_bytes,    soc.l0c_bytes};
 }
 
 DeviceBuffer::~DeviceBuffer() {
