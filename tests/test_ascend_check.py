@@ -102,3 +102,23 @@ def test_soc_defines() -> None:
     assert "-D__CCE_AICORE__=220" in socs["Ascend910B"].defines("VEC")
     assert not any("_VEC__" in d for d in socs["Ascend310P"].defines("VEC"))
     assert "-D__CCE_AICORE__=200" in socs["Ascend310P"].defines("VEC")
+
+
+def test_host_check_needs_the_acl_headers(tmp_path: Path) -> None:
+    done = _run("--cann", str(_fake_toolkit(tmp_path)), "--host")
+    _assert_usage_error(done, "--host")
+    assert "acl/acl.h" in done.stderr
+
+
+def test_host_headers_are_found_beside_the_ascend_c_headers(tmp_path: Path) -> None:
+    root = _fake_toolkit(tmp_path)
+    acl = root / "x86_64-linux" / "include" / "acl"
+    acl.mkdir(parents=True)
+    (acl / "acl.h").write_text("")
+    highlevel = root / "x86_64-linux" / "ascendc" / "include" / "highlevel_api"
+    (highlevel / "tiling" / "platform").mkdir(parents=True)
+    (highlevel / "tiling" / "platform" / "platform_ascendc.h").write_text("")
+    headers = ascend_check.find_host_headers(ascend_check.find_toolkit(root))
+    assert headers.acl_include == root / "x86_64-linux" / "include"
+    assert headers.platform_include == highlevel
+    assert ascend_check.HOST_SOURCES == ("kernels/ascend/common/host_cann.cpp",)

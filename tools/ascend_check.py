@@ -9,8 +9,12 @@ Deprecations: CANN's own headers call APIs they deprecate (8.1.RC1's kernel_chec
 `LocalTensor::GetLength`), so `-Werror=deprecated-declarations` would fail Kiln for CANN's code.
 A deprecation warning fails the check only when g++ locates it in a file of this repository.
 
+With --host, the host side that runs under CANN (kernels/ascend/common/host_cann.cpp) is also
+syntax-checked, against the toolkit's ACL headers (acl/acl.h) and its platform API
+(tiling/platform/platform_ascendc.h); a warning located in this repository fails it.
+
 The headers are not redistributable, so CI cannot run this; docs/ascend.md records the last run.
-Usage: python tools/ascend_check.py --cann /usr/local/Ascend/ascend-toolkit/latest
+Usage: python tools/ascend_check.py --cann /usr/local/Ascend/ascend-toolkit/latest [--host]
 """
 
 from __future__ import annotations
@@ -54,6 +58,11 @@ SHIM_FILE = "lib/matmul_intf.h"
 SHIM_TEXT = '#include "matmul/matmul_intf.h"\n'
 ERROR_LINES_SHOWN = 5
 PARALLEL_COMPILES = 2
+# Kiln's host code for KILN_ASCEND=cann, checked with --host.
+HOST_SOURCES = ("kernels/ascend/common/host_cann.cpp",)
+HOST_FLAGS = ("-std=c++17", "-fsyntax-only", "-Wall", "-Wextra", "-DKILN_ASCEND_CANN=1")
+ACL_HEADER = "acl/acl.h"
+PLATFORM_HEADER = "tiling/platform/platform_ascendc.h"
 
 
 @dataclass(frozen=True)
@@ -105,9 +114,18 @@ class Toolkit:
 
 
 @dataclass(frozen=True)
+class HostHeaders:
+    acl_include: Path  # holds acl/acl.h
+    platform_include: Path  # holds tiling/platform/platform_ascendc.h
+
+    def include_flags(self) -> list[str]:
+        return [f"-I{self.acl_include}", f"-I{self.platform_include}", f"-I{REPO_ROOT}"]
+
+
+@dataclass(frozen=True)
 class Result:
-    kernel: Kernel
-    soc: Soc
+    label: str  # a kernel (op_x/x_kernel.cpp) or a host source
+    target: str  # the SoC, or "host"
     errors: tuple[str, ...]  # empty when the check passes
 
 
@@ -160,6 +178,23 @@ def find_toolkit(root: Path) -> Toolkit:
     )
 
 
+def find_host_headers(toolkit: Toolkit) -> HostHeaders:
+    """The ACL and platform headers beside the Ascend C headers: <arch>-linux/include holds acl/,
+    and CANN ships tiling/platform/ with the high-level Ascend C API (an installed toolkit also
+    copies it to <arch>-linux/include)."""
+    arch_root = toolkit.ascendc_include.parent.parent
+    acl = arch_root / "include"
+    candidates = [arch_root / "include", toolkit.ascendc_include / "highlevel_api"]
+    platform_dirs = [d for d in candidates if (d / PLATFORM_HEADER).is_file()]
+    if not (acl / ACL_HEADER).is_file() or not platform_dirs:
+        missing = ACL_HEADER if not (acl / ACL_HEADER).is_file() else PLATFORM_HEADER
+        raise UsageError(
+            f"--host: the toolkit under {arch_root} has no {missing}; give a toolkit with the "
+            "ACL runtime headers, or leave out --host"
+        )
+    return HostHeaders(acl, platform_dirs[0])
+
+
 def _in_kiln(line: str) -> bool:
     match = re.match(r"(.+?):\d+:\d+: ", line)
     return match is not None and Path(match.group(1)).resolve().is_relative_to(REPO_ROOT)
@@ -173,6 +208,24 @@ def _reported(line: str) -> bool:
     return kiln_origin and _in_kiln(line)
 
 
+def _errors_of(
+    compiler: str, done: subprocess.CompletedProcess[str], kiln_warnings: bool
+) -> tuple[str, ...]:
+    lines = done.stderr.splitlines()
+    errors = [ln for ln in lines if _reported(ln)]
+    if kiln_warnings:
+        errors += [ln for ln in lines if ": warning:" in ln and _in_kiln(ln) and ln not in errors]
+    kiln_warning = any(
+        ("[-Wdeprecated-declarations]" in ln or ": warning:" in ln) and _in_kiln(ln)
+        for ln in errors
+    )
+    if done.returncode == 0 and not kiln_warning:
+        return ()  # "required from here" lines of warnings only
+    if not errors:
+        errors = lines[-ERROR_LINES_SHOWN:] or [f"{compiler} exited with {done.returncode}"]
+    return tuple(errors)
+
+
 def check(compiler: str, toolkit: Toolkit, shim_dir: Path, kernel: Kernel, soc: Soc) -> Result:
     command = [
         compiler,
@@ -182,14 +235,13 @@ def check(compiler: str, toolkit: Toolkit, shim_dir: Path, kernel: Kernel, soc: 
         str(REPO_ROOT / kernel.path),
     ]
     done = subprocess.run(command, capture_output=True, text=True, cwd=REPO_ROOT)
-    lines = done.stderr.splitlines()
-    errors = [ln for ln in lines if _reported(ln)]
-    kiln_deprecation = any("[-Wdeprecated-declarations]" in ln for ln in errors)
-    if done.returncode == 0 and not kiln_deprecation:
-        errors = []  # "required from here" lines of warnings only
-    elif not errors:
-        errors = lines[-ERROR_LINES_SHOWN:] or [f"{compiler} exited with {done.returncode}"]
-    return Result(kernel, soc, tuple(errors))
+    return Result(kernel.label, soc.name, _errors_of(compiler, done, kiln_warnings=False))
+
+
+def check_host(compiler: str, headers: HostHeaders, source: str) -> Result:
+    command = [compiler, *HOST_FLAGS, *headers.include_flags(), str(REPO_ROOT / source)]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=REPO_ROOT)
+    return Result(source, "host", _errors_of(compiler, done, kiln_warnings=True))
 
 
 def _parse(argv: Sequence[str]) -> argparse.Namespace:
@@ -198,6 +250,9 @@ def _parse(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--soc", nargs="+", default=list(SOCS), help="default: all of them")
     parser.add_argument("--kernels", nargs="+", default=[], help="default: every *_kernel.cpp")
     parser.add_argument("--cxx", default="g++", help="host compiler (default: g++)")
+    parser.add_argument(
+        "--host", action="store_true", help="also check the CANN host code against ACL's headers"
+    )
     return parser.parse_args(argv)
 
 
@@ -211,6 +266,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if compiler is None:
             raise UsageError(f"--cxx: {args.cxx} not found; install g++ or name a C++17 compiler")
         toolkit = find_toolkit(args.cann)
+        host_headers = find_host_headers(toolkit) if args.host else None
         kernels = discover_kernels(args.kernels)
     except UsageError as error:
         print(f"ascend_check: {error}", file=sys.stderr)
@@ -225,15 +281,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             jobs = [
                 pool.submit(check, compiler, toolkit, shim_dir, k, s) for k in kernels for s in socs
             ]
+            if host_headers is not None:
+                jobs += [pool.submit(check_host, compiler, host_headers, h) for h in HOST_SOURCES]
             results = [job.result() for job in jobs]
 
     for result in results:
         status = "FAIL" if result.errors else "ok  "
-        print(f"{status} {result.kernel.label:36} {result.soc.name}")
+        print(f"{status} {result.label:36} {result.target}")
         for line in result.errors[:ERROR_LINES_SHOWN]:
             print(f"       {line.replace(str(REPO_ROOT) + '/', '')}")
     passed = sum(not r.errors for r in results)
-    print(f"{passed} of {len(results)} kernel x SoC checks pass")
+    hosts = sum(r.target == "host" for r in results)
+    kind = "kernel x SoC" + (" and host" if hosts else "")
+    print(f"{passed} of {len(results)} {kind} checks pass")
     return 0 if passed == len(results) else 1
 
 
