@@ -195,6 +195,36 @@ def test_launch_report_counts_cube_bytes() -> None:
     assert report["l0c_to_gm_bytes"] == 512 * 512 * 2
 
 
+def test_rows_up_to_the_nd_row_stride_limit() -> None:
+    # The Matmul API's ND row strides (Ka, Kb, N) reach 65535 elements; Kiln pads rows to 32
+    # bytes, so 65520 half elements is the longest k or n it runs. Longer rows decline.
+    half = torch.float16
+    for m, k, n in [(2, 65520, 3), (3, 5, 65520)]:
+        a, b = operand((m, k), half, 27), operand((k, n), half, 28)
+        atol = product_atol(k, half, a, b)
+        check_ascend(
+            "aten::mm.out", torch.mm(a, b), a, b, out=torch.empty(0, dtype=half), atol=atol
+        )
+    for m, k, n in [(2, 65521, 3), (3, 5, 70000)]:
+        a, b = torch.ones(m, k, dtype=half), torch.ones(k, n, dtype=half)
+        check_declines(
+            "aten::mm.out",
+            a,
+            b,
+            out=torch.empty(0, dtype=half),
+            reason=f"k = {k}, n = {n} .rows",
+        )
+    x, w = torch.ones(4, 70000, dtype=half), torch.ones(5, 70000, dtype=half)
+    check_declines(
+        "aten::linear.out",
+        x,
+        w,
+        None,
+        out=torch.empty(0, dtype=half),
+        reason="k = 70000, n = 5 .rows",
+    )
+
+
 def test_declines() -> None:
     f64 = torch.ones(3, 4, dtype=torch.float64)
     check_declines(

@@ -2,8 +2,10 @@
 // high-level Matmul API.
 //
 // Each core takes C blocks (batch, rows, columns) in turn and runs one IterateAll per block over
-// the whole k: the cube accumulates in float (L0C) and rounds once to C's dtype. The kernel does
-// no vector work, so it runs on the cube cores alone.
+// the whole k: the cube accumulates in float (L0C) and rounds once to C's dtype. The Matmul
+// object ends once, after the core's last block. The kernel does no vector work, so on 910B it
+// runs on the cube cores alone; on 310P, where the cube shares its AI core with the vector unit,
+// the Matmul API converts ND operands through a UB workspace the kernel gives it.
 #define ASCENDC_CUBE_ONLY  // before matmul_intf.h: no vector-core side to serve
 #include "kernel_operator.h"
 #include "kernels/ascend/common/kernel_util.h"
@@ -34,6 +36,13 @@ class MatmulKernel {
     c_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(c), t_.batches * t_.c_batch_elems);
     if (t_.bias != 0) bias_.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(bias), t_.n_pitch);
     REGIST_MATMUL_OBJ(&pipe_, GetSysWorkSpacePtr(), mm_, &t_.cube);
+#if !defined(__NPU_ARCH__) || __NPU_ARCH__ == 2002
+    // The host sizes the workspace only where the SoC needs one (Ascend310P).
+    if (t_.ub_workspace_bytes != 0) {
+      pipe_.InitBuffer(workspace_, t_.ub_workspace_bytes);
+      mm_.SetLocalWorkspace(workspace_.Get<uint8_t>());
+    }
+#endif
   }
 
   __aicore__ inline void Process() {
@@ -44,6 +53,7 @@ class MatmulKernel {
       const uint64_t in_batch = block % per_batch;
       MultiplyBlock(batch, in_batch / t_.n_blocks, in_batch % t_.n_blocks);
     }
+    mm_.End();
   }
 
  private:
@@ -63,10 +73,12 @@ class MatmulKernel {
     // enAtomic adds the product to what C holds (addmm's or linear's full addend).
     mm_.IterateAll(c_[batch * t_.c_batch_elems + m0 * t_.n_pitch + n0],
                    static_cast<uint8_t>(t_.accumulate != 0 ? 1 : 0));
-    mm_.End();
   }
 
   TPipe pipe_;
+#if !defined(__NPU_ARCH__) || __NPU_ARCH__ == 2002
+  TBuf<TPosition::VECCALC> workspace_;
+#endif
   Matmul<AType, BType, CType, BiasType> mm_;
   GlobalTensor<T> a_;
   GlobalTensor<T> b_;

@@ -50,13 +50,48 @@ bool stage_bias(KernelRuntimeContext& ctx, const Tensor& addend, const MatmulTil
   return bias.upload(ctx, values, bytes);
 }
 
+bool starts_with(const char* text, const char* prefix) {
+  return std::strncmp(text, prefix, std::strlen(prefix)) == 0;
+}
+
+// The cube of the current device as the Matmul API may use it.
+CubeProfile cube_profile(const Platform& device) {
+  const bool is_910b =
+      starts_with(device.soc_name, "Ascend910B") || starts_with(device.soc_name, "Ascend910_93");
+  const bool is_310p = starts_with(device.soc_name, "Ascend310P");
+  const uint64_t reserve = is_910b ? kMatmulL1Reserve910B : 0;
+  return {device.l1_bytes > reserve ? device.l1_bytes - reserve : 0,
+          device.l0a_bytes,
+          device.l0b_bytes,
+          device.l0c_bytes,
+          is_310p ? device.ub_bytes : 0,
+          is_910b,
+          is_310p};
+}
+
+// The Matmul API's ND copies take row strides (Ka, Kb, N) of at most kMatmulMaxRowStride
+// elements; Kiln's rows are k and n padded to 32 bytes.
+bool accept_row_strides(KernelRuntimeContext& ctx, const MatmulProblem& problem) {
+  const uint64_t c0 = elements_per_block(device_element_size(problem.dtype));
+  const uint64_t k_pitch = align_up(problem.k, c0);
+  const uint64_t n_pitch = align_up(problem.n, c0);
+  if (k_pitch > kMatmulMaxRowStride || n_pitch > kMatmulMaxRowStride) {
+    return decline(ctx,
+                   "k = %u, n = %u (rows padded to %llu and %llu elements; the Matmul API's "
+                   "ND row strides reach %u)",
+                   problem.k, problem.n, static_cast<unsigned long long>(k_pitch),
+                   static_cast<unsigned long long>(n_pitch), kMatmulMaxRowStride);
+  }
+  return true;
+}
+
 }  // namespace
 
 bool accept_matmul_dtype(KernelRuntimeContext& ctx, ScalarType dtype, DeviceDtype* device_dtype) {
   if (dtype == ScalarType::Int) return decline(ctx, "dtype Int (the cube multiplies floats here)");
   if (!accept_dtype(ctx, dtype, /*int32_ok=*/false, device_dtype)) return false;
   const Platform device = platform();
-  if (*device_dtype == DeviceDtype::Float && !cube_profile(device.soc_name).float_inputs) {
+  if (*device_dtype == DeviceDtype::Float && !cube_profile(device).float_inputs) {
     return decline(ctx, "Float (the %s cube multiplies half only)", device.soc_name);
   }
   return true;
@@ -64,12 +99,12 @@ bool accept_matmul_dtype(KernelRuntimeContext& ctx, ScalarType dtype, DeviceDtyp
 
 bool run_matmul(KernelRuntimeContext& ctx, const MatmulProblem& problem,
                 const MatmulOperands& operands) {
+  if (!accept_row_strides(ctx, problem)) return false;
   const Platform device = platform();
   MatmulProblem staged = problem;
   staged.bias = operands.addend_kind == MatmulAddend::RowBias;
   staged.accumulate = operands.addend_kind == MatmulAddend::Full;
-  const MatmulTiling tiling =
-      matmul_tiling(staged, cube_profile(device.soc_name), device.cube_cores);
+  const MatmulTiling tiling = matmul_tiling(staged, cube_profile(device), device.cube_cores);
   const size_t size = device_element_size(problem.dtype);
   const size_t batches = tiling.batches;
   const size_t k_row = size_t{tiling.k} * size;

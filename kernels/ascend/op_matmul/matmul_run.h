@@ -30,8 +30,9 @@ bool accept_matmul_dtype(KernelRuntimeContext& ctx, ScalarType dtype, DeviceDtyp
 
 // Runs C = A x B (+ addend) on the cube (problem.bias and problem.accumulate follow the addend):
 // pads each row of A, B and C in device memory to whole 32-byte blocks (padding zeroed), launches
-// kiln_matmul_<dtype>, copies C back without the padding. Needs problem.k >= 1 and a non-empty C;
-// returns false with ctx failed on error.
+// kiln_matmul_<dtype>, copies C back without the padding. Needs problem.k >= 1 and a non-empty C.
+// Declines (KernelDeclined, nothing launched) a k or n whose padded row is longer than the
+// Matmul API's ND row stride (kMatmulMaxRowStride). Returns false with ctx failed on error.
 bool run_matmul(KernelRuntimeContext& ctx, const MatmulProblem& problem,
                 const MatmulOperands& operands);
 

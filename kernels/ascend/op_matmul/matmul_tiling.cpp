@@ -1,18 +1,16 @@
 // matmul_tiling: C blocks over the cube cores first, then base tiles in L0 and their L1 depth.
 #include "kernels/ascend/op_matmul/matmul_tiling.h"
 
-#include <cstring>
-
 namespace kiln::ascend {
 namespace {
 
-constexpr uint64_t kKiB = 1024;
 constexpr uint32_t kFractal = 16;  // the cube multiplies 16 x 16 fractals (rows of A, columns of B)
 constexpr uint32_t kMaxBaseM = 128;  // a 128 x 256 float accumulator fills 910B's L0C
 constexpr uint32_t kMaxBaseN = 256;
 
 constexpr uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 constexpr uint64_t min_of(uint64_t a, uint64_t b) { return a < b ? a : b; }
+constexpr uint64_t max_of(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
 struct BlockSplit {
   uint64_t m_fractals;  // per C block
@@ -45,19 +43,6 @@ BlockSplit split_blocks(uint64_t batches, uint64_t m_units, uint64_t n_units, ui
 }
 
 }  // namespace
-
-CubeProfile cube_profile(const char* soc_name) {
-  // L1 / L0A / L0B / L0C per cube core. 910B (and 910_93) cubes multiply half, bfloat16 and
-  // float; the 310P cube multiplies half only.
-  if (std::strncmp(soc_name, "Ascend910B", 10) == 0 ||
-      std::strncmp(soc_name, "Ascend910_93", 12) == 0) {
-    return {512 * kKiB, 64 * kKiB, 64 * kKiB, 128 * kKiB, true};
-  }
-  if (std::strncmp(soc_name, "Ascend310P", 10) == 0) {
-    return {1024 * kKiB, 64 * kKiB, 64 * kKiB, 256 * kKiB, false};
-  }
-  return {512 * kKiB, 64 * kKiB, 64 * kKiB, 128 * kKiB, false};
-}
 
 MatmulTiling matmul_tiling(const MatmulProblem& problem, const CubeProfile& cube, uint32_t cores) {
   const uint64_t size = device_element_size(problem.dtype);
@@ -94,11 +79,14 @@ MatmulTiling matmul_tiling(const MatmulProblem& problem, const CubeProfile& cube
   const uint64_t blocks = batches * t.m_blocks * t.n_blocks;
   t.block_dim = static_cast<uint32_t>(min_of(blocks, cores));
 
-  // Base tiles: the float accumulator baseM x baseN in L0C; baseK as deep as L0A and L0B allow
-  // with room for double buffering.
-  uint64_t base_m = min_of(kMaxBaseM, align_up(single_m, kFractal));
+  // Base tiles: the float accumulator baseM x baseN in L0C (and, where C leaves through UB, its
+  // conversion within half the UB); baseK as deep as L0A and L0B allow with room for double
+  // buffering.
+  const uint64_t base_m = min_of(kMaxBaseM, align_up(single_m, kFractal));
   uint64_t base_n = min_of(kMaxBaseN, align_up(single_n, kFractal));
-  while (base_m * base_n * sizeof(float) > cube.l0c_bytes && base_n > kFractal) {
+  while (base_n > kFractal &&
+         (base_m * base_n * sizeof(float) > cube.l0c_bytes ||
+          (cube.nd_through_ub && 2 * base_m * base_n * size > cube.ub_bytes))) {
     base_n = align_up(base_n / 2, kFractal);
   }
   const uint64_t k_room =
@@ -111,10 +99,21 @@ MatmulTiling matmul_tiling(const MatmulProblem& problem, const CubeProfile& cube
   // each), so one step always fits.
   const uint64_t a_tile = base_m * base_k * size;
   const uint64_t b_tile = base_k * base_n * size;
+  const uint64_t c_tile = base_m * base_n * size;
   const uint64_t bias_bytes = problem.bias ? base_n * sizeof(float) : 0;
   constexpr uint64_t buffers = 2;
   uint64_t step = ceil_div(k, base_k);
   while (step > 1 && buffers * step * (a_tile + b_tile) + bias_bytes > cube.l1_bytes) --step;
+
+  // Where ND operands convert through UB (Ascend310P), one conversion moves at most the largest
+  // of an A, B or C base tile or the bias row; the Matmul API takes twice that from the
+  // workspace given to SetLocalWorkspace (its default config reuses the UB), or the bias row.
+  uint64_t trans_length = 0;
+  if (cube.nd_through_ub) {
+    trans_length = max_of(max_of(a_tile, b_tile), max_of(c_tile, bias_bytes));
+    t.ub_workspace_bytes =
+        static_cast<uint32_t>(align_up(max_of(2 * trans_length, bias_bytes), 32));
+  }
 
   TCubeTiling& c = t.cube;
   c.usedCoreNum = static_cast<int32_t>(t.block_dim);
@@ -128,23 +127,28 @@ MatmulTiling matmul_tiling(const MatmulProblem& problem, const CubeProfile& cube
   c.baseM = static_cast<int32_t>(base_m);
   c.baseN = static_cast<int32_t>(base_n);
   c.baseK = static_cast<int32_t>(base_k);
-  c.depthA1 = static_cast<int32_t>(buffers * step);
-  c.depthB1 = static_cast<int32_t>(buffers * step);
   c.stepM = 1;
   c.stepN = 1;
   c.stepKa = static_cast<int32_t>(step);
   c.stepKb = static_cast<int32_t>(step);
+  c.depthA1 = static_cast<int32_t>(buffers * c.stepM * step);
+  c.depthB1 = static_cast<int32_t>(buffers * c.stepN * step);
   c.isBias = problem.bias ? 1 : 0;
+  c.transLength = static_cast<int32_t>(trans_length);
   c.iterateOrder = 0;  // along m first
+  c.dbL0A = 2;         // baseK leaves room for two tiles in L0A and L0B
+  c.dbL0B = 2;
+  c.dbL0C = 2 * base_m * base_n * sizeof(float) <= cube.l0c_bytes ? 2 : 1;
+  // One Matmul object per kernel: it shares nothing, and says what it uses of L1 and L0C. The
+  // UB it uses on 310P is the workspace the kernel gives it, not a share.
+  c.shareMode = 0;
   c.shareL1Size = static_cast<int32_t>(buffers * step * (a_tile + b_tile) + bias_bytes);
-  c.shareL0CSize = static_cast<int32_t>(base_m * base_n * sizeof(float));
+  c.shareL0CSize = static_cast<int32_t>(c.dbL0C * base_m * base_n * sizeof(float));
+  c.shareUbSize = 0;
   c.batchM = 1;
   c.batchN = 1;
   c.singleBatchM = 1;
   c.singleBatchN = 1;
-  c.dbL0A = 2;
-  c.dbL0B = 2;
-  c.dbL0C = 2 * base_m * base_n * sizeof(float) <= cube.l0c_bytes ? 2 : 1;
   return t;
 }
 

@@ -9,19 +9,24 @@
 
 namespace kiln::ascend {
 
-// The cube's buffers (bytes, per core) and whether it multiplies float. Platform (common/host.h)
-// does not carry them, so they come from the SoC's name.
+// What the Matmul API may use of one cube core (bytes) and what the cube multiplies. The host
+// builds it from the platform's buffer sizes (matmul_run.cpp).
 struct CubeProfile {
-  uint64_t l1_bytes;
+  uint64_t l1_bytes;  // L1 less what the Matmul API keeps for itself (kMatmulL1Reserve910B)
   uint64_t l0a_bytes;
   uint64_t l0b_bytes;
   uint64_t l0c_bytes;
-  bool float_inputs;
+  uint64_t ub_bytes;   // the UB beside the cube (Ascend310P); 0 where the cube core has none
+  bool float_inputs;   // 910B: half, bfloat16 and float; 310P: half only
+  bool nd_through_ub;  // 310P: ND operands reach L1 (and C leaves L0C) through a UB workspace
 };
 
-// Pure: the cube of `soc_name` (Ascend910B*, Ascend310P*); other SoCs get the smallest buffers
-// and no float.
-CubeProfile cube_profile(const char* soc_name);
+// On Ascend910B the Matmul API keeps the last 128 bytes of each cube core's 512 KiB L1 for its
+// own messages (CANN's TOTAL_L1_SIZE is 512 KiB less KFC_L1_RESERVER_SIZE).
+constexpr uint64_t kMatmulL1Reserve910B = 128;
+
+// The largest ND row stride (Ka, Kb, N in elements) the Matmul API's copies take: [1, 65535].
+constexpr uint32_t kMatmulMaxRowStride = 65535;
 
 // `batches` independent products C[i] (m x n) = A[i] (m x k) B[i] (k x n), in the storage dtype.
 struct MatmulProblem {
@@ -54,6 +59,8 @@ struct MatmulTiling {
   uint32_t trans_b;
   uint32_t bias;
   uint32_t accumulate;
+  uint32_t ub_workspace_bytes;  // Ascend310P: the UB given to SetLocalWorkspace; 0 elsewhere
+  uint32_t reserved;
   uint64_t a_batch_elems;  // distance between batches, per operand
   uint64_t b_batch_elems;
   uint64_t c_batch_elems;
@@ -63,7 +70,9 @@ struct MatmulTiling {
 constexpr uint32_t kMatmulMaxDim = uint32_t{1} << 30;
 
 // Pure: blocks of C spread over `cores` cube cores, base tiles within the L0 buffers and the L1
-// depth they allow. Needs k >= 1 and every dimension within kMatmulMaxDim.
+// depth they allow, the rest of TCubeTiling as CANN's MultiCoreMatmulTiling fills it. Needs
+// k >= 1, every dimension within kMatmulMaxDim and the padded k and n within
+// kMatmulMaxRowStride.
 MatmulTiling matmul_tiling(const MatmulProblem& problem, const CubeProfile& cube, uint32_t cores);
 
 }  // namespace kiln::ascend

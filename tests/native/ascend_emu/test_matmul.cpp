@@ -1,4 +1,5 @@
-// The Matmul API: a multi-core half GEMM with bias and tails, and tilings the SoC cannot hold.
+// The Matmul API: a multi-core half GEMM with bias and tails, tilings the SoC cannot hold, ND row
+// strides, the Matmul object's End, and the UB workspace Ascend310P needs.
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -11,9 +12,14 @@ using namespace AscendC;
 
 namespace {
 
+// How the test kernel ends its Matmul object: correctly, or breaking one rule.
+enum class EndMode : uint32_t { Once, Never, Twice, IterateAfterEnd };
+
 struct MatmulTiling {
   TCubeTiling cube;
   uint32_t blocks_n;  // blocks along N; block b computes tile (b / blocks_n, b % blocks_n)
+  EndMode end_mode = EndMode::Once;
+  uint32_t workspace_bytes = 0;  // UB given to SetLocalWorkspace (0: none)
 };
 
 using AType = matmul::MatmulType<TPosition::GM, CubeFormat::ND, half>;
@@ -41,12 +47,16 @@ TCubeTiling cube_tiling(int32_t m, int32_t n, int32_t k, int32_t single_m, int32
   t.stepKa = 1;
   t.stepKb = 1;
   t.isBias = 1;
+  t.dbL0A = 1;
+  t.dbL0B = 1;
+  t.dbL0C = 1;
   return t;
 }
 
 }  // namespace
 
-// C[M x N] = A[M x K] x B[K x N] + bias, one singleCoreM x singleCoreN tile per block.
+// C[M x N] = A[M x K] x B[K x N] (+ bias with isBias), one singleCoreM x singleCoreN tile per
+// block.
 extern "C" __global__ __aicore__ void emu_matmul_bias(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c,
                                                       GM_ADDR tiling_gm) {
   const MatmulTiling tiling = *reinterpret_cast<__gm__ MatmulTiling*>(tiling_gm);
@@ -65,16 +75,23 @@ extern "C" __global__ __aicore__ void emu_matmul_bias(GM_ADDR a, GM_ADDR b, GM_A
   c_gm.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(c), int64_t{t.M} * t.N);
 
   TPipe pipe;
+  TBuf<TPosition::VECCALC> workspace;
   matmul::Matmul<AType, BType, CType, BiasType> mm;
   REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+  if (tiling.workspace_bytes != 0) {
+    pipe.InitBuffer(workspace, tiling.workspace_bytes);
+    mm.SetLocalWorkspace(workspace.Get<uint8_t>());
+  }
   const int32_t tail_m = t.M - m0 < t.singleCoreM ? t.M - m0 : t.singleCoreM;
   const int32_t tail_n = t.N - n0 < t.singleCoreN ? t.N - n0 : t.singleCoreN;
   mm.SetTail(tail_m, tail_n);
   mm.SetTensorA(a_gm[int64_t{m0} * t.Ka]);
   mm.SetTensorB(b_gm[n0]);
-  mm.SetBias(bias_gm[n0]);
+  if (t.isBias != 0) mm.SetBias(bias_gm[n0]);
   mm.IterateAll(c_gm[int64_t{m0} * t.N + n0]);
-  mm.End();
+  if (tiling.end_mode != EndMode::Never) mm.End();
+  if (tiling.end_mode == EndMode::Twice) mm.End();
+  if (tiling.end_mode == EndMode::IterateAfterEnd) mm.IterateAll(c_gm[int64_t{m0} * t.N + n0]);
 }
 
 namespace emu_test {
@@ -113,8 +130,8 @@ TEST(EmuMatmulTest, MultiCoreHalfGemmWithBiasAndTails) {
   EXPECT_EQ(outcome.report.cube_instructions, (4 + 2 + 4 + 2) * 2);
 }
 
-void launch_with_tiling(const MatmulTiling& tiling, const char* fragment_a,
-                        const char* fragment_b) {
+void launch_with_tiling(const MatmulTiling& tiling, const char* fragment_a, const char* fragment_b,
+                        bool fails = true) {
   const int32_t m = tiling.cube.M, n = tiling.cube.N, k = tiling.cube.Ka;
   SCOPED_TRACE(fragment_a);
   DevicePool pool;
@@ -123,8 +140,12 @@ void launch_with_tiling(const MatmulTiling& tiling, const char* fragment_a,
   float* bias = pool.alloc<float>(n);
   float* c = pool.alloc<float>(m * n);
   uint8_t* t = pool.upload_struct(tiling);
-  EXPECT_LAUNCH_FAILS(KILN_ASCEND_LAUNCH(emu_matmul_bias, 1, nullptr, a, b, bias, c, t),
-                      "emu_matmul_bias", "(block 0)", fragment_a, fragment_b);
+  const auto outcome = KILN_ASCEND_LAUNCH(emu_matmul_bias, 1, nullptr, a, b, bias, c, t);
+  if (fails) {
+    EXPECT_LAUNCH_FAILS(outcome, "emu_matmul_bias", "(block 0)", fragment_a, fragment_b);
+  } else {
+    EXPECT_LAUNCH_OK(outcome);
+  }
 }
 
 TEST(EmuMatmulTest, RefusesTilingsTheSocCannotHold) {
@@ -138,6 +159,91 @@ TEST(EmuMatmulTest, RefusesTilingsTheSocCannotHold) {
   launch_with_tiling(too_big, "needs 262144 B of L0C", "holds 131072 B on Ascend910B");
   MatmulTiling past_m{cube_tiling(64, 64, 64, 80, 64), 1};
   launch_with_tiling(past_m, "TCubeTiling.singleCoreM 80 exceeds M 64", "emu_matmul_bias");
+  MatmulTiling double_l0c{cube_tiling(128, 256, 64, 128, 256), 1};
+  double_l0c.cube.baseM = 128;
+  double_l0c.cube.baseN = 256;
+  double_l0c.cube.dbL0C = 2;
+  launch_with_tiling(double_l0c, "dbL0C baseM x baseN float accumulators needs 262144 B of L0C",
+                     "holds 131072 B on Ascend910B");
+}
+
+// The tiling's own fields must agree: depth against step, and the enumerations.
+TEST(EmuMatmulTest, RefusesInconsistentTilings) {
+  MatmulTiling depth{cube_tiling(64, 64, 64, 64, 64), 1};
+  depth.cube.depthA1 = 3;
+  launch_with_tiling(depth, "TCubeTiling.depthA1 3 is not stepM x stepKa (1)", "twice that");
+  MatmulTiling steps{cube_tiling(64, 64, 128, 64, 64), 1};
+  steps.cube.stepKa = 2;
+  steps.cube.stepKb = 3;
+  steps.cube.depthA1 = 4;
+  steps.cube.depthB1 = 6;
+  launch_with_tiling(steps, "TCubeTiling.stepKa 2 and TCubeTiling.stepKb 3", "multiple");
+  MatmulTiling buffering{cube_tiling(64, 64, 64, 64, 64), 1};
+  buffering.cube.dbL0A = 0;
+  launch_with_tiling(buffering, "TCubeTiling.dbL0A 0 must be 1 or 2", "double buffered");
+  MatmulTiling order{cube_tiling(64, 64, 64, 64, 64), 1};
+  order.cube.iterateOrder = 2;
+  launch_with_tiling(order, "TCubeTiling.iterateOrder 2 must be 0 or 1", "along m first");
+  MatmulTiling share{cube_tiling(64, 64, 64, 64, 64), 1};
+  share.cube.shareL0CSize = 256 * 1024;
+  launch_with_tiling(share, "TCubeTiling.shareL0CSize 262144 is outside L0C", "131072 B");
+}
+
+// On Ascend910B the Matmul API keeps 128 B of the 512 KiB L1: a tiling that fills all of it
+// fits on Ascend310P (1 MiB) only.
+TEST(EmuMatmulTest, L1ReserveOfTheMatmulApiOn910B) {
+  MatmulTiling full{cube_tiling(128, 128, 512, 128, 128), 1};
+  TCubeTiling& t = full.cube;
+  t.isBias = 0;
+  t.baseM = t.baseN = t.baseK = 128;  // 32 KiB tiles of A and B; two of each in L0A and L0B
+  t.dbL0A = t.dbL0B = 2;
+  t.stepKa = t.stepKb = 4;
+  t.depthA1 = t.depthB1 = 8;  // 8 x 32 KiB of A and of B: 512 KiB
+  launch_with_tiling(full, "needs 524288 B of L1 (less the Matmul API's 128 B)",
+                     "holds 524160 B on Ascend910B");
+  t.depthA1 = t.depthB1 = 4;  // stepKa x 1: single buffered, 256 KiB
+  launch_with_tiling(full, "", "", /*fails=*/false);
+}
+
+// ND row strides (Ka, Kb, N) are 1 to 65535 elements.
+TEST(EmuMatmulTest, NdRowStrideBeyond65535) {
+  MatmulTiling wide{cube_tiling(16, 16, 65536, 16, 16), 1};
+  wide.cube.singleCoreK = 64;
+  wide.cube.isBias = 0;
+  launch_with_tiling(wide, "the ND row stride of A (Ka) is 65536 elements", "1 to 65535");
+  wide.cube.Ka = wide.cube.Kb = 65535;
+  launch_with_tiling(wide, "", "", /*fails=*/false);
+}
+
+// A Matmul object ends exactly once, and nothing uses it after End.
+TEST(EmuMatmulTest, EndExactlyOnce) {
+  MatmulTiling tiling{cube_tiling(32, 32, 32, 32, 32), 1};
+  tiling.end_mode = EndMode::Never;
+  launch_with_tiling(tiling, "the kernel returned without Matmul::End", "exactly once");
+  tiling.end_mode = EndMode::Twice;
+  launch_with_tiling(tiling, "Matmul::End called twice", "exactly once");
+  tiling.end_mode = EndMode::IterateAfterEnd;
+  launch_with_tiling(tiling, "Matmul::IterateAll after End", "once, after the last IterateAll");
+}
+
+// Ascend310P converts ND operands through UB: the kernel gives the Matmul API a workspace of
+// 2 x transLength, transLength holding the largest base tile; Ascend910B takes none.
+TEST(EmuMatmulTest, UbWorkspaceOn310P) {
+  MatmulTiling tiling{cube_tiling(64, 64, 64, 64, 64), 1};
+  const int32_t largest = 32 * 32 * 4;  // a 32 x 32 float tile of C
+  tiling.cube.transLength = largest;
+  tiling.workspace_bytes = 2 * largest;
+  launch_with_tiling(tiling, "SetLocalWorkspace on Ascend910B", "only Ascend310P");
+  SocScope scope("Ascend310P");
+  launch_with_tiling(tiling, "", "", /*fails=*/false);
+  tiling.workspace_bytes = 0;
+  launch_with_tiling(tiling, "no SetLocalWorkspace on Ascend310P", "8192 B (2 x transLength)");
+  tiling.workspace_bytes = largest;
+  launch_with_tiling(tiling, "local workspace (SetLocalWorkspace)", "Matmul::IterateAll");
+  tiling.workspace_bytes = 2 * largest;
+  tiling.cube.transLength = largest / 2;
+  launch_with_tiling(tiling, "TCubeTiling.transLength 2048 is less than the 4096 B",
+                     "one ND<->NZ conversion");
 }
 
 }  // namespace

@@ -2,11 +2,13 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <type_traits>
 #include <vector>
 
 #include "kernels/ascend/emu/api/detail.h"
 #include "kernels/ascend/emu/api/global_tensor.h"
+#include "kernels/ascend/emu/api/local_tensor.h"
 #include "kernels/ascend/emu/api/pipe.h"
 #include "kernels/ascend/emu/kernel_tiling/kernel_tiling.h"
 
@@ -24,11 +26,19 @@ struct MatmulCall {
   bool float_inputs, bf16_inputs;
   bool trans_a, trans_b, a_set, b_set, bias_set;
   GmView a, b, bias, c;
+  const LocalRef* workspace;  // SetLocalWorkspace's tensor, or null
 };
 
-// Checks the tiling against the SoC's L1/L0 sizes and every operand's GM extent; counts the
-// baseM x baseN x baseK steps as cube instructions.
+// Checks the tiling against the SoC's L1/L0 sizes, the ND row strides, the UB workspace and every
+// operand's GM extent; counts the baseM x baseN x baseK steps as cube instructions.
 void check_matmul(const MatmulCall& call);
+
+// A Matmul object's life: it ends exactly once (End), after its last use. `api` is the call
+// being made; raises when the object has already ended.
+void check_matmul_alive(bool ended, const char* api);
+// The kernel returns: an object registered (Init) but not ended is an error, unless the kernel
+// is already unwinding from another violation.
+void check_matmul_ended(bool initialized, bool ended, int uncaught_at_start);
 
 }  // namespace kiln::ascend::emu::detail
 
@@ -78,8 +88,17 @@ class Matmul {
                 "Matmul: the bias must be half, bfloat16_t or float");
 
  public:
+  Matmul() = default;
+  Matmul(const Matmul&) = delete;
+  Matmul& operator=(const Matmul&) = delete;
+  // As on the device, a kernel that registers a Matmul object ends it before it returns.
+  ~Matmul() noexcept(false) {
+    kiln::ascend::emu::detail::check_matmul_ended(initialized_, ended_, uncaught_at_start_);
+  }
+
   void Init(const TCubeTiling* tiling, AscendC::TPipe* tpipe = nullptr) {
     (void)tpipe;
+    alive("Init");
     if (tiling == nullptr) kiln::ascend::emu::detail::raise("Matmul::Init: the tiling is null");
     tiling_ = *tiling;
     initialized_ = true;
@@ -90,39 +109,52 @@ class Matmul {
   void SetOrgShape(int orgM, int orgN, int orgK) { SetOrgShape(orgM, orgN, orgK, orgK); }
   void SetOrgShape(int orgM, int orgN, int orgKa, int orgKb, int orgKc = 0) {
     (void)orgKc;
+    alive("SetOrgShape");
     org_m_ = orgM;
     org_n_ = orgN;
     org_ka_ = orgKa;
     org_kb_ = orgKb;
   }
   void SetSingleShape(int singleM, int singleN, int singleK) {
+    alive("SetSingleShape");
     m_ = singleM;
     n_ = singleN;
     k_ = singleK;
   }
   // The last tiles of a matrix are smaller than singleCore*: -1 keeps a dimension.
   void SetTail(int tailM = -1, int tailN = -1, int tailK = -1) {
+    alive("SetTail");
     if (tailM >= 0) m_ = tailM;
     if (tailN >= 0) n_ = tailN;
     if (tailK >= 0) k_ = tailK;
   }
 
   void SetTensorA(const AscendC::GlobalTensor<A>& gm, bool isTransposeA = false) {
+    alive("SetTensorA");
     a_ = gm;
     trans_a_ = isTransposeA;
     a_set_ = true;
   }
   void SetTensorB(const AscendC::GlobalTensor<B>& gm, bool isTransposeB = false) {
+    alive("SetTensorB");
     b_ = gm;
     trans_b_ = isTransposeB;
     b_set_ = true;
   }
   void SetBias(const AscendC::GlobalTensor<Bias>& gm) {
+    alive("SetBias");
     bias_ = gm;
     bias_set_ = true;
   }
   void DisableBias() { bias_set_ = false; }
   void ClearBias() { bias_set_ = false; }
+  // The UB the Matmul API converts ND operands through where the cube has no ND path (Ascend310P);
+  // checked at IterateAll against the tiling's transLength.
+  void SetLocalWorkspace(const AscendC::LocalTensor<uint8_t>& tmpBuffer) {
+    alive("SetLocalWorkspace");
+    workspace_ = tmpBuffer;
+    workspace_set_ = true;
+  }
 
   // C = A x B (+ bias), accumulated in float and rounded once to C's type; with enAtomic the
   // product is added to what C holds.
@@ -133,6 +165,7 @@ class Matmul {
     (void)enSequentialWrite;
     (void)waitIterateAll;
     (void)fakeMsg;
+    alive("IterateAll");
     namespace detail = kiln::ascend::emu::detail;
     detail::require_dtype<A>("Matmul");
     detail::require_dtype<C>("Matmul");
@@ -158,19 +191,21 @@ class Matmul {
                             a_.view(),
                             b_.view(),
                             bias_.view(),
-                            gm.view()};
+                            gm.view(),
+                            workspace_set_ ? &workspace_.ref() : nullptr};
     detail::check_matmul(call);
     multiply(gm, enAtomic != 0);
   }
 
+  // Releases the object: once per kernel, after its last IterateAll.
   void End() {
-    a_set_ = false;
-    b_set_ = false;
-    bias_set_ = false;
-    if (initialized_) SetSingleShape(tiling_.singleCoreM, tiling_.singleCoreN, tiling_.singleCoreK);
+    alive("End");
+    ended_ = true;
   }
 
  private:
+  void alive(const char* api) const { kiln::ascend::emu::detail::check_matmul_alive(ended_, api); }
+
   void multiply(const AscendC::GlobalTensor<C>& gm, bool accumulate) {
     const A* a = a_.GetPhyAddr();
     const B* b = b_.GetPhyAddr();
@@ -206,6 +241,10 @@ class Matmul {
   AscendC::GlobalTensor<Bias> bias_;
   bool trans_a_ = false, trans_b_ = false;
   bool a_set_ = false, b_set_ = false, bias_set_ = false;
+  AscendC::LocalTensor<uint8_t> workspace_;
+  bool workspace_set_ = false;
+  bool ended_ = false;
+  int uncaught_at_start_ = std::uncaught_exceptions();
 };
 
 // REGIST_MATMUL_OBJ(&pipe, workspace, mm, &tiling [, mm2, &tiling2 ...]).
