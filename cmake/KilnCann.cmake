@@ -69,6 +69,15 @@ endif()
 # some CANN releases put on its interface, only serves the build (an export may not name it).
 function(kiln_cann_device_library name)
   ascendc_library(${name} STATIC ${ARGN})
+  # ascendc_library links CANN's host_intf_pub privately, and a static library hands a private
+  # dependency's link options on to whatever links it: every executable using the Ascend kernels
+  # would be linked with CANN's -s (stripped, in Release), -pie and -z now. Those are CANN's
+  # choices for its own host stub, whose objects are already compiled into this library.
+  get_target_property(interface_libs ${name} INTERFACE_LINK_LIBRARIES)
+  if(interface_libs)
+    list(FILTER interface_libs EXCLUDE REGEX "host_intf_pub")
+    set_target_properties(${name} PROPERTIES INTERFACE_LINK_LIBRARIES "${interface_libs}")
+  endif()
   get_filename_component(repo_root "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/.." ABSOLUTE)
   ascendc_include_directories(${name} PRIVATE "${repo_root}")
   get_target_property(interface_dirs ${name} INTERFACE_INCLUDE_DIRECTORIES)

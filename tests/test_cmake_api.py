@@ -315,13 +315,18 @@ def test_missing_cann_is_a_loud_configure_error(
 
 
 # Stands in for CANN's ascendc.cmake where the configure is concerned: like CANN 8.1.RC1's
-# host_config.cmake it sets CMAKE_SKIP_RPATH in the directory that includes it, and its
-# ascendc_library makes a static library (from one empty function, as no bisheng is here).
+# host_config.cmake it sets CMAKE_SKIP_RPATH in the directory that includes it; like its
+# host_intf.cmake it has an interface target with CANN's host link options, which its
+# ascendc_library links privately into a static library (made from one empty function, as no
+# bisheng is here).
 FAKE_ASCENDC_CMAKE = """\
 set(CMAKE_SKIP_RPATH TRUE)
+add_library(host_intf_pub INTERFACE)
+target_link_options(host_intf_pub INTERFACE $<$<CONFIG:Release>:-s> -Wl,-z,now)
 function(ascendc_library name type)
   file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/${name}_fake.cpp" "void ${name}_fake() {}\\n")
   add_library(${name} ${type} "${CMAKE_CURRENT_BINARY_DIR}/${name}_fake.cpp")
+  target_link_libraries(${name} PRIVATE $<BUILD_INTERFACE:host_intf_pub> INTERFACE ascendcl)
 endfunction()
 function(ascendc_include_directories)
 endfunction()
@@ -329,15 +334,15 @@ endfunction()
 RPATH_PROBE = "/kiln-rpath-probe"
 
 
-def _linked_targets(build_ninja: str) -> dict[str, bool]:
-    """Each executable and shared library of a Ninja build: whether its link has RPATH_PROBE."""
-    linked: dict[str, bool] = {}
+def _linked_targets(build_ninja: str) -> dict[str, str]:
+    """Each executable and shared library of a Ninja build, with its link statement."""
+    linked: dict[str, str] = {}
     for block in build_ninja.split("\n\n"):
         match = re.match(
             r"build ([^:|\s]+)[^:]*: CXX_(EXECUTABLE|SHARED_LIBRARY|MODULE)_LINKER__", block.strip()
         )
         if match:
-            linked[match.group(1)] = f"-rpath,{RPATH_PROBE}" in block
+            linked[match.group(1)] = block
     return linked
 
 
@@ -372,7 +377,12 @@ def test_cann_cmake_keeps_the_rpath_of_kilns_other_targets(tmp_path: Path) -> No
     # kernels/ascend included CANN's cmake: each keeps the RPATH the build asks for.
     assert "examples/add_lib/add_lib_demo" in linked
     assert len(linked) >= 3
-    assert [target for target, has_rpath in linked.items() if not has_rpath] == []
+    assert [t for t, link in linked.items() if f"-rpath,{RPATH_PROBE}" not in link] == []
+    # Those that use the Ascend kernels link CANN's runtime, but not the link options CANN keeps
+    # for its own host code (-s would strip them).
+    ascend_users = [t for t, link in linked.items() if "-lascendcl" in link or "ascendcl" in link]
+    assert ascend_users
+    assert [t for t in ascend_users if re.search(r"\s-s\s|z,now", linked[t])] == []
 
 
 def test_cann_without_the_platform_header_is_a_configure_error(tmp_path: Path) -> None:
