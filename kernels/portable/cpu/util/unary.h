@@ -27,10 +27,9 @@ constexpr int64_t kUnaryChunk = 512;
 
 namespace detail {
 
-// The hot loop of every unary op; the clone for newer CPUs vectorises 8 floats at a time. An op
-// with rare inputs (rare_inputs.h) maps block by block.
+// The hot loop of every unary op. An op with rare inputs (rare_inputs.h) maps block by block.
 template <typename In, typename Out, typename Op>
-KILN_MATH_LOOP void unary_loop(const In* in, Out* out, int64_t n, Op op) {
+KILN_ALWAYS_INLINE void unary_map(const In* in, Out* out, int64_t n, Op op) {
   if constexpr (HasRareInputs<Op>::value) {
     for (int64_t start = 0; start < n; start += kRareScanBlock) {
       const int64_t end = n - start < kRareScanBlock ? n : start + kRareScanBlock;
@@ -44,6 +43,26 @@ KILN_MATH_LOOP void unary_loop(const In* in, Out* out, int64_t n, Op op) {
     }
   } else {
     for (int64_t i = 0; i < n; ++i) out[i] = op(in[i]);
+  }
+}
+
+// Its clones: float loops, which vectorise the transcendental functions of vec_math.h, also get
+// an AVX-512 one; the others (double calls the C library, integers are memory-bound) do not pay
+// for its bytes.
+template <typename In, typename Out, typename Op>
+KILN_MATH_LOOP void unary_math_loop(const In* in, Out* out, int64_t n, Op op) {
+  unary_map(in, out, n, op);
+}
+template <typename In, typename Out, typename Op>
+KILN_HOT_LOOP void unary_plain_loop(const In* in, Out* out, int64_t n, Op op) {
+  unary_map(in, out, n, op);
+}
+template <typename In, typename Out, typename Op>
+void unary_loop(const In* in, Out* out, int64_t n, Op op) {
+  if constexpr (std::is_same_v<In, float> && std::is_same_v<Out, float>) {
+    unary_math_loop(in, out, n, op);
+  } else {
+    unary_plain_loop(in, out, n, op);
   }
 }
 
@@ -62,7 +81,7 @@ inline uint16_t float_to_reduced_bits(float value, BFloat16) {
 }
 
 template <typename T, typename Out, typename Op>
-KILN_MATH_LOOP void reduced_unary_loop(const T* in, Out* out, int64_t n, Op op) {
+KILN_HOT_LOOP void reduced_unary_loop(const T* in, Out* out, int64_t n, Op op) {
   for (int64_t i = 0; i < n; ++i) {
     const uint16_t bits = float_to_reduced_bits(op(reduced_to_float(in[i])), T{});
     if constexpr (std::is_same_v<Out, float>) {
