@@ -1,5 +1,5 @@
-"""The Ascend data-movement kernel (permute, expand, select, split, cat, clone, embedding)
-against torch, on both SoC profiles, with fallback disabled."""
+"""The Ascend data-movement kernel (permute, expand, select, split, cat, clone, embedding) and
+the host/device copies against torch, on both SoC profiles, with fallback disabled."""
 
 from __future__ import annotations
 
@@ -194,6 +194,19 @@ def test_embedding_out_of_range_is_an_error() -> None:
             kiln.call_op(
                 "aten::embedding.out", weight, indices, out=torch.empty(0), backend="ascend"
             )
+
+
+@pytest.mark.parametrize("soc", SOCS)
+@pytest.mark.parametrize("op", ["et_copy::_h2d_copy.out", "et_copy::_d2h_copy.out"])
+def test_device_copies_go_through_device_memory(soc: str, op: str) -> None:
+    with on_soc(soc):
+        for dtype in DTYPES:
+            a = values((3, 7, 5), dtype)
+            out = empty(dtype)
+            kiln.reset_fallback_stats()
+            kiln.call_op(op, a, out=out, backend="ascend", allow_fallback=False)
+            torch.testing.assert_close(out, a, rtol=0, atol=0)
+            assert not kiln.fallback_records()
 
 
 def test_moves_decline_what_they_cannot_take() -> None:
