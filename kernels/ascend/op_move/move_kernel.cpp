@@ -21,6 +21,8 @@ template <typename T>
 class MoveKernel {
   static constexpr int32_t kBufferNum = 2;
   static constexpr uint32_t kBlock = 32 / sizeof(T);
+  // The largest gap, in 32-byte blocks, a strided DataCopy skips between two of its blocks.
+  static constexpr uint64_t kMaxGap = 65535;
 
  public:
   __aicore__ inline void Init(GM_ADDR x, GM_ADDR index, GM_ADDR y, const MoveTiling& tiling) {
@@ -37,8 +39,8 @@ class MoveKernel {
       index32_.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t*>(index), t_.sizes[0]);
     }
     if (static_cast<MoveMode>(t_.mode) == MoveMode::Rows) {
-      pipe_.InitBuffer(in_, kBufferNum, t_.chunk * sizeof(T));
-      pipe_.InitBuffer(out_, kBufferNum, t_.chunk * sizeof(T));
+      pipe_.InitBuffer(in_, kBufferNum, t_.tile_rows * t_.chunk * sizeof(T));
+      pipe_.InitBuffer(out_, kBufferNum, t_.tile_rows * t_.chunk * sizeof(T));
     } else {
       pipe_.InitBuffer(in_, kBufferNum, t_.chunk * StagePitch() * sizeof(T));
       pipe_.InitBuffer(out_, kBufferNum, t_.tile_k * t_.chunk * sizeof(T));
@@ -47,10 +49,12 @@ class MoveKernel {
 
   __aicore__ inline void Process() {
     if (count_ == 0) return;
-    if (static_cast<MoveMode>(t_.mode) == MoveMode::Rows) {
-      ProcessRows();
-    } else {
+    if (static_cast<MoveMode>(t_.mode) == MoveMode::Transpose) {
       ProcessTranspose();
+    } else if (t_.tile_rows > 1) {
+      ProcessRowTiles();
+    } else {
+      ProcessRows();
     }
   }
 
@@ -103,6 +107,62 @@ class MoveKernel {
       out_.EnQue(b);
       in_.FreeTensor(a);
       copy_out(y_[row * t_.pitch + offset], out_, n);
+    }
+  }
+
+  // Tiles of up to tile_rows whole rows, consecutive along the innermost outer dim.
+  __aicore__ inline void ProcessRowTiles() {
+    const uint32_t inner_dim = t_.outer - 1;
+    const uint64_t inner = t_.sizes[inner_dim];
+    const uint64_t tiles = (inner + t_.tile_rows - 1) / t_.tile_rows;
+    const uint64_t src_stride = t_.src_strides[inner_dim];
+    const uint64_t dst_stride = t_.dst_strides[inner_dim];
+    const uint32_t row_blocks = t_.pitch / kBlock;
+    // One strided DataCopy brings a tile's rows in when they sit a whole number of blocks
+    // apart in the source, past each other's ends; else one DataCopy per row.
+    const bool strided_in = static_cast<MoveIndex>(t_.index) == MoveIndex::None &&
+                            src_stride % kBlock == 0 && src_stride >= t_.pitch &&
+                            (src_stride - t_.pitch) / kBlock <= kMaxGap;
+    const bool strided_out = (dst_stride - 1) * row_blocks <= kMaxGap;
+    for (uint64_t u = first_; u < first_ + count_; ++u) {
+      const uint64_t i0 = u % tiles * t_.tile_rows;
+      const uint64_t linear = u / tiles * inner + i0;
+      const uint32_t n =
+          static_cast<uint32_t>(inner - i0 < t_.tile_rows ? inner - i0 : t_.tile_rows);
+      uint64_t src = 0;
+      uint64_t row = 0;
+      Locate(linear, kMoveDims, &src, &row);
+      LocalTensor<T> a = in_.template AllocTensor<T>();
+      if (strided_in) {
+        const uint32_t gap = static_cast<uint32_t>((src_stride - t_.pitch) / kBlock);
+        DataCopy(a, x_[src], DataCopyParams(static_cast<uint16_t>(n), row_blocks, gap, 0));
+      } else {
+        for (uint32_t k = 0; k < n; ++k) {
+          uint64_t row_src = 0;
+          uint64_t unused = 0;
+          Locate(linear + k, kMoveDims, &row_src, &unused);
+          DataCopy(a[k * t_.pitch], x_[row_src], t_.pitch);
+        }
+      }
+      in_.EnQue(a);
+      a = in_.template DeQue<T>();
+      LocalTensor<T> b = out_.template AllocTensor<T>();
+      DataCopy(b, a, n * t_.pitch);
+      out_.EnQue(b);
+      in_.FreeTensor(a);
+      b = out_.template DeQue<T>();
+      if (dst_stride == 1) {
+        DataCopy(y_[row * t_.pitch], b, n * t_.pitch);
+      } else if (strided_out) {
+        const uint32_t gap = static_cast<uint32_t>((dst_stride - 1) * row_blocks);
+        DataCopy(y_[row * t_.pitch], b,
+                 DataCopyParams(static_cast<uint16_t>(n), row_blocks, 0, gap));
+      } else {
+        for (uint32_t k = 0; k < n; ++k) {
+          DataCopy(y_[(row + k * dst_stride) * t_.pitch], b[k * t_.pitch], t_.pitch);
+        }
+      }
+      out_.FreeTensor(b);
     }
   }
 

@@ -11,6 +11,8 @@ constexpr size_t kUbSlack = 256;
 constexpr uint64_t kMinBlockBytes = 16 * 1024;
 // Elements of the k dim per transposed tile (a multiple of every dtype's block).
 constexpr uint64_t kTransposeTileK = 64;
+// Rows per tile: a strided DataCopy moves at most 4095 blocks of a row each.
+constexpr uint64_t kMaxTileRows = 4095;
 
 struct Dim {
   uint64_t size;
@@ -110,11 +112,23 @@ const char* plan_move(const MoveShape& shape, uint64_t row_len, uint64_t dst_row
     // Double-buffered input and output chunks.
     t.mode = static_cast<uint32_t>(MoveMode::Rows);
     t.row_src_stride = 1;
-    uint64_t chunk = ub / (4 * element_size) / block * block;
-    if (chunk < block) chunk = block;
-    t.chunk = static_cast<uint32_t>(min_u64(chunk, t.pitch));
-    t.units = rows * ((t.pitch + t.chunk - 1) / t.chunk);
-    unit_bytes = uint64_t{t.chunk} * element_size;
+    uint64_t buffer = ub / (4 * element_size) / block * block;
+    if (buffer < block) buffer = block;
+    t.tile_rows = 1;
+    if (m > 0 && t.pitch <= buffer) {
+      const uint64_t inner = outer[m - 1].size;
+      // No more rows per tile than spreads the rows over every core.
+      const uint64_t per_core = (rows + cores - 1) / (cores == 0 ? 1 : cores);
+      uint64_t tile_rows = min_u64(min_u64(inner, buffer / t.pitch), kMaxTileRows);
+      tile_rows = min_u64(tile_rows, per_core);
+      t.tile_rows = static_cast<uint32_t>(tile_rows == 0 ? 1 : tile_rows);
+      t.chunk = t.pitch;
+      t.units = rows / inner * ((inner + t.tile_rows - 1) / t.tile_rows);
+    } else {
+      t.chunk = static_cast<uint32_t>(min_u64(buffer, t.pitch));
+      t.units = rows * ((t.pitch + t.chunk - 1) / t.chunk);
+    }
+    unit_bytes = uint64_t{t.chunk} * t.tile_rows * element_size;
   } else {
     // A tile is tile_k source runs per row element in, tile_k rows of `chunk` out; each side
     // double-buffered. Its k dim is the largest outer dim that is contiguous in the source.

@@ -18,7 +18,9 @@ namespace kiln::ascend {
 constexpr uint32_t kMoveDims = 8;
 
 enum class MoveMode : uint32_t {
-  // The row is contiguous in the source too: each row (in chunks) goes GM -> UB -> GM.
+  // The row is contiguous in the source too: rows go GM -> UB -> GM, tile_rows consecutive
+  // rows of the innermost outer dim at a time (one strided DataCopy each way where the strides
+  // allow), or a long row in chunks.
   Rows = 0,
   // The row strides through the source: tiles of (a source-contiguous dim) x (the row) are
   // read as source runs and transposed inside UB.
@@ -41,14 +43,15 @@ struct MoveTiling {
   uint64_t src_elems;               // the source buffer's elements (its GM view)
   uint64_t dst_rows;                // the destination buffer's rows (its GM view)
   uint64_t row_src_stride;          // source stride along the row (1 in Rows mode)
-  uint64_t units;                   // Rows: row chunks; Transpose: (outer, k tile, row tile)
-  uint64_t block_units;             // units per core; the last core may get fewer
-  uint32_t row_len;                 // elements of a row
-  uint32_t pitch;                   // row_len rounded up to whole 32-byte blocks
-  uint32_t chunk;                   // Rows: elements per chunk; Transpose: row elements per tile
-  uint32_t tile_k;                  // Transpose: elements of the k dim per tile
+  uint64_t units;        // Rows: row tiles or chunks; Transpose: (outer, k tile, row tile)
+  uint64_t block_units;  // units per core; the last core may get fewer
+  uint32_t row_len;      // elements of a row
+  uint32_t pitch;        // row_len rounded up to whole 32-byte blocks
+  uint32_t chunk;        // Rows: elements per chunk (the pitch when whole rows fit);
+                         // Transpose: row elements per tile
+  uint32_t tile_k;       // Transpose: elements of the k dim per tile
   uint32_t block_dim;
-  uint32_t reserved;
+  uint32_t tile_rows;  // Rows: rows of the innermost outer dim per tile (1: chunks)
 };
 
 // One strided copy, before planning: `rank` dims in any order, each with its size, its stride
