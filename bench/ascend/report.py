@@ -106,6 +106,65 @@ def cases() -> list[Case]:
             {},
             _e(),
         ),
+        *move_cases(),
+    ]
+
+
+def move_cases() -> list[Case]:
+    """The data-movement ops, at a transformer's shapes (batch 8, 512 tokens, 8 heads of 64)."""
+    qkv = _t(8, 512, 3 * 512)
+    heads = _t(8, 512, 8, 64)
+    return [
+        Case(
+            "aten::permute_copy.out",
+            "8x512x8x64 fp16, (0, 2, 1, 3)",
+            (heads, [0, 2, 1, 3]),
+            {},
+            _e(),
+        ),
+        Case(
+            "aten::permute_copy.out",
+            "1024x1024 fp16, transpose",
+            (_t(1024, 1024), [1, 0]),
+            {},
+            _e(),
+        ),
+        Case(
+            "aten::expand_copy.out",
+            "1x512x1x64 -> 8x512x8x64 fp16",
+            (_t(1, 512, 1, 64), [8, 512, 8, 64]),
+            {},
+            _e(),
+        ),
+        Case(
+            "aten::split_with_sizes_copy.out",
+            "8x512x1536 fp16 in 3 along the last dim",
+            (qkv, [512, 512, 512], -1),
+            {},
+            ([torch.empty(8, 512, 512, dtype=H) for _ in range(3)],),
+        ),
+        Case(
+            "aten::cat.out",
+            "2 x 8x512x512 fp16 along dim 1",
+            ([qkv[..., :512].contiguous()] * 2, 1),
+            {},
+            _e(),
+        ),
+        Case("aten::select_copy.int_out", "8x512x1536 fp16, dim 1", (qkv, 1, 7), {}, _e()),
+        Case(
+            "aten::embedding.out",
+            "vocabulary 32000x512 fp16, 8x512 int64 indices",
+            (_t(32000, 512), torch.randint(0, 32000, (8, 512))),
+            {},
+            _e(),
+        ),
+        Case(
+            "dim_order_ops::_clone_dim_order.out",
+            "8x64x56x56 fp16 to channels last",
+            (_t(8, 64, 56, 56),),
+            {"dim_order": [0, 2, 3, 1]},
+            torch.empty(8, 64, 56, 56, dtype=H).contiguous(memory_format=torch.channels_last),
+        ),
     ]
 
 
