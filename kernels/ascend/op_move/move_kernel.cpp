@@ -184,10 +184,20 @@ class MoveKernel {
           static_cast<uint32_t>(t_.row_len - j0 < t_.chunk ? t_.row_len - j0 : t_.chunk);
       const uint32_t na_copied = (na + kBlock - 1) / kBlock * kBlock;
       const uint32_t nb_copied = (nb + kBlock - 1) / kBlock * kBlock;
-      // Stage row j: the source run of the k dim at row element j0 + j.
+      // Stage row j: the source run of the k dim at row element j0 + j; one strided DataCopy
+      // when the runs sit whole blocks apart.
       LocalTensor<T> stage = in_.template AllocTensor<T>();
-      for (uint32_t j = 0; j < nb; ++j) {
-        DataCopy(stage[j * stage_pitch], x_[src + i0 + (j0 + j) * t_.row_src_stride], na_copied);
+      const uint64_t run_stride = t_.row_src_stride;
+      if (run_stride % kBlock == 0 && run_stride >= na_copied &&
+          (run_stride - na_copied) / kBlock <= kMaxGap) {
+        const DataCopyParams runs(static_cast<uint16_t>(nb), na_copied / kBlock,
+                                  static_cast<uint16_t>((run_stride - na_copied) / kBlock),
+                                  static_cast<uint16_t>((stage_pitch - na_copied) / kBlock));
+        DataCopy(stage, x_[src + i0 + j0 * run_stride], runs);
+      } else {
+        for (uint32_t j = 0; j < nb; ++j) {
+          DataCopy(stage[j * stage_pitch], x_[src + i0 + (j0 + j) * run_stride], na_copied);
+        }
       }
       in_.EnQue(stage);
       stage = in_.template DeQue<T>();
@@ -200,12 +210,22 @@ class MoveKernel {
           tile.SetValue(i * t_.chunk + j, stage.GetValue(j * stage_pitch + i));
         }
       }
+      // MTE3 copies out what the scalar unit wrote; MTE2 refills the stage only after its reads.
       wait_pipe<HardEvent::S_MTE3>();
+      wait_pipe<HardEvent::S_MTE2>();
       out_.EnQue(tile);
       in_.FreeTensor(stage);
       tile = out_.template DeQue<T>();
-      for (uint32_t i = 0; i < na; ++i) {
-        DataCopy(y_[(row + (i0 + i) * k_rows) * t_.pitch + j0], tile[i * t_.chunk], nb_copied);
+      const uint64_t out_stride = k_rows * t_.pitch;
+      if (na > 1 && (out_stride - nb_copied) / kBlock <= kMaxGap) {
+        const DataCopyParams rows(static_cast<uint16_t>(na), nb_copied / kBlock,
+                                  static_cast<uint16_t>((t_.chunk - nb_copied) / kBlock),
+                                  static_cast<uint16_t>((out_stride - nb_copied) / kBlock));
+        DataCopy(y_[(row + i0 * k_rows) * t_.pitch + j0], tile, rows);
+      } else {
+        for (uint32_t i = 0; i < na; ++i) {
+          DataCopy(y_[(row + (i0 + i) * k_rows) * t_.pitch + j0], tile[i * t_.chunk], nb_copied);
+        }
       }
       out_.FreeTensor(tile);
     }
