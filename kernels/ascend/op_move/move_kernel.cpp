@@ -185,11 +185,14 @@ class MoveKernel {
       const uint32_t na_copied = (na + kBlock - 1) / kBlock * kBlock;
       const uint32_t nb_copied = (nb + kBlock - 1) / kBlock * kBlock;
       // Stage row j: the source run of the k dim at row element j0 + j; one strided DataCopy
-      // when the runs sit whole blocks apart.
+      // when the runs sit whole blocks apart, and one run for all when the row is a broadcast.
       LocalTensor<T> stage = in_.template AllocTensor<T>();
       const uint64_t run_stride = t_.row_src_stride;
-      if (run_stride % kBlock == 0 && run_stride >= na_copied &&
-          (run_stride - na_copied) / kBlock <= kMaxGap) {
+      const uint32_t run_step = run_stride == 0 ? 0 : stage_pitch;
+      if (run_stride == 0) {
+        DataCopy(stage, x_[src + i0], na_copied);
+      } else if (run_stride % kBlock == 0 && run_stride >= na_copied &&
+                 (run_stride - na_copied) / kBlock <= kMaxGap) {
         const DataCopyParams runs(static_cast<uint16_t>(nb), na_copied / kBlock,
                                   static_cast<uint16_t>((run_stride - na_copied) / kBlock),
                                   static_cast<uint16_t>((stage_pitch - na_copied) / kBlock));
@@ -207,7 +210,7 @@ class MoveKernel {
       wait_pipe<HardEvent::MTE3_S>();
       for (uint32_t i = 0; i < na; ++i) {
         for (uint32_t j = 0; j < nb; ++j) {
-          tile.SetValue(i * t_.chunk + j, stage.GetValue(j * stage_pitch + i));
+          tile.SetValue(i * t_.chunk + j, stage.GetValue(j * run_step + i));
         }
       }
       // MTE3 copies out what the scalar unit wrote; MTE2 refills the stage only after its reads.
