@@ -1,10 +1,11 @@
 // Ascend C data-movement kernel: a strided copy from GM into rows of a padded GM destination.
 //
-// Rows mode: each row (or chunk of one) is contiguous in the source and goes GM -> UB -> GM
-// through double-buffered queues. Transpose mode: the row strides through the source, so a tile
-// reads tile_k-element runs of a source-contiguous dim, one per row element, and the scalar unit
-// transposes them inside UB before the rows go out. Elements are moved as unsigned integers of
-// their width: the bytes are what a move keeps.
+// Rows mode: rows are contiguous in the source and go GM -> UB -> GM through double-buffered
+// queues, a tile of consecutive rows at a time (a long row in chunks), with strided DataCopies
+// where the rows sit whole blocks apart. Transpose mode: the row strides through the source, so
+// a tile reads tile_k-element runs of a source-contiguous dim, one per row element, and the
+// scalar unit transposes them inside UB before the rows go out. Elements are moved as unsigned
+// integers of their width: the bytes are what a move keeps.
 #include "kernel_operator.h"
 #include "kernels/ascend/common/kernel_util.h"
 #include "kernels/ascend/common/row_io.h"
