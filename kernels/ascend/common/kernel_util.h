@@ -2,9 +2,18 @@
 // emulator).
 #pragma once
 
+#include <type_traits>
+
 #include "kernel_operator.h"
 
 namespace kiln::ascend {
+
+// The RoundMode that narrows float to T (half or bfloat16_t) to nearest even on every SoC:
+// CAST_NONE for half (310P takes only CAST_NONE or CAST_ODD there), CAST_RINT for bfloat16_t
+// (which takes no CAST_NONE).
+template <typename T>
+inline constexpr AscendC::RoundMode kNarrowToNearest =
+    std::is_same_v<T, half> ? AscendC::RoundMode::CAST_NONE : AscendC::RoundMode::CAST_RINT;
 
 // Copies a POD tiling struct from GM into the kernel's scalar memory, field bytes as written by
 // the host (the role CANN's GET_TILING_DATA plays for registered ops).

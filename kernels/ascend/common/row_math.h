@@ -3,6 +3,7 @@
 #pragma once
 
 #include "kernel_operator.h"
+#include "kernels/ascend/common/kernel_util.h"
 
 namespace kiln::ascend {
 
@@ -79,7 +80,7 @@ template <typename T>
 __aicore__ inline void narrow(const AscendC::LocalTensor<T>& dst,
                               const AscendC::LocalTensor<float>& src, uint32_t n) {
   AscendC::PipeBarrier<PIPE_V>();
-  AscendC::Cast(dst, src, AscendC::RoundMode::CAST_RINT, n);
+  AscendC::Cast(dst, src, kNarrowToNearest<T>, n);
 }
 
 }  // namespace kiln::ascend

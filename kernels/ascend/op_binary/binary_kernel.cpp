@@ -204,7 +204,7 @@ class BinaryKernel {
       LocalTensor<C> wide = x_wide_.Get<C>();
       Cast(wide, x, RoundMode::CAST_NONE, n);
       apply<C>(op_, wide, wide, y, n);
-      Cast(z, wide, RoundMode::CAST_RINT, n);
+      Cast(z, wide, kNarrowToNearest<T>, n);
     } else {
       apply<C>(op_, z, x, y, n);
     }

@@ -54,12 +54,12 @@ class ToCopyKernel {
       if (int_min_) ToIntMin(f, n);
       Cast(y, f, RoundMode::CAST_TRUNC, n);
     } else if constexpr (std::is_same_v<S, float>) {
-      Cast(y, x, RoundMode::CAST_RINT, n);
+      Cast(y, x, kNarrowToNearest<D>, n);
     } else {
       LocalTensor<float> f = wide_.Get<float>();
       Cast(f, x, RoundMode::CAST_NONE, n);
       PipeBarrier<PIPE_V>();
-      Cast(y, f, RoundMode::CAST_RINT, n);
+      Cast(y, f, kNarrowToNearest<D>, n);
     }
   }
 

@@ -135,7 +135,7 @@ class UnaryKernel {
       LocalTensor<C> b = scratch[(needs.scratch_tiles + 1) * tile_];
       Cast(a, x, RoundMode::CAST_NONE, n);
       apply<C>(op_, b, a, work, limits_, n);
-      Cast(y, b, RoundMode::CAST_RINT, n);
+      Cast(y, b, kNarrowToNearest<T>, n);
     }
   }
 

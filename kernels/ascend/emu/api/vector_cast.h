@@ -35,12 +35,45 @@ inline constexpr bool kCastSupported =
     (std::is_same_v<Src, bfloat16_t> && std::is_same_v<Dst, float>) ||
     (std::is_same_v<Src, int32_t> && std::is_same_v<Dst, float>);
 
-// A widening conversion is exact, so it takes CAST_NONE only.
-template <class Dst, class Src>
-inline constexpr bool kCastExact = (std::is_same_v<Src, half> && std::is_same_v<Dst, float>) ||
-                                   (std::is_same_v<Src, bfloat16_t> && std::is_same_v<Dst, float>);
+// The round modes a pair takes, one bit per RoundMode, per SoC: the modes CANN 8.1.RC1's
+// CastIntrinsicsImpl accepts (impl/dav_c220 and impl/dav_m200 kernel_operator_vec_vconv_impl.h).
+// 0: the pair does not exist on that SoC. The mode is a run-time argument, so both are checked
+// at run time against the selected SoC profile.
+struct CastModes {
+  uint32_t ascend910b;
+  uint32_t ascend310p;
+};
 
-void check_round_mode(const char* pair, bool exact, bool odd_allowed, AscendC::RoundMode mode);
+constexpr uint32_t round_mode_bit(AscendC::RoundMode mode) {
+  return 1u << static_cast<uint32_t>(mode);
+}
+
+inline constexpr uint32_t kCastNoneOnly = round_mode_bit(AscendC::RoundMode::CAST_NONE);
+// The modes that name a rounding; CAST_NONE and CAST_ODD excluded.
+inline constexpr uint32_t kCastNamedRoundings =
+    round_mode_bit(AscendC::RoundMode::CAST_RINT) | round_mode_bit(AscendC::RoundMode::CAST_FLOOR) |
+    round_mode_bit(AscendC::RoundMode::CAST_CEIL) | round_mode_bit(AscendC::RoundMode::CAST_ROUND) |
+    round_mode_bit(AscendC::RoundMode::CAST_TRUNC);
+
+template <class Dst, class Src>
+constexpr CastModes cast_modes() {
+  constexpr uint32_t kNone = kCastNoneOnly;
+  constexpr uint32_t kOdd = round_mode_bit(AscendC::RoundMode::CAST_ODD);
+  if constexpr (std::is_same_v<Dst, float> && !std::is_same_v<Src, float>) {
+    // Widening half/bfloat16 is exact; int32_t -> float rounds above 2^24, on 910B in any
+    // named mode, on 310P only as CAST_NONE (to nearest even).
+    return std::is_same_v<Src, int32_t> ? CastModes{kNone | kCastNamedRoundings, kNone}
+                                        : CastModes{kNone, kNone};
+  } else if constexpr (std::is_same_v<Dst, half>) {  // from float
+    return CastModes{kNone | kOdd | kCastNamedRoundings, kNone | kOdd};
+  } else if constexpr (std::is_same_v<Dst, float>) {  // float -> float: 910B only
+    return CastModes{kCastNamedRoundings, 0};
+  } else {  // to int32_t or bfloat16_t: a named rounding (bfloat16_t is 910B only anyway)
+    return CastModes{kCastNamedRoundings, kCastNamedRoundings};
+  }
+}
+
+void check_round_mode(const char* pair, CastModes modes, AscendC::RoundMode mode);
 
 // Rounds x to an integer-valued float in `mode` (CAST_NONE behaves as CAST_RINT).
 inline float round_integral(float x, AscendC::RoundMode mode) {
@@ -174,9 +207,7 @@ void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode&
   namespace detail = kiln::ascend::emu::detail;
   detail::require_dtype<T>("Cast");
   detail::require_dtype<U>("Cast");
-  constexpr bool kToHalf = std::is_same_v<U, float> && std::is_same_v<T, half>;
-  detail::check_round_mode(detail::cast_pair_name<T, U>(), detail::kCastExact<T, U>, kToHalf,
-                           roundMode);
+  detail::check_round_mode(detail::cast_pair_name<T, U>(), detail::cast_modes<T, U>(), roundMode);
   detail::VectorCall call("Cast", static_cast<int32_t>(count));
   T* out = call.dst(dst);
   const U* in = call.src(src, "src");

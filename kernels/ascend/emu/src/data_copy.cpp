@@ -9,6 +9,12 @@
 namespace kiln::ascend::emu::detail {
 namespace {
 
+// Field widths of the DMA instructions, as CANN 8.1.RC1's CheckDataCopyParams and
+// CheckDataCopyPadParams (impl/dav_c220 and dav_m200 kernel_operator_data_copy_impl.h) check them.
+constexpr uint32_t kMaxBlockCount = 4095;           // 12 bits
+constexpr uint64_t kMaxDataCopyBlocks = 65535;      // DataCopyParams::blockLen: 16 bits of 32 B
+constexpr uint64_t kMaxDataCopyPadBytes = 2097151;  // DataCopyExtParams::blockLen: 21 bits of 1 B
+
 uint64_t extent(const CopyShape& shape, uint64_t gap) {
   return (uint64_t{shape.block_count} - 1) * (shape.block_bytes + gap) + shape.block_bytes;
 }
@@ -35,6 +41,29 @@ void check_length(const std::string& api, uint64_t bytes, const std::string& fro
 void check_blocks(const std::string& api, uint32_t block_count, uint64_t block_bytes) {
   if (block_count == 0) raise(api + ": blockCount is 0 (it must be at least 1)");
   if (block_bytes == 0) raise(api + ": nothing to copy (count or blockLen is 0)");
+  if (block_count > kMaxBlockCount) {
+    raise(api + ": blockCount " + std::to_string(block_count) + " is over " +
+          std::to_string(kMaxBlockCount) +
+          ", the largest the 12-bit field of the DMA instruction holds; split the copy into "
+          "several calls of at most 4095 blocks");
+  }
+}
+
+// DataCopy's length travels as blockLen, 16 bits of 32 B blocks.
+void check_data_copy_length(const std::string& api, uint64_t block_bytes) {
+  if (block_bytes / 32 <= kMaxDataCopyBlocks) return;
+  raise(api + ": a block of " + format_bytes(block_bytes) + " is " +
+        std::to_string(block_bytes / 32) + " 32 B units, over the " +
+        std::to_string(kMaxDataCopyBlocks) +
+        " that DataCopyParams::blockLen (16 bits) holds; split the copy");
+}
+
+// DataCopyPad's blockLen is bytes, 21 bits of them.
+void check_pad_length(const char* api, uint64_t block_bytes) {
+  if (block_bytes <= kMaxDataCopyPadBytes) return;
+  raise(std::string(api) + ": blockLen " + format_bytes(block_bytes) + " is over " +
+        format_bytes(kMaxDataCopyPadBytes) +
+        ", the largest the 21-bit blockLen of DataCopyExtParams holds; split the copy");
 }
 
 void require_data_copy_pad() {
@@ -57,6 +86,7 @@ void copy_gm_to_ub(const char* api_name, const LocalRef& dst, const GmView& src,
   const uint32_t es = src.elem_size;
   check_local(dst, api.c_str(), "dst", 0, 0, es, 32);
   check_blocks(api, shape.block_count, shape.block_bytes);
+  check_data_copy_length(api, shape.block_bytes);
   check_length(api, shape.block_bytes, describe_gm(src.address), describe_local(dst, es));
   const uint64_t ub_bytes = extent(shape, shape.dst_gap_bytes);
   check_local(dst, api.c_str(), "dst", 0, elems(ub_bytes, es), es, 32);
@@ -76,6 +106,7 @@ void copy_ub_to_gm(const char* api_name, const GmView& dst, const LocalRef& src,
   const uint32_t es = dst.elem_size;
   check_local(src, api.c_str(), "src", 0, 0, es, 32);
   check_blocks(api, shape.block_count, shape.block_bytes);
+  check_data_copy_length(api, shape.block_bytes);
   check_length(api, shape.block_bytes, describe_local(src, es), describe_gm(dst.address));
   const uint64_t ub_bytes = extent(shape, shape.src_gap_bytes);
   check_local(src, api.c_str(), "src", 0, elems(ub_bytes, es), es, 32);
@@ -96,6 +127,7 @@ void copy_ub_to_ub(const char* api_name, const LocalRef& dst, const LocalRef& sr
   check_local(src, api.c_str(), "src", 0, 0, elem_size, 32);
   check_local(dst, api.c_str(), "dst", 0, 0, elem_size, 32);
   check_blocks(api, shape.block_count, shape.block_bytes);
+  check_data_copy_length(api, shape.block_bytes);
   check_length(api, shape.block_bytes, describe_local(src, elem_size),
                describe_local(dst, elem_size));
   const uint64_t src_bytes = extent(shape, shape.src_gap_bytes);
@@ -118,6 +150,7 @@ void copy_pad_gm_to_ub(const LocalRef& dst, const GmView& src, const AscendC::Da
   require_data_copy_pad();
   check_local(dst, api, "dst", 0, 0, es, 32);
   check_blocks(api, p.blockCount, p.blockLen);
+  check_pad_length(api, p.blockLen);
   if (p.blockLen % es != 0) {
     raise(std::string(api) + ": blockLen " + format_bytes(p.blockLen) +
           " is not a multiple of the element size (" + format_bytes(es) + ")");
@@ -149,6 +182,7 @@ void copy_pad_ub_to_gm(const GmView& dst, const LocalRef& src, uint32_t elem_siz
   require_data_copy_pad();
   check_local(src, api, "src", 0, 0, elem_size, 32);
   check_blocks(api, p.blockCount, p.blockLen);
+  check_pad_length(api, p.blockLen);
   const uint64_t ub_stride = round_up_32(p.blockLen) + uint64_t{p.srcStride} * 32;
   const uint64_t gm_stride = uint64_t{p.blockLen} + p.dstStride;
   const uint64_t ub_bytes = (uint64_t{p.blockCount} - 1) * ub_stride + p.blockLen;

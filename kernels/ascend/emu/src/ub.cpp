@@ -149,19 +149,49 @@ void check_reduce(const char* api, const LocalRef& dst, const LocalRef& src, con
   }
 }
 
-void check_round_mode(const char* pair, bool exact, bool odd_allowed, AscendC::RoundMode mode) {
-  if (exact && mode != AscendC::RoundMode::CAST_NONE) {
-    raise(std::string("Cast ") + pair +
-          ": takes RoundMode::CAST_NONE only (the conversion is exact, there is nothing to "
-          "round)");
+namespace {
+
+const char* round_mode_name(AscendC::RoundMode mode) {
+  static const char* const kNames[] = {"CAST_NONE",  "CAST_RINT",  "CAST_FLOOR", "CAST_CEIL",
+                                       "CAST_ROUND", "CAST_TRUNC", "CAST_ODD"};
+  return kNames[static_cast<int>(mode)];
+}
+
+std::string round_mode_list(uint32_t modes) {
+  std::string list;
+  for (int m = 0; m <= static_cast<int>(AscendC::RoundMode::CAST_ODD); ++m) {
+    if ((modes & (1u << m)) == 0) continue;
+    if (!list.empty()) list += ", ";
+    list += round_mode_name(static_cast<AscendC::RoundMode>(m));
   }
-  if (mode == AscendC::RoundMode::CAST_ODD && !odd_allowed) {
-    raise(std::string("Cast ") + pair + ": RoundMode::CAST_ODD exists for float->half only");
-  }
+  return list;
+}
+
+}  // namespace
+
+void check_round_mode(const char* pair, CastModes modes, AscendC::RoundMode mode) {
+  const std::string what = std::string("Cast ") + pair;
   if (static_cast<int>(mode) < 0 || mode > AscendC::RoundMode::CAST_ODD) {
-    raise(std::string("Cast ") + pair + ": unknown RoundMode " +
-          std::to_string(static_cast<int>(mode)));
+    raise(what + ": unknown RoundMode " + std::to_string(static_cast<int>(mode)));
   }
+  const SocProfile& soc = launch_context().soc;
+  const uint32_t allowed = soc.soc == Soc::Ascend310P ? modes.ascend310p : modes.ascend910b;
+  if (allowed == 0) {
+    raise(what + ": the vector unit of " + soc.name +
+          " has no such conversion (CANN 8.1.RC1 reports it unsupported there); convert "
+          "through another type, e.g. float->int32_t->float to round to an integer");
+  }
+  if ((allowed & (1u << static_cast<int>(mode))) != 0) return;
+  std::string hint;
+  if (allowed == kCastNoneOnly) {
+    hint = " (the conversion is exact or has one rounding: write RoundMode::CAST_NONE)";
+  } else if (mode == AscendC::RoundMode::CAST_NONE) {
+    hint = " (name the rounding: CAST_RINT rounds to nearest even)";
+  } else if (mode == AscendC::RoundMode::CAST_RINT && (allowed & kCastNoneOnly) != 0) {
+    hint = " (CAST_NONE rounds to nearest even there)";
+  }
+  raise(what + ": RoundMode::" + round_mode_name(mode) + " is not supported on " + soc.name +
+        ", which takes " + round_mode_list(allowed) + " for this pair" + hint);
 }
 
 void require_select_mode(AscendC::SELMODE mode, AscendC::SELMODE expected) {

@@ -1,0 +1,124 @@
+// Broken kernels for the run-time rules learned from CANN 8.1.RC1's headers: Cast round modes per
+// SoC, the DMA instructions' field widths. Each test launches the broken form and the allowed one.
+#include <cstdint>
+#include <vector>
+
+#include "kernel_operator.h"
+#include "tests/native/ascend_emu/harness.h"
+
+using namespace AscendC;
+
+// Casts 64 elements of scratch UB from S to D in round mode `mode`.
+template <class D, class S>
+__global__ __aicore__ void emu_cast_pair(GM_ADDR x, uint32_t mode) {
+  (void)x;
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> src, dst;
+  pipe.InitBuffer(src, 64 * sizeof(S));
+  pipe.InitBuffer(dst, 64 * sizeof(D));
+  LocalTensor<S> s = src.Get<S>();
+  Duplicate(s, S(1.0f), 64);
+  Cast(dst.Get<D>(), s, static_cast<RoundMode>(mode), 64);
+}
+
+constexpr auto emu_cast_float_to_half = &emu_cast_pair<half, float>;
+constexpr auto emu_cast_half_to_int32 = &emu_cast_pair<int32_t, half>;
+constexpr auto emu_cast_float_to_float = &emu_cast_pair<float, float>;
+constexpr auto emu_cast_int32_to_float = &emu_cast_pair<float, int32_t>;
+
+// `count` blocks of 32 B, GM -> UB, with DataCopyParams.
+extern "C" __global__ __aicore__ void emu_copy_blocks(GM_ADDR x, uint32_t count) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> buf;
+  pipe.InitBuffer(buf, count * 32);
+  GlobalTensor<float> x_gm;
+  x_gm.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(x), count * 8);
+  DataCopy(buf.Get<float>(), x_gm, DataCopyParams(static_cast<uint16_t>(count), 1, 0, 0));
+}
+
+// One DataCopyPad block of `bytes`, GM -> UB.
+extern "C" __global__ __aicore__ void emu_pad_block(GM_ADDR x, uint32_t bytes) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> buf;
+  pipe.InitBuffer(buf, 64);
+  GlobalTensor<uint8_t> x_gm;
+  x_gm.SetGlobalBuffer(reinterpret_cast<__gm__ uint8_t*>(x), bytes);
+  DataCopyPad(buf.Get<uint8_t>(), x_gm, DataCopyExtParams{1, bytes, 0, 0, 0},
+              DataCopyPadExtParams<uint8_t>{false, 0, 0, 0});
+}
+
+namespace emu_test {
+namespace {
+
+uint32_t mode(RoundMode m) { return static_cast<uint32_t>(m); }
+
+TEST(EmuCannRuleTest, CastFloatToHalfRoundModesPerSoc) {
+  DevicePool pool;
+  uint8_t* x = pool.alloc<uint8_t>(32);
+  EXPECT_LAUNCH_OK(
+      KILN_ASCEND_LAUNCH(emu_cast_float_to_half, 1, nullptr, x, mode(RoundMode::CAST_RINT)));
+  SocScope soc("Ascend310P");
+  EXPECT_LAUNCH_FAILS(
+      KILN_ASCEND_LAUNCH(emu_cast_float_to_half, 1, nullptr, x, mode(RoundMode::CAST_RINT)),
+      "Cast float->half: RoundMode::CAST_RINT is not supported on Ascend310P",
+      "takes CAST_NONE, CAST_ODD", "CAST_NONE rounds to nearest even there");
+  EXPECT_LAUNCH_OK(
+      KILN_ASCEND_LAUNCH(emu_cast_float_to_half, 1, nullptr, x, mode(RoundMode::CAST_NONE)));
+}
+
+TEST(EmuCannRuleTest, CastToInt32NamesItsRounding) {
+  DevicePool pool;
+  uint8_t* x = pool.alloc<uint8_t>(32);
+  EXPECT_LAUNCH_FAILS(
+      KILN_ASCEND_LAUNCH(emu_cast_half_to_int32, 1, nullptr, x, mode(RoundMode::CAST_NONE)),
+      "Cast half->int32_t: RoundMode::CAST_NONE is not supported on Ascend910B",
+      "name the rounding");
+  EXPECT_LAUNCH_OK(
+      KILN_ASCEND_LAUNCH(emu_cast_half_to_int32, 1, nullptr, x, mode(RoundMode::CAST_TRUNC)));
+}
+
+TEST(EmuCannRuleTest, CastFloatToFloatOnlyOn910B) {
+  DevicePool pool;
+  uint8_t* x = pool.alloc<uint8_t>(32);
+  EXPECT_LAUNCH_OK(
+      KILN_ASCEND_LAUNCH(emu_cast_float_to_float, 1, nullptr, x, mode(RoundMode::CAST_FLOOR)));
+  SocScope soc("Ascend310P");
+  EXPECT_LAUNCH_FAILS(
+      KILN_ASCEND_LAUNCH(emu_cast_float_to_float, 1, nullptr, x, mode(RoundMode::CAST_FLOOR)),
+      "Cast float->float: the vector unit of Ascend310P has no such conversion",
+      "convert through another type");
+}
+
+TEST(EmuCannRuleTest, CastInt32ToFloatRoundsToNearestOn310P) {
+  DevicePool pool;
+  uint8_t* x = pool.alloc<uint8_t>(32);
+  EXPECT_LAUNCH_OK(
+      KILN_ASCEND_LAUNCH(emu_cast_int32_to_float, 1, nullptr, x, mode(RoundMode::CAST_TRUNC)));
+  SocScope soc("Ascend310P");
+  EXPECT_LAUNCH_FAILS(
+      KILN_ASCEND_LAUNCH(emu_cast_int32_to_float, 1, nullptr, x, mode(RoundMode::CAST_TRUNC)),
+      "Cast int32_t->float: RoundMode::CAST_TRUNC is not supported on Ascend310P",
+      "write RoundMode::CAST_NONE");
+  EXPECT_LAUNCH_OK(
+      KILN_ASCEND_LAUNCH(emu_cast_int32_to_float, 1, nullptr, x, mode(RoundMode::CAST_NONE)));
+}
+
+TEST(EmuCannRuleTest, DataCopyBlockCountFitsTwelveBits) {
+  DevicePool pool;
+  uint8_t* x = pool.alloc<uint8_t>(4096 * 32);
+  EXPECT_LAUNCH_FAILS(KILN_ASCEND_LAUNCH(emu_copy_blocks, 1, nullptr, x, 4096u),
+                      "DataCopy GM->UB: blockCount 4096 is over 4095",
+                      "split the copy into several calls");
+  EXPECT_LAUNCH_OK(KILN_ASCEND_LAUNCH(emu_copy_blocks, 1, nullptr, x, 4095u));
+}
+
+TEST(EmuCannRuleTest, DataCopyPadBlockLenFitsTwentyOneBits) {
+  DevicePool pool;
+  uint8_t* x = pool.alloc<uint8_t>(2097152);
+  EXPECT_LAUNCH_FAILS(KILN_ASCEND_LAUNCH(emu_pad_block, 1, nullptr, x, 2097152u),
+                      "DataCopyPad GM->UB: blockLen 2097152 B is over 2097151 B", "split the copy");
+  EXPECT_LAUNCH_OK(KILN_ASCEND_LAUNCH(emu_pad_block, 1, nullptr, x, 40u));
+}
+
+}  // namespace
+}  // namespace emu_test
