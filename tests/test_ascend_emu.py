@@ -59,6 +59,7 @@ EMULATOR_TESTS = (
     "EmuCannRuleTest.CastToInt32NamesItsRounding",
     "EmuCannRuleTest.CastFloatToFloatOnlyOn910B",
     "EmuCannRuleTest.CastInt32ToFloatRoundsToNearestOn310P",
+    "EmuCannRuleTest.CompareCountIsWholeRepeats",
     "EmuCannRuleTest.DataCopyBlockCountFitsTwelveBits",
     "EmuCannRuleTest.DataCopyPadBlockLenFitsTwentyOneBits",
     "EmuBoundsRuleTest.UbAccessOutOfBounds",

@@ -47,6 +47,23 @@ extern "C" __global__ __aicore__ void emu_pad_block(GM_ADDR x, uint32_t bytes) {
               DataCopyPadExtParams<uint8_t>{false, 0, 0, 0});
 }
 
+// Compare and CompareScalar of `count` floats against themselves and zero.
+extern "C" __global__ __aicore__ void emu_compare_count(GM_ADDR x, uint32_t count,
+                                                        uint32_t scalar) {
+  (void)x;
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> data, mask;
+  pipe.InitBuffer(data, 256 * sizeof(float));
+  pipe.InitBuffer(mask, 256 / 8);
+  LocalTensor<float> t = data.Get<float>();
+  Duplicate(t, 1.0f, 256);
+  if (scalar != 0) {
+    CompareScalar(mask.Get<uint8_t>(), t, 0.0f, CMPMODE::GT, count);
+  } else {
+    Compare(mask.Get<uint8_t>(), t, t, CMPMODE::EQ, count);
+  }
+}
+
 namespace emu_test {
 namespace {
 
@@ -118,6 +135,18 @@ TEST(EmuCannRuleTest, DataCopyPadBlockLenFitsTwentyOneBits) {
   EXPECT_LAUNCH_FAILS(KILN_ASCEND_LAUNCH(emu_pad_block, 1, nullptr, x, 2097152u),
                       "DataCopyPad GM->UB: blockLen 2097152 B is over 2097151 B", "split the copy");
   EXPECT_LAUNCH_OK(KILN_ASCEND_LAUNCH(emu_pad_block, 1, nullptr, x, 40u));
+}
+
+TEST(EmuCannRuleTest, CompareCountIsWholeRepeats) {
+  DevicePool pool;
+  uint8_t* x = pool.alloc<uint8_t>(32);
+  EXPECT_LAUNCH_FAILS(KILN_ASCEND_LAUNCH(emu_compare_count, 1, nullptr, x, 40u, 0u),
+                      "Compare: count 40 is 160 B, not a whole number of 256 B repeats",
+                      "elements [0, 40) unwritten", "compare a multiple of 64 elements");
+  EXPECT_LAUNCH_FAILS(KILN_ASCEND_LAUNCH(emu_compare_count, 1, nullptr, x, 72u, 1u),
+                      "CompareScalar: count 72 is 288 B", "elements [64, 72) unwritten");
+  EXPECT_LAUNCH_OK(KILN_ASCEND_LAUNCH(emu_compare_count, 1, nullptr, x, 64u, 0u));
+  EXPECT_LAUNCH_OK(KILN_ASCEND_LAUNCH(emu_compare_count, 1, nullptr, x, 128u, 1u));
 }
 
 }  // namespace

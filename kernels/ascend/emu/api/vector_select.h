@@ -47,6 +47,10 @@ uint8_t* mask_bytes(VectorCall& call, const char* api, const AscendC::LocalTenso
 
 void require_select_mode(AscendC::SELMODE mode, AscendC::SELMODE expected);
 
+// CANN's level-2 Compare and CompareScalar (dav_c220 and dav_m200) issue count * sizeof(T) / 256
+// whole repeats: a partial last repeat is not compared and its mask bits are not written.
+void check_compare_count(const char* api, uint32_t count, uint32_t elem_size);
+
 }  // namespace kiln::ascend::emu::detail
 
 namespace AscendC {
@@ -62,6 +66,7 @@ void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalT
                 "Compare: the mask dst is a LocalTensor<uint8_t> on 910B and 310P");
   namespace detail = kiln::ascend::emu::detail;
   detail::VectorCall call("Compare", static_cast<int32_t>(count));
+  detail::check_compare_count("Compare", count, sizeof(T));
   const T* a = call.src(src0, "src0");
   const T* b = call.src(src1, "src1");
   uint8_t* bits = detail::mask_bytes(call, "Compare", dst, "dst");
@@ -88,6 +93,7 @@ void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const 
                 "CompareScalar: the mask dst is a LocalTensor<uint8_t> on 910B and 310P");
   namespace detail = kiln::ascend::emu::detail;
   detail::VectorCall call("CompareScalar", static_cast<int32_t>(count));
+  detail::check_compare_count("CompareScalar", count, sizeof(T));
   const T* a = call.src(src0, "src0");
   uint8_t* bits = detail::mask_bytes(call, "CompareScalar", dst, "dst");
   const float s = detail::load<T>(src1Scalar);

@@ -194,6 +194,19 @@ void check_round_mode(const char* pair, CastModes modes, AscendC::RoundMode mode
         ", which takes " + round_mode_list(allowed) + " for this pair" + hint);
 }
 
+void check_compare_count(const char* api, uint32_t count, uint32_t elem_size) {
+  const uint32_t per_repeat = AscendC::ONE_REPEAT_BYTE_SIZE / elem_size;
+  if (count % per_repeat == 0) return;
+  const uint32_t whole = count / per_repeat * per_repeat;
+  raise(std::string(api) + ": count " + std::to_string(count) + " is " +
+        format_bytes(uint64_t{count} * elem_size) +
+        ", not a whole number of 256 B repeats; the device compares whole repeats only and "
+        "leaves the mask bits of elements [" +
+        std::to_string(whole) + ", " + std::to_string(count) +
+        ") unwritten; compare a multiple of " + std::to_string(per_repeat) +
+        " elements (size the operands for it)");
+}
+
 void require_select_mode(AscendC::SELMODE mode, AscendC::SELMODE expected) {
   if (mode == expected) return;
   raise(std::string("Select: this form takes SELMODE::") +
