@@ -89,6 +89,11 @@ EMULATOR_TESTS = (
     "EmuSocAndCopyRuleTest.MisalignedUbSlice",
     "EmuSocAndCopyRuleTest.DataCopyLengthNotAWholeNumberOf32ByteBlocks",
     "EmuSocAndCopyRuleTest.MisalignedGmAddress",
+    "EmuSyncRuleTest.ScalarWriteReadByTheVectorUnit",
+    "EmuSyncRuleTest.VectorResultReadByGetValue",
+    "EmuSyncRuleTest.ScalarWritesCopiedOutThroughAVecoutQueue",
+    "EmuSyncRuleTest.CopiedInBytesReadByGetValue",
+    "EmuSyncRuleTest.CopyIntoATBufReadByTheVectorUnit",
 )
 
 # The emulator shuffles blocks by seed: the tests must pass in any block order.

@@ -11,10 +11,19 @@
 #include <string>
 #include <vector>
 
+#include "kernel_operator.h"
 #include "kernels/ascend/common/launch.h"
 #include "kernels/ascend/emu/emulator.h"
 
 namespace emu_test {
+
+// In a test kernel: orders the pipe before `kEvent` before the pipe after it (e.g. MTE2_V: the
+// vector unit reads what a DataCopy into a TBuf wrote), as a kernel must on the device.
+template <AscendC::HardEvent kEvent>
+inline void sync_pipes() {
+  AscendC::SetFlag<kEvent>(EVENT_ID0);
+  AscendC::WaitFlag<kEvent>(EVENT_ID0);
+}
 
 // A launch that must succeed; the failure shows the emulator's message.
 #define EXPECT_LAUNCH_OK(outcome) EXPECT_PRED_FORMAT1(::emu_test::launch_succeeded, outcome)

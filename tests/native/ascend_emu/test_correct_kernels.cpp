@@ -209,11 +209,13 @@ extern "C" __global__ __aicore__ void emu_leaky_relu(GM_ADDR x, GM_ADDR y, float
   y_gm.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(y), n);
   LocalTensor<float> t = in.Get<float>();
   DataCopy(t, x_gm, n);
+  emu_test::sync_pipes<HardEvent::MTE2_V>();
   Muls(scaled.Get<float>(), t, slope, n);
   Duplicate(zeros.Get<float>(), 0.0f, n);
   Compare(mask.Get<uint8_t>(), t, zeros.Get<float>(), CMPMODE::GT, n);
   Select(out.Get<float>(), mask.Get<uint8_t>(), t, scaled.Get<float>(),
          SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
+  emu_test::sync_pipes<HardEvent::V_MTE3>();
   DataCopy(y_gm, out.Get<float>(), n);
 }
 
@@ -234,10 +236,12 @@ extern "C" __global__ __aicore__ void emu_strided_copies(GM_ADDR matrix, GM_ADDR
   dense_gm.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(dense), 3 * 5);
   LocalTensor<float> ta = a.Get<float>();
   DataCopy(ta, matrix_gm[8], DataCopyParams{4, 2, 2, 0});  // 64 B rows, 64 B gaps in GM
+  emu_test::sync_pipes<HardEvent::MTE2_MTE3>();
   DataCopy(window_gm, ta, 64);
   LocalTensor<float> tb = b.Get<float>();
   DataCopyPad(tb, rows_gm, DataCopyExtParams{3, 5 * sizeof(float), 3 * sizeof(float), 0, 0},
               DataCopyPadExtParams<float>{true, 0, 3, -1.0f});
+  emu_test::sync_pipes<HardEvent::MTE2_MTE3>();
   DataCopy(padded_gm, tb, 24);
   DataCopyPad(dense_gm, tb, DataCopyExtParams{3, 5 * sizeof(float), 0, 0, 0});
 }

@@ -22,9 +22,11 @@ extern "C" __global__ __aicore__ void emu_half_chain(GM_ADDR x, GM_ADDR y, GM_AD
   LocalTensor<half> tb = b.Get<half>();
   DataCopy(ta, x_gm, n);
   DataCopy(tb, y_gm, n);
+  emu_test::sync_pipes<HardEvent::MTE2_V>();
   Add(ta, ta, tb, n);
   Muls(ta, ta, half(3.0f), n);
   Adds(ta, ta, half(1.0f), n);
+  emu_test::sync_pipes<HardEvent::V_MTE3>();
   DataCopy(z_gm, ta, n);
 }
 
@@ -41,7 +43,9 @@ extern "C" __global__ __aicore__ void emu_reduce_half(GM_ADDR x, GM_ADDR out, ui
   LocalTensor<half> r = result.Get<half>();
   DataCopy(t, x_gm, n);
   Duplicate(r, half(0.0f), 16);
+  emu_test::sync_pipes<HardEvent::MTE2_V>();
   ReduceSum(r, t, work.Get<half>(), n);
+  emu_test::sync_pipes<HardEvent::V_MTE3>();
   DataCopy(out_gm, r, 16);
 }
 
@@ -61,11 +65,14 @@ extern "C" __global__ __aicore__ void emu_cast_modes(GM_ADDR x, GM_ADDR y, GM_AD
   r_gm.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t*>(r), n);
   LocalTensor<float> t = in.Get<float>();
   DataCopy(t, x_gm, n);
+  emu_test::sync_pipes<HardEvent::MTE2_V>();
   if (to_int != 0) {
     Cast(out_int.Get<int32_t>(), t, static_cast<RoundMode>(mode), n);
+    emu_test::sync_pipes<HardEvent::V_MTE3>();
     DataCopy(r_gm, out_int.Get<int32_t>(), n);
   } else {
     Cast(out_half.Get<half>(), t, static_cast<RoundMode>(mode), n);
+    emu_test::sync_pipes<HardEvent::V_MTE3>();
     DataCopy(y_gm, out_half.Get<half>(), n);
   }
 }

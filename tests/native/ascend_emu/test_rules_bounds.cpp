@@ -45,7 +45,9 @@ extern "C" __global__ __aicore__ void emu_reduce_overlap(GM_ADDR x, GM_ADDR out,
   out_gm.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(out), 16);
   LocalTensor<half> t = buf.Get<half>();
   DataCopy(t, x_gm, 384);
+  emu_test::sync_pipes<HardEvent::MTE2_V>();
   ReduceMin(t, t, t[work_offset], 384, true);
+  emu_test::sync_pipes<HardEvent::V_MTE3>();
   DataCopy(out_gm, t, 16);
 }
 

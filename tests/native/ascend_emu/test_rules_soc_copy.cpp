@@ -20,6 +20,7 @@ extern "C" __global__ __aicore__ void emu_copy_half(GM_ADDR x, GM_ADDR z, uint32
   DataCopy(t, x_gm, n);
   in.EnQue(t);
   t = in.DeQue<half>();
+  emu_test::sync_pipes<HardEvent::MTE2_MTE3>();  // a VECIN queue orders MTE2 before V only
   DataCopy(z_gm, t, n);
   in.FreeTensor(t);
 }

@@ -101,6 +101,18 @@ inline void check_local(const LocalRef& ref, const char* api, const char* role, 
   fail_local(ref, api, role, first_elem, count, elem_size, alignment);
 }
 
+// --- Pipe ordering ---------------------------------------------------------------------------
+
+// The pipes that touch UB: the scalar unit, the vector unit, the GM->UB and UB->GM DMAs.
+enum class UbPipe : uint8_t { S, V, MTE2, MTE3 };
+
+// Records that `pipe` reads or writes bytes [first_byte, +bytes) of ref's window (src/hazard.cpp).
+// A read of bytes another pipe wrote raises unless a sync has ordered that write before it.
+void note_ub_access(const LocalRef& ref, uint64_t first_byte, uint64_t bytes, UbPipe pipe,
+                    bool write, const char* api, const char* role);
+// A buffer AllocTensor hands out again: its old contents (and their writers) no longer matter.
+void forget_ub_writes(const BufferRecord* record);
+
 // "TQue<VECIN>#0 buffer 1" / "TBuf<VECCALC>#2".
 std::string describe_buffer(const BufferRecord& record);
 // "TQue<VECIN>#0 buffer 1 + 64 B (element 16)": the buffer and where the tensor starts in it.

@@ -35,6 +35,9 @@ class LocalTensor {
   T GetValue(uint32_t index) const {
     kiln::ascend::emu::detail::check_local(ref_, "LocalTensor::GetValue", "tensor", index, 1,
                                            sizeof(T), 1);
+    kiln::ascend::emu::detail::note_ub_access(ref_, uint64_t{index} * sizeof(T), sizeof(T),
+                                              kiln::ascend::emu::detail::UbPipe::S, false,
+                                              "LocalTensor::GetValue", "tensor");
     T value;
     std::memcpy(static_cast<void*>(&value), data() + index, sizeof(T));
     return value;
@@ -44,6 +47,9 @@ class LocalTensor {
     kiln::ascend::emu::detail::check_local(ref_, "LocalTensor::SetValue", "tensor", index, 1,
                                            sizeof(T), 1);
     std::memcpy(static_cast<void*>(data() + index), &value, sizeof(T));
+    kiln::ascend::emu::detail::note_ub_access(ref_, uint64_t{index} * sizeof(T), sizeof(T),
+                                              kiln::ascend::emu::detail::UbPipe::S, true,
+                                              "LocalTensor::SetValue", "tensor");
   }
 
   uint32_t GetSize() const { return ref_.byte_size / static_cast<uint32_t>(sizeof(T)); }

@@ -110,6 +110,19 @@ enum class HardEvent : uint8_t {
 
 using TEventID = int8_t;
 
+}  // namespace AscendC
+
+namespace kiln::ascend::emu::detail {
+
+// The library's record of the syncs a kernel issues (src/hazard.cpp).
+void note_pipe_barrier(pipe_t pipe);
+void note_set_flag(AscendC::HardEvent event, int32_t id);
+void note_wait_flag(AscendC::HardEvent event, int32_t id);
+
+}  // namespace kiln::ascend::emu::detail
+
+namespace AscendC {
+
 constexpr uint32_t ONE_BLK_SIZE = 32;           // UB block: the unit of alignment and DMA length
 constexpr uint32_t ONE_REPEAT_BYTE_SIZE = 256;  // bytes one vector repeat processes
 constexpr uint32_t MAX_REPEAT_TIMES = 255;
@@ -121,13 +134,20 @@ int64_t GetBlockNum();
 __gm__ uint8_t* GetSysWorkSpacePtr();
 void SetSysWorkspace(__gm__ uint8_t* workspace);
 
-// The emulator runs one instruction at a time, so every pipe is always in sync: the calls are
-// accepted (kernels need them on the device) and do nothing.
+// The emulator runs one instruction at a time, but it records the syncs a kernel issues: an access
+// of one pipe to UB bytes another pipe wrote is accepted only after a sync that orders the two
+// (src/hazard.cpp).
 template <pipe_t pipe>
-inline void PipeBarrier() {}
+inline void PipeBarrier() {
+  kiln::ascend::emu::detail::note_pipe_barrier(pipe);
+}
 template <HardEvent event>
-inline void SetFlag(int32_t) {}
+inline void SetFlag(int32_t eventID) {
+  kiln::ascend::emu::detail::note_set_flag(event, eventID);
+}
 template <HardEvent event>
-inline void WaitFlag(int32_t) {}
+inline void WaitFlag(int32_t eventID) {
+  kiln::ascend::emu::detail::note_wait_flag(event, eventID);
+}
 
 }  // namespace AscendC

@@ -29,6 +29,12 @@ inline T store(Compute<T> value) {
 class VectorCall {
  public:
   VectorCall(const char* api, int32_t count);
+  // The vector unit writes dst after reading every source.
+  ~VectorCall() {
+    if (dst_ != nullptr) note_ub_access(*dst_, 0, dst_bytes_, UbPipe::V, true, api_, "dst");
+  }
+  VectorCall(const VectorCall&) = delete;
+  VectorCall& operator=(const VectorCall&) = delete;
 
   template <class T>
   T* dst(const AscendC::LocalTensor<T>& tensor) {
@@ -45,6 +51,7 @@ class VectorCall {
       check_overlap(api_, "dst", *dst_, dst_bytes_, role, tensor.ref(),
                     uint64_t{count_} * sizeof(T));
     }
+    note_ub_access(tensor.ref(), 0, uint64_t{count_} * sizeof(T), UbPipe::V, false, api_, role);
     return tensor.data();
   }
 

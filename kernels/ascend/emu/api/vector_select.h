@@ -42,6 +42,9 @@ uint8_t* mask_bytes(VectorCall& call, const char* api, const AscendC::LocalTenso
                 "the compare mask is a tensor of unsigned integers");
   const uint64_t bytes = (call.count() + 7) / 8;
   check_local(mask.ref(), api, role, 0, (bytes + sizeof(U) - 1) / sizeof(U), sizeof(U), 32);
+  // Compare writes its mask (role "dst"); Select reads it.
+  const bool write = role[0] == 'd';
+  note_ub_access(mask.ref(), 0, bytes, UbPipe::V, write, api, role);
   return reinterpret_cast<uint8_t*>(mask.data());
 }
 

@@ -91,6 +91,7 @@ void copy_gm_to_ub(const char* api_name, const LocalRef& dst, const GmView& src,
   const uint64_t ub_bytes = extent(shape, shape.dst_gap_bytes);
   check_local(dst, api.c_str(), "dst", 0, elems(ub_bytes, es), es, 32);
   check_gm(api.c_str(), src, 0, extent(shape, shape.src_gap_bytes), false, true);
+  note_ub_access(dst, 0, ub_bytes, UbPipe::MTE2, true, api_name, "dst");
   uint8_t* out = dst.record->data + dst.byte_offset;
   const uint8_t* in = src.address;
   for (uint32_t i = 0; i < shape.block_count; ++i) {
@@ -111,6 +112,7 @@ void copy_ub_to_gm(const char* api_name, const GmView& dst, const LocalRef& src,
   const uint64_t ub_bytes = extent(shape, shape.src_gap_bytes);
   check_local(src, api.c_str(), "src", 0, elems(ub_bytes, es), es, 32);
   check_gm(api.c_str(), dst, 0, extent(shape, shape.dst_gap_bytes), true, true);
+  note_ub_access(src, 0, ub_bytes, UbPipe::MTE3, false, api_name, "src");
   const uint8_t* in = src.record->data + src.byte_offset;
   auto* out = const_cast<uint8_t*>(dst.address);
   for (uint32_t i = 0; i < shape.block_count; ++i) {
@@ -135,6 +137,8 @@ void copy_ub_to_ub(const char* api_name, const LocalRef& dst, const LocalRef& sr
   check_local(src, api.c_str(), "src", 0, elems(src_bytes, elem_size), elem_size, 32);
   check_local(dst, api.c_str(), "dst", 0, elems(dst_bytes, elem_size), elem_size, 32);
   check_overlap(api.c_str(), "dst", dst, dst_bytes, "src", src, src_bytes);
+  note_ub_access(src, 0, src_bytes, UbPipe::V, false, api_name, "src");
+  note_ub_access(dst, 0, dst_bytes, UbPipe::V, true, api_name, "dst");
   const uint8_t* in = src.record->data + src.byte_offset;
   uint8_t* out = dst.record->data + dst.byte_offset;
   for (uint32_t i = 0; i < shape.block_count; ++i) {
@@ -166,6 +170,7 @@ void copy_pad_gm_to_ub(const LocalRef& dst, const GmView& src, const AscendC::Da
   const uint64_t ub_bytes = (uint64_t{p.blockCount} - 1) * ub_stride + ub_block;
   check_local(dst, api, "dst", 0, elems(ub_bytes, es), es, 32);
   check_gm(api, src, 0, (uint64_t{p.blockCount} - 1) * gm_stride + p.blockLen, false, false);
+  note_ub_access(dst, 0, ub_bytes, UbPipe::MTE2, true, "DataCopyPad", "dst");
   uint8_t* out = dst.record->data + dst.byte_offset;
   for (uint32_t i = 0; i < p.blockCount; ++i) {
     uint8_t* block = out + i * ub_stride;
@@ -188,6 +193,7 @@ void copy_pad_ub_to_gm(const GmView& dst, const LocalRef& src, uint32_t elem_siz
   const uint64_t ub_bytes = (uint64_t{p.blockCount} - 1) * ub_stride + p.blockLen;
   check_local(src, api, "src", 0, elems(ub_bytes, elem_size), elem_size, 32);
   check_gm(api, dst, 0, (uint64_t{p.blockCount} - 1) * gm_stride + p.blockLen, true, false);
+  note_ub_access(src, 0, ub_bytes, UbPipe::MTE3, false, "DataCopyPad", "src");
   const uint8_t* in = src.record->data + src.byte_offset;
   auto* out = const_cast<uint8_t*>(dst.address);
   for (uint32_t i = 0; i < p.blockCount; ++i) {

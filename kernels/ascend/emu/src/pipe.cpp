@@ -203,6 +203,7 @@ LocalRef queue_alloc(QueueRecord* queue, TPosition position) {
     if (slot.state != BufferState::Free) continue;
     slot.state = BufferState::Allocated;
     ++slot.generation;
+    forget_ub_writes(&slot);
     q.next_alloc = (index + 1) % n;
     return LocalRef{&slot, slot.generation, 0, slot.requested_bytes};
   }
@@ -225,6 +226,7 @@ void queue_enque(QueueRecord* queue, TPosition position, const LocalRef& tensor)
   }
   record.state = BufferState::Queued;
   q.fifo.push_back(&record);
+  queue_sync(&record, q.position, true);
 }
 
 LocalRef queue_deque(QueueRecord* queue, TPosition position) {
@@ -237,6 +239,7 @@ LocalRef queue_deque(QueueRecord* queue, TPosition position) {
   BufferRecord& record = *q.fifo.front();
   q.fifo.pop_front();
   record.state = BufferState::Dequeued;
+  queue_sync(&record, q.position, false);
   return LocalRef{&record, record.generation, 0, record.requested_bytes};
 }
 

@@ -1,12 +1,15 @@
 // Emulator internals: per-thread state (SoC, seed, device memory) and the running launch.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <exception>
 #include <map>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "kernels/ascend/emu/api/detail.h"
@@ -56,6 +59,30 @@ struct PipeRecord {
   std::vector<BufferRecord*> buffers;  // every slot and TBuf since the last Reset
 };
 
+// Pipe ordering (src/hazard.cpp). PipeClock[q]: the last instruction of pipe q known done.
+constexpr size_t kUbPipes = 4;
+using PipeClock = std::array<uint64_t, kUbPipes>;
+
+// Bytes [begin, end) of a buffer, as `api` on `pipe` last wrote them at tick `tick`.
+struct WriteSpan {
+  uint64_t begin;
+  uint64_t end;
+  UbPipe pipe;
+  uint64_t tick;
+  const char* api;
+};
+
+struct SyncState {
+  uint64_t now = 0;
+  std::array<PipeClock, kUbPipes> clock{};
+  std::map<std::pair<uint8_t, int32_t>, PipeClock> flags;     // (HardEvent, id) -> snapshot
+  std::unordered_map<const BufferRecord*, PipeClock> queued;  // EnQue'd tensors' snapshots
+  std::unordered_map<const BufferRecord*, std::vector<WriteSpan>> writes;
+};
+
+// EnQue (enque) or DeQue of `record` on a queue at `position`: the sync TQue issues there.
+void queue_sync(const BufferRecord* record, AscendC::TPosition position, bool enque);
+
 // Everything one block owns. Reset before each block: blocks share nothing but GM.
 struct BlockState {
   uint32_t index = 0;
@@ -65,6 +92,7 @@ struct BlockState {
   PipeRecord* live_pipe = nullptr;
   uint32_t ub_high_water = 0;    // bytes InitBuffer'ed, at most
   std::vector<Interval> writes;  // GM bytes this block wrote, merged when contiguous
+  SyncState sync;
 };
 
 struct ArgInfo {

@@ -136,6 +136,9 @@ void check_reduce(const char* api, const LocalRef& dst, const LocalRef& src, con
   const Span spans[] = {{"dst", ub_start(dst), dst_elems * elem_size},
                         {"src", ub_start(src), uint64_t(count) * elem_size},
                         {"work", ub_start(work), uint64_t{need} * elem_size}};
+  note_ub_access(src, 0, uint64_t(count) * elem_size, UbPipe::V, false, api, "src");
+  note_ub_access(work, 0, uint64_t{need} * elem_size, UbPipe::V, true, api, "work");
+  note_ub_access(dst, 0, dst_elems * elem_size, UbPipe::V, true, api, "dst");
   for (const Span& a : spans) {
     for (const Span& b : spans) {
       if (&a >= &b || a.begin == b.begin) continue;
