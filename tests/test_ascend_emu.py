@@ -54,6 +54,7 @@ EMULATOR_TESTS = (
     "EmuPrecisionTest.ReduceSumHalfAddsInTheDevicesOrder",
     "EmuPrecisionTest.CastRoundModes",
     "EmuPrecisionTest.CastModeRules",
+    "EmuPrecisionTest.SaturationModeOn310P",
     "EmuPrecisionTest.BFloat16RoundsTiesToEven",
     "EmuCannRuleTest.CastFloatToHalfRoundModesPerSoc",
     "EmuCannRuleTest.CastToInt32NamesItsRounding",

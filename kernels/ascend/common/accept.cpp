@@ -1,10 +1,13 @@
 // The Ascend wrappers' input checks: a decline names what the kernel cannot take.
 #include "kernels/ascend/common/accept.h"
 
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 
 #include "runtime/core/dim_order.h"
+#include "runtime/core/half.h"
 
 namespace kiln::ascend {
 
@@ -49,6 +52,44 @@ bool accept_tensor(KernelRuntimeContext& ctx, const Tensor& tensor, const char* 
   }
   if (!is_default_dim_order(tensor.dim_order())) {
     return decline(ctx, "%s in a non-default dim order", name);
+  }
+  return true;
+}
+
+namespace {
+
+// Atlas inference products (310P) compute floats in saturation mode only.
+bool saturates_float() { return std::strncmp(platform().soc_name, "Ascend310P", 10) == 0; }
+
+template <typename T>
+bool all_finite(const Tensor& tensor) {
+  const T* data = tensor.const_data_ptr<T>();
+  for (int64_t i = 0; i < tensor.numel(); ++i) {
+    if (!std::isfinite(static_cast<float>(data[i]))) return false;
+  }
+  return true;
+}
+
+bool finite(const Tensor& tensor) {
+  switch (tensor.scalar_type()) {
+    case ScalarType::Float:
+      return all_finite<float>(tensor);
+    case ScalarType::Half:
+      return all_finite<Half>(tensor);
+    case ScalarType::BFloat16:
+      return all_finite<BFloat16>(tensor);
+    default:
+      return true;  // integers are always finite
+  }
+}
+
+}  // namespace
+
+bool accept_input(KernelRuntimeContext& ctx, const Tensor& tensor, const char* name,
+                  ScalarType dtype) {
+  if (!accept_tensor(ctx, tensor, name, dtype)) return false;
+  if (saturates_float() && !finite(tensor)) {
+    return decline(ctx, "%s holding inf or NaN (the vector unit saturates them)", name);
   }
   return true;
 }

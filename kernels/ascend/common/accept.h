@@ -22,4 +22,10 @@ bool accept_dtype(KernelRuntimeContext& ctx, ScalarType dtype, bool int32_ok,
 bool accept_tensor(KernelRuntimeContext& ctx, const Tensor& tensor, const char* name,
                    ScalarType dtype);
 
+// An input: accept_tensor, and on a SoC whose vector unit saturates (Ascend310P: an inf result
+// becomes the largest finite value, NaN becomes 0) no inf or NaN element, which the kernel could
+// not carry through as torch does.
+bool accept_input(KernelRuntimeContext& ctx, const Tensor& tensor, const char* name,
+                  ScalarType dtype);
+
 }  // namespace kiln::ascend

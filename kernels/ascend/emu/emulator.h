@@ -23,6 +23,10 @@ struct SocProfile {
   uint32_t cube_cores;
   bool has_bfloat16;
   bool has_data_copy_pad;
+  // Saturation mode (aclrtFloatOverflowMode): a floating vector result that is inf becomes the
+  // largest finite value of its sign and NaN becomes 0. The only mode of 310P; 910B computes
+  // IEEE inf/NaN by default.
+  bool saturates_float;
   uint32_t max_queue_buffers_per_position;
   size_t l1_bytes;  // per cube core, as the L0 buffers
   size_t l0a_bytes;

@@ -197,7 +197,7 @@ Tensor& run_tensor(KernelRuntimeContext& ctx, BinaryOp op, const Tensor& self, c
   const ScalarType type = self.scalar_type();
   DeviceDtype dtype;
   if (!accept_dtype(ctx, type, /*int32_ok=*/op != BinaryOp::Div, &dtype) ||
-      !accept_tensor(ctx, self, "self", type) || !accept_tensor(ctx, other, "other", type) ||
+      !accept_input(ctx, self, "self", type) || !accept_input(ctx, other, "other", type) ||
       !accept_tensor(ctx, out, "out", type)) {
     return out;
   }
@@ -242,7 +242,7 @@ Tensor& run_scalar(KernelRuntimeContext& ctx, BinaryOp op, const Tensor& self, c
   const ScalarType type = self.scalar_type();
   DeviceDtype dtype;
   if (!accept_dtype(ctx, type, /*int32_ok=*/op != BinaryOp::Div, &dtype) ||
-      !accept_tensor(ctx, self, "self", type) || !accept_tensor(ctx, out, "out", type)) {
+      !accept_input(ctx, self, "self", type) || !accept_tensor(ctx, out, "out", type)) {
     return out;
   }
   if (other.isBoolean()) {

@@ -31,7 +31,7 @@ bool accept_param(KernelRuntimeContext& ctx, const std::optional<Tensor>& param,
   if (param->dim() != 1 || param->size(0) != row_len) {
     return decline(ctx, "a %s that is not 1-d of the last dim's size", name);
   }
-  return accept_tensor(ctx, *param, name, dtype);
+  return accept_input(ctx, *param, name, dtype);
 }
 
 // Uploads a parameter padded to the pitch, or a placeholder block the kernel never reads.
@@ -54,7 +54,7 @@ std::tuple<Tensor&, Tensor&, Tensor&> native_layer_norm_out(
   const ScalarType dtype = input.scalar_type();
   DeviceDtype device_dtype;
   if (!accept_dtype(ctx, dtype, /*int32_ok=*/false, &device_dtype) ||
-      !accept_tensor(ctx, input, "input", dtype)) {
+      !accept_input(ctx, input, "input", dtype)) {
     return result;
   }
   const int64_t rank = input.dim();

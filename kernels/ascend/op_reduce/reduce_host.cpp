@@ -33,7 +33,7 @@ Tensor& run_reduce(KernelRuntimeContext& ctx, ReduceOp op, const Tensor& self,
                    const std::optional<ScalarType>& dtype, Tensor& out) {
   DeviceDtype device_dtype;
   if (!accept_dtype(ctx, self.scalar_type(), /*int32_ok=*/op == ReduceOp::Amax, &device_dtype) ||
-      !accept_tensor(ctx, self, "self", self.scalar_type())) {
+      !accept_input(ctx, self, "self", self.scalar_type())) {
     return out;
   }
   if (dtype.has_value() && *dtype != self.scalar_type()) {

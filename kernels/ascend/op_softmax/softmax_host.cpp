@@ -16,7 +16,7 @@ Tensor& run_softmax(KernelRuntimeContext& ctx, bool log, const Tensor& self, int
                     bool half_to_float, Tensor& out) {
   DeviceDtype dtype;
   if (!accept_dtype(ctx, self.scalar_type(), /*int32_ok=*/false, &dtype) ||
-      !accept_tensor(ctx, self, "self", self.scalar_type())) {
+      !accept_input(ctx, self, "self", self.scalar_type())) {
     return out;
   }
   if (half_to_float) {

@@ -33,7 +33,7 @@ Tensor& _to_copy_out(KernelRuntimeContext& ctx, const Tensor& self, bool non_blo
   DeviceDtype src, dst;
   if (!accept_dtype(ctx, self.scalar_type(), /*int32_ok=*/true, &src) ||
       !accept_dtype(ctx, out.scalar_type(), /*int32_ok=*/true, &dst) ||
-      !accept_tensor(ctx, self, "self", self.scalar_type()) ||
+      !accept_input(ctx, self, "self", self.scalar_type()) ||
       !accept_tensor(ctx, out, "out", out.scalar_type())) {
     return out;
   }

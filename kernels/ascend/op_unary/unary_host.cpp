@@ -23,7 +23,7 @@ KILN_ASCEND_DEFINE_LAUNCH(KILN_UNARY, launch_unary, DeviceDtype, "unary")
 // `dtype` is self's device dtype, already accepted.
 Tensor& launch_checked(KernelRuntimeContext& ctx, UnaryOp op, DeviceDtype dtype,
                        const UnaryLimits& limits, const Tensor& self, Tensor& out) {
-  if (!accept_tensor(ctx, self, "self", self.scalar_type()) ||
+  if (!accept_input(ctx, self, "self", self.scalar_type()) ||
       !accept_tensor(ctx, out, "out", self.scalar_type())) {
     return out;
   }

@@ -1,6 +1,8 @@
 // Rule 8: half/bfloat16 round to nearest even after every operation; ReduceSum's order; Cast modes.
 #include <climits>
 #include <cstdint>
+#include <limits>
+#include <tuple>
 #include <vector>
 
 #include "kernel_operator.h"
@@ -85,6 +87,32 @@ extern "C" __global__ __aicore__ void emu_cast_widen_rint(GM_ADDR x) {
   pipe.InitBuffer(b, 128);
   (void)x;
   Cast(b.Get<float>(), a.Get<half>(), RoundMode::CAST_RINT, 32);
+}
+
+// 16 floats: y = x + x, z = sqrt(x), w = half(x): overflow, NaN and a narrowing overflow.
+extern "C" __global__ __aicore__ void emu_overflow(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR w) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> in, sum, root, narrow;
+  pipe.InitBuffer(in, 16 * sizeof(float));
+  pipe.InitBuffer(sum, 16 * sizeof(float));
+  pipe.InitBuffer(root, 16 * sizeof(float));
+  pipe.InitBuffer(narrow, 16 * sizeof(half));
+  GlobalTensor<float> x_gm, y_gm, z_gm;
+  GlobalTensor<half> w_gm;
+  x_gm.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(x), 16);
+  y_gm.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(y), 16);
+  z_gm.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(z), 16);
+  w_gm.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(w), 16);
+  LocalTensor<float> t = in.Get<float>();
+  DataCopy(t, x_gm, 16);
+  emu_test::sync_pipes<HardEvent::MTE2_V>();
+  Add(sum.Get<float>(), t, t, 16);
+  Sqrt(root.Get<float>(), t, 16);
+  Cast(narrow.Get<half>(), t, RoundMode::CAST_NONE, 16);
+  emu_test::sync_pipes<HardEvent::V_MTE3>();
+  DataCopy(y_gm, sum.Get<float>(), 16);
+  DataCopy(z_gm, root.Get<float>(), 16);
+  DataCopy(w_gm, narrow.Get<half>(), 16);
 }
 
 namespace emu_test {
@@ -211,6 +239,38 @@ TEST(EmuPrecisionTest, CastModeRules) {
   const uint32_t to_int = 1;
   EXPECT_LAUNCH_FAILS(KILN_ASCEND_LAUNCH(emu_cast_modes, 1, nullptr, v, y, r, n, odd, to_int),
                       "Cast float->int32_t: RoundMode::CAST_ODD is not supported on Ascend910B");
+}
+
+// 310P computes in saturation mode: inf results become the largest finite value, NaN 0.
+TEST(EmuPrecisionTest, SaturationModeOn310P) {
+  const float big = std::numeric_limits<float>::max();
+  std::vector<float> xs(16, 1.0f);
+  xs[0] = 3e38f;     // x + x overflows float
+  xs[1] = -1.0f;     // sqrt is NaN
+  xs[2] = 1e6f;      // beyond half
+  xs[3] = INFINITY;  // an inf input stays inf through Add
+  const auto run = [&](const char* soc_name) {
+    SocScope soc(soc_name);
+    DevicePool pool;
+    float* x = pool.upload(xs);
+    float* y = pool.alloc<float>(16);
+    float* z = pool.alloc<float>(16);
+    half* w = pool.alloc<half>(16);
+    EXPECT_LAUNCH_OK(KILN_ASCEND_LAUNCH(emu_overflow, 1, nullptr, x, y, z, w));
+    return std::make_tuple(DevicePool::download(y, 16), DevicePool::download(z, 16),
+                           DevicePool::download(w, 16));
+  };
+  const auto [y910, z910, w910] = run("Ascend910B");
+  EXPECT_TRUE(std::isinf(y910[0]));
+  EXPECT_TRUE(std::isnan(z910[1]));
+  EXPECT_TRUE(std::isinf(static_cast<float>(w910[2])));
+  EXPECT_TRUE(std::isinf(y910[3]));
+  const auto [y310, z310, w310] = run("Ascend310P");
+  EXPECT_EQ(y310[0], big);
+  EXPECT_EQ(z310[1], 0.0f);
+  EXPECT_EQ(static_cast<float>(w310[2]), 65504.0f);
+  EXPECT_EQ(y310[3], big);
+  EXPECT_EQ(y310[4], 2.0f);  // finite results are untouched
 }
 
 TEST(EmuPrecisionTest, BFloat16RoundsTiesToEven) {

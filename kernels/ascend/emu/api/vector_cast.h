@@ -211,7 +211,9 @@ void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode&
   detail::VectorCall call("Cast", static_cast<int32_t>(count));
   T* out = call.dst(dst);
   const U* in = call.src(src, "src");
-  for (uint32_t i = 0; i < call.count(); ++i) out[i] = detail::convert<T, U>(in[i], roundMode);
+  for (uint32_t i = 0; i < call.count(); ++i) {
+    out[i] = call.out_value(detail::convert<T, U>(in[i], roundMode));
+  }
 }
 
 }  // namespace AscendC

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "kernels/ascend/emu/api/detail.h"
@@ -23,6 +24,25 @@ inline Compute<T> load(const T& value) {
 template <class T>
 inline T store(Compute<T> value) {
   return static_cast<T>(value);
+}
+
+// Whether the current SoC saturates floating vector results (SocProfile::saturates_float).
+bool saturation_mode();
+
+// A floating result in saturation mode: inf becomes the largest finite value of its sign, NaN 0.
+template <class T>
+inline T saturate(const T& value) {
+  if constexpr (std::is_integral_v<T>) {
+    return value;
+  } else {
+    const float f = static_cast<float>(value);
+    if (std::isnan(f)) return T(0.0f);
+    if (std::isinf(f)) {
+      const T largest = std::numeric_limits<T>::max();
+      return f > 0 ? largest : T(-static_cast<float>(largest));
+    }
+    return value;
+  }
 }
 
 // Checks the operands of one vector instruction and counts it.
@@ -57,9 +77,21 @@ class VectorCall {
 
   uint32_t count() const { return count_; }
 
+  // A result as the vector unit stores it: rounded to T, saturated in saturation mode.
+  template <class T>
+  T out(Compute<T> value) const {
+    const T stored = store<T>(value);
+    return saturates_ ? saturate(stored) : stored;
+  }
+  template <class T>
+  T out_value(const T& value) const {
+    return saturates_ ? saturate(value) : value;
+  }
+
  private:
   const char* api_;
   uint32_t count_;
+  bool saturates_;
   const LocalRef* dst_ = nullptr;
   uint64_t dst_bytes_ = 0;
 };
@@ -71,7 +103,7 @@ void binary(const char* api, const AscendC::LocalTensor<T>& dst, const AscendC::
   T* out = call.dst(dst);
   const T* x = call.src(a, "src0");
   const T* y = call.src(b, "src1");
-  for (uint32_t i = 0; i < call.count(); ++i) out[i] = store<T>(op(load(x[i]), load(y[i])));
+  for (uint32_t i = 0; i < call.count(); ++i) out[i] = call.out<T>(op(load(x[i]), load(y[i])));
 }
 
 template <class T, class Op>
@@ -80,7 +112,7 @@ void unary(const char* api, const AscendC::LocalTensor<T>& dst, const AscendC::L
   VectorCall call(api, count);
   T* out = call.dst(dst);
   const T* x = call.src(a, "src");
-  for (uint32_t i = 0; i < call.count(); ++i) out[i] = store<T>(op(load(x[i])));
+  for (uint32_t i = 0; i < call.count(); ++i) out[i] = call.out<T>(op(load(x[i])));
 }
 
 template <class T>

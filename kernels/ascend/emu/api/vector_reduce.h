@@ -67,7 +67,7 @@ void reduce_extreme(const char* api, const AscendC::LocalTensor<T>& dst,
   std::memcpy(&local, static_cast<const void*>(&partial[2 * winner + 1]), sizeof(local));
   const T value = partial[2 * winner];
   T* out = dst.data();
-  out[0] = value;
+  out[0] = saturation_mode() ? saturate(value) : value;
   if (calIndex) {
     const Index index = static_cast<Index>(winner * kPerRepeat + local);
     std::memcpy(static_cast<void*>(out + 1), &index, sizeof(index));
@@ -88,7 +88,11 @@ void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Local
   constexpr uint32_t kPerRepeat = ONE_REPEAT_BYTE_SIZE / sizeof(T);
   detail::check_reduce("ReduceSum", dst.ref(), src.ref(), work.ref(), count, sizeof(T), false);
   const uint32_t n = static_cast<uint32_t>(count);
-  const auto add = [](T a, T b) { return detail::store<T>(detail::load(a) + detail::load(b)); };
+  const bool saturates = detail::saturation_mode();
+  const auto add = [saturates](T a, T b) {
+    const T sum = detail::store<T>(detail::load(a) + detail::load(b));
+    return saturates ? detail::saturate(sum) : sum;
+  };
   T* partial = work.data();
   uint32_t repeats = 0;
   for (uint32_t start = 0; start < n; start += kPerRepeat) {

@@ -93,7 +93,10 @@ void check_overlap(const char* api, const char* dst_role, const LocalRef& dst, u
         "); operands must coincide exactly (in place) or not overlap at all");
 }
 
-VectorCall::VectorCall(const char* api, int32_t count) : api_(api), count_(0) {
+bool saturation_mode() { return launch_context().soc.saturates_float; }
+
+VectorCall::VectorCall(const char* api, int32_t count)
+    : api_(api), count_(0), saturates_(saturation_mode()) {
   if (count < 0) raise(std::string(api) + ": count " + std::to_string(count) + " is negative");
   count_ = static_cast<uint32_t>(count);
   note_vector_instruction();
