@@ -52,6 +52,7 @@ EMULATOR_TESTS = (
     "EmuMatmulTest.UbWorkspaceOn310P",
     "EmuPrecisionTest.HalfRoundsAfterEveryOperation",
     "EmuPrecisionTest.ReduceSumHalfAddsInTheDevicesOrder",
+    "EmuPrecisionTest.ReduceSumOrderOfRepeatsPerSoc",
     "EmuPrecisionTest.CastRoundModes",
     "EmuPrecisionTest.CastModeRules",
     "EmuPrecisionTest.SaturationModeOn310P",

@@ -27,6 +27,9 @@ struct SocProfile {
   // largest finite value of its sign and NaN becomes 0. The only mode of 310P; 910B computes
   // IEEE inf/NaN by default.
   bool saturates_float;
+  // How ReduceSum (count form) adds the partial sums of its 256 B repeats: in order (Atlas A2)
+  // or, as each repeat, as a binary tree of adjacent pairs (Atlas inference products).
+  bool reduce_sum_repeats_as_tree;
   uint32_t max_queue_buffers_per_position;
   size_t l1_bytes;  // per cube core, as the L0 buffers
   size_t l0a_bytes;

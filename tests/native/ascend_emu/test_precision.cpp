@@ -163,6 +163,26 @@ TEST(EmuPrecisionTest, ReduceSumHalfAddsInTheDevicesOrder) {
   EXPECT_EQ(static_cast<float>(DevicePool::download(out, 1)[0]), 2302.0f);
 }
 
+// The documented per-SoC order: 910B adds the repeats' partial sums in order, 310P as a tree.
+TEST(EmuPrecisionTest, ReduceSumOrderOfRepeatsPerSoc) {
+  // Four repeats summing to 2048, 1, 1, 1. In order: 2048 + 1 ties back to 2048 three times.
+  // As a tree: (2048 + 1) + (1 + 1) = 2048 + 2 = 2050.
+  std::vector<half> hx(512, half(0.0f));
+  hx[0] = half(2048.0f);
+  hx[128] = hx[256] = hx[384] = half(1.0f);
+  const auto sum_on = [&](const char* soc_name) {
+    SocScope soc(soc_name);
+    DevicePool pool;
+    half* x = pool.upload(hx);
+    half* out = pool.alloc<half>(16);
+    const uint32_t n = 512;
+    EXPECT_LAUNCH_OK(KILN_ASCEND_LAUNCH(emu_reduce_half, 1, nullptr, x, out, n));
+    return static_cast<float>(DevicePool::download(out, 1)[0]);
+  };
+  EXPECT_EQ(sum_on("Ascend910B"), 2048.0f);
+  EXPECT_EQ(sum_on("Ascend310P"), 2050.0f);
+}
+
 std::vector<half> cast_to_half(const std::vector<float>& values, RoundMode mode) {
   DevicePool pool;
   float* x = pool.upload(values);

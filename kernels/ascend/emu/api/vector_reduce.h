@@ -16,6 +16,9 @@ namespace kiln::ascend::emu::detail {
 // the first round of the documented minimum, which every mode needs.
 uint32_t reduce_work_elements(uint32_t count, uint32_t elem_size, bool pairs);
 
+// SocProfile::reduce_sum_repeats_as_tree of the current SoC.
+bool reduce_sum_repeats_as_tree();
+
 // Checks dst (1 or 2 elements, aligned to two elements), src (32 B aligned), work (32 B aligned,
 // big enough); dst, src and work may start at the same address but not overlap otherwise.
 // Counts the instruction.
@@ -79,7 +82,9 @@ void reduce_extreme(const char* api, const AscendC::LocalTensor<T>& dst,
 namespace AscendC {
 
 // Sums each 256 B repeat as a binary tree of adjacent pairs into work, then adds the repeats'
-// partial sums in order (Atlas A2); half rounds after every addition, as the hardware does.
+// partial sums in order (Atlas A2) or as a binary tree of adjacent pairs, an odd last one
+// carried up a level (Atlas inference, 310P), as the ReduceSum documentation describes; half
+// rounds after every addition, as the hardware does.
 template <class T>
 void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& work,
                const int32_t count) {
@@ -97,6 +102,15 @@ void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Local
   uint32_t repeats = 0;
   for (uint32_t start = 0; start < n; start += kPerRepeat) {
     partial[repeats++] = detail::reduce_repeat(src.data(), start, n, T(0.0f), add);
+  }
+  if (detail::reduce_sum_repeats_as_tree()) {
+    for (uint32_t width = repeats; width > 1; width = (width + 1) / 2) {
+      for (uint32_t i = 0; 2 * i < width; ++i) {
+        partial[i] = 2 * i + 1 < width ? add(partial[2 * i], partial[2 * i + 1]) : partial[2 * i];
+      }
+    }
+    dst.data()[0] = partial[0];
+    return;
   }
   T total = partial[0];
   for (uint32_t r = 1; r < repeats; ++r) total = add(total, partial[r]);

@@ -23,6 +23,7 @@ constexpr SocProfile ascend910b() {
   p.has_bfloat16 = true;
   p.has_data_copy_pad = true;
   p.saturates_float = false;  // Inf/NaN mode, the default of Atlas A2
+  p.reduce_sum_repeats_as_tree = false;
   p.max_queue_buffers_per_position = 8;
   p.l1_bytes = 512 * kKiB;  // per cube core, as the L0 buffers
   p.l0a_bytes = 64 * kKiB;
@@ -43,6 +44,7 @@ constexpr SocProfile ascend310p() {
   p.has_bfloat16 = false;
   p.has_data_copy_pad = false;  // pad on the host instead
   p.saturates_float = true;     // the only overflow mode of Atlas inference products
+  p.reduce_sum_repeats_as_tree = true;
   p.max_queue_buffers_per_position = 8;
   p.l1_bytes = 1024 * kKiB;
   p.l0a_bytes = 64 * kKiB;

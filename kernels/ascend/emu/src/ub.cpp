@@ -94,6 +94,7 @@ void check_overlap(const char* api, const char* dst_role, const LocalRef& dst, u
 }
 
 bool saturation_mode() { return launch_context().soc.saturates_float; }
+bool reduce_sum_repeats_as_tree() { return launch_context().soc.reduce_sum_repeats_as_tree; }
 
 VectorCall::VectorCall(const char* api, int32_t count)
     : api_(api), count_(0), saturates_(saturation_mode()) {
