@@ -62,6 +62,7 @@ EMULATOR_TESTS = (
     "EmuCannRuleTest.CastFloatToFloatOnlyOn910B",
     "EmuCannRuleTest.CastInt32ToFloatRoundsToNearestOn310P",
     "EmuCannRuleTest.CompareCountIsWholeRepeats",
+    "EmuCannRuleTest.CompareInt32IsEqualityOn910BOnly",
     "EmuCannRuleTest.DataCopyBlockCountFitsTwelveBits",
     "EmuCannRuleTest.DataCopyPadBlockLenFitsTwentyOneBits",
     "EmuBoundsRuleTest.UbAccessOutOfBounds",

@@ -64,6 +64,18 @@ extern "C" __global__ __aicore__ void emu_compare_count(GM_ADDR x, uint32_t coun
   }
 }
 
+// Compare of 64 int32_t against themselves in mode `mode`.
+extern "C" __global__ __aicore__ void emu_compare_int32(GM_ADDR x, uint32_t mode) {
+  (void)x;
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> data, mask;
+  pipe.InitBuffer(data, 64 * sizeof(int32_t));
+  pipe.InitBuffer(mask, 32);
+  LocalTensor<int32_t> t = data.Get<int32_t>();
+  Duplicate(t, int32_t(7), 64);
+  Compare(mask.Get<uint8_t>(), t, t, static_cast<CMPMODE>(mode), 64);
+}
+
 namespace emu_test {
 namespace {
 
@@ -118,6 +130,20 @@ TEST(EmuCannRuleTest, CastInt32ToFloatRoundsToNearestOn310P) {
       "write RoundMode::CAST_NONE");
   EXPECT_LAUNCH_OK(
       KILN_ASCEND_LAUNCH(emu_cast_int32_to_float, 1, nullptr, x, mode(RoundMode::CAST_NONE)));
+}
+
+TEST(EmuCannRuleTest, CompareInt32IsEqualityOn910BOnly) {
+  DevicePool pool;
+  uint8_t* x = pool.alloc<uint8_t>(32);
+  const uint32_t eq = static_cast<uint32_t>(CMPMODE::EQ);
+  const uint32_t lt = static_cast<uint32_t>(CMPMODE::LT);
+  EXPECT_LAUNCH_OK(KILN_ASCEND_LAUNCH(emu_compare_int32, 1, nullptr, x, eq));
+  EXPECT_LAUNCH_FAILS(KILN_ASCEND_LAUNCH(emu_compare_int32, 1, nullptr, x, lt),
+                      "Compare: int32_t operands take CMPMODE::EQ only on Ascend910B",
+                      "Cast to float first");
+  SocScope soc("Ascend310P");
+  EXPECT_LAUNCH_FAILS(KILN_ASCEND_LAUNCH(emu_compare_int32, 1, nullptr, x, eq),
+                      "Compare: int32_t operands are not supported on Ascend310P");
 }
 
 TEST(EmuCannRuleTest, DataCopyBlockCountFitsTwelveBits) {

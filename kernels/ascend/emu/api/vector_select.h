@@ -17,7 +17,8 @@ enum class SELMODE { VSEL_CMPMASK_SPR, VSEL_TENSOR_SCALAR_MODE, VSEL_TENSOR_TENS
 
 namespace kiln::ascend::emu::detail {
 
-inline bool compare(float a, float b, AscendC::CMPMODE mode) {
+template <class V>
+inline bool compare(V a, V b, AscendC::CMPMODE mode) {
   switch (mode) {
     case AscendC::CMPMODE::LT:
       return a < b;
@@ -38,8 +39,8 @@ inline bool compare(float a, float b, AscendC::CMPMODE mode) {
 template <class U>
 uint8_t* mask_bytes(VectorCall& call, const char* api, const AscendC::LocalTensor<U>& mask,
                     const char* role) {
-  static_assert(kOneOf<U, uint8_t, uint16_t, uint32_t, uint64_t>,
-                "the compare mask is a tensor of unsigned integers");
+  static_assert(kOneOf<U, uint8_t, int8_t, uint16_t, uint32_t, uint64_t>,
+                "the compare mask is a tensor of 8 to 64-bit integers");
   const uint64_t bytes = (call.count() + 7) / 8;
   check_local(mask.ref(), api, role, 0, (bytes + sizeof(U) - 1) / sizeof(U), sizeof(U), 32);
   // Compare writes its mask (role "dst"); Select reads it.
@@ -49,6 +50,13 @@ uint8_t* mask_bytes(VectorCall& call, const char* api, const AscendC::LocalTenso
 }
 
 void require_select_mode(AscendC::SELMODE mode, AscendC::SELMODE expected);
+
+// int32_t operands of Compare/CompareScalar: CANN 8.1.RC1 compares them on 910B (dav_c220), with
+// CMPMODE::EQ only, and not on 310P (dav_m200 has no int32_t compare).
+void require_int32_compare(const char* api, AscendC::CMPMODE mode);
+
+template <class T>
+inline constexpr bool kComparable = kOneOf<T, half, float, int32_t>;
 
 // CANN's level-2 Compare and CompareScalar (dav_c220 and dav_m200) issue count * sizeof(T) / 256
 // whole repeats: a partial last repeat is not compared and its mask bits are not written.
@@ -62,14 +70,16 @@ namespace AscendC {
 template <class T, class U>
 void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
              CMPMODE cmpMode, uint32_t count) {
-  static_assert(kiln::ascend::emu::detail::kFloating<T>, "Compare takes half or float operands");
+  static_assert(kiln::ascend::emu::detail::kComparable<T>,
+                "Compare takes half or float operands (int32_t on 910B, CMPMODE::EQ only)");
   // CANN 8.1.RC1 (inner_kernel_operator_vec_cmpsel_intf.cppm) writes the mask as (u)int8 bytes
   // on 910B and 310P; Select reads wider masks, Compare does not write them.
-  static_assert(std::is_same_v<U, uint8_t>,
-                "Compare: the mask dst is a LocalTensor<uint8_t> on 910B and 310P");
+  static_assert(kiln::ascend::emu::detail::kOneOf<U, uint8_t, int8_t>,
+                "Compare: the mask dst is a LocalTensor<uint8_t> or <int8_t> on 910B and 310P");
   namespace detail = kiln::ascend::emu::detail;
   detail::VectorCall call("Compare", static_cast<int32_t>(count));
   detail::check_compare_count("Compare", count, sizeof(T));
+  if constexpr (std::is_same_v<T, int32_t>) detail::require_int32_compare("Compare", cmpMode);
   const T* a = call.src(src0, "src0");
   const T* b = call.src(src1, "src1");
   uint8_t* bits = detail::mask_bytes(call, "Compare", dst, "dst");
@@ -88,18 +98,22 @@ void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalT
 template <class T, class U, class S>
 void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const S src1Scalar,
                    CMPMODE cmpMode, uint32_t count) {
-  static_assert(kiln::ascend::emu::detail::kFloating<T>,
-                "CompareScalar takes half or float operands");
+  static_assert(kiln::ascend::emu::detail::kComparable<T>,
+                "CompareScalar takes half or float operands (int32_t on 910B, CMPMODE::EQ only)");
   static_assert(std::is_same_v<S, T>,
                 "CompareScalar: the scalar must have the tensor's type (half(0.0f) for half)");
-  static_assert(std::is_same_v<U, uint8_t>,
-                "CompareScalar: the mask dst is a LocalTensor<uint8_t> on 910B and 310P");
+  static_assert(kiln::ascend::emu::detail::kOneOf<U, uint8_t, int8_t>,
+                "CompareScalar: the mask dst is a LocalTensor<uint8_t> or <int8_t> on 910B and "
+                "310P");
   namespace detail = kiln::ascend::emu::detail;
   detail::VectorCall call("CompareScalar", static_cast<int32_t>(count));
   detail::check_compare_count("CompareScalar", count, sizeof(T));
+  if constexpr (std::is_same_v<T, int32_t>) {
+    detail::require_int32_compare("CompareScalar", cmpMode);
+  }
   const T* a = call.src(src0, "src0");
   uint8_t* bits = detail::mask_bytes(call, "CompareScalar", dst, "dst");
-  const float s = detail::load<T>(src1Scalar);
+  const auto s = detail::load<T>(src1Scalar);
   for (uint32_t i = 0; i < count; i += 8) {
     uint8_t byte = 0;
     for (uint32_t j = 0; j < 8 && i + j < count; ++j) {

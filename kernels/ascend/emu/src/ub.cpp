@@ -214,6 +214,18 @@ void check_compare_count(const char* api, uint32_t count, uint32_t elem_size) {
         " elements (size the operands for it)");
 }
 
+void require_int32_compare(const char* api, AscendC::CMPMODE mode) {
+  const SocProfile& soc = launch_context().soc;
+  if (soc.soc == Soc::Ascend310P) {
+    raise(std::string(api) + ": int32_t operands are not supported on " + soc.name +
+          " (its vector unit compares half and float only); Cast to float first");
+  }
+  if (mode != AscendC::CMPMODE::EQ) {
+    raise(std::string(api) + ": int32_t operands take CMPMODE::EQ only on " + soc.name +
+          "; Cast to float first (exact below 2^24) for an ordering");
+  }
+}
+
 void require_select_mode(AscendC::SELMODE mode, AscendC::SELMODE expected) {
   if (mode == expected) return;
   raise(std::string("Select: this form takes SELMODE::") +
