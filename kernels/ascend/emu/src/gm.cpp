@@ -55,10 +55,14 @@ void check_gm(const char* api, const GmView& view, uint64_t first_byte, uint64_t
           "or got a null pointer)");
   }
   const uint8_t* start = view.address + first_byte;
+  // Kiln policy, not a device rule: Ascend C documents no alignment requirement for GM. Every
+  // tensor Kiln hands a kernel starts on an element boundary, so a view that does not is an
+  // offset counted in bytes where elements were meant.
   if (element_aligned && reinterpret_cast<uintptr_t>(start) % view.elem_size != 0) {
     raise(std::string(api) + ": GM address " + describe_gm(start) +
           " is not aligned to the element size (" + format_bytes(view.elem_size) +
-          "); GM operands must be sizeof(T) aligned");
+          "); Kiln's policy (the device itself takes any GM address): Kiln's GM tensors start "
+          "on element boundaries, so this offset was likely counted in bytes, not elements");
   }
   if (view.sized) {
     const int64_t from = start - view.range_begin;
