@@ -79,57 +79,44 @@ extern "C" __global__ __aicore__ void emu_compare_int32(GM_ADDR x, uint32_t mode
 namespace emu_test {
 namespace {
 
-uint32_t mode(RoundMode m) { return static_cast<uint32_t>(m); }
-
-TEST(EmuCannRuleTest, CastFloatToHalfRoundModesPerSoc) {
+// One launch of a cast kernel in round mode `m` on the current SoC.
+kiln::ascend::LaunchOutcome cast_in(void (*cast_kernel)(GM_ADDR, uint32_t), RoundMode m) {
   DevicePool pool;
   uint8_t* x = pool.alloc<uint8_t>(32);
-  EXPECT_LAUNCH_OK(
-      KILN_ASCEND_LAUNCH(emu_cast_float_to_half, 1, nullptr, x, mode(RoundMode::CAST_RINT)));
+  return KILN_ASCEND_LAUNCH(cast_kernel, 1, nullptr, x, static_cast<uint32_t>(m));
+}
+
+TEST(EmuCannRuleTest, CastFloatToHalfRoundModesPerSoc) {
+  EXPECT_LAUNCH_OK(cast_in(emu_cast_float_to_half, RoundMode::CAST_RINT));
   SocScope soc("Ascend310P");
-  EXPECT_LAUNCH_FAILS(
-      KILN_ASCEND_LAUNCH(emu_cast_float_to_half, 1, nullptr, x, mode(RoundMode::CAST_RINT)),
-      "Cast float->half: RoundMode::CAST_RINT is not supported on Ascend310P",
-      "takes CAST_NONE, CAST_ODD", "CAST_NONE rounds to nearest even there");
-  EXPECT_LAUNCH_OK(
-      KILN_ASCEND_LAUNCH(emu_cast_float_to_half, 1, nullptr, x, mode(RoundMode::CAST_NONE)));
+  EXPECT_LAUNCH_FAILS(cast_in(emu_cast_float_to_half, RoundMode::CAST_RINT),
+                      "Cast float->half: RoundMode::CAST_RINT is not supported on Ascend310P",
+                      "takes CAST_NONE, CAST_ODD", "CAST_NONE rounds to nearest even there");
+  EXPECT_LAUNCH_OK(cast_in(emu_cast_float_to_half, RoundMode::CAST_NONE));
 }
 
 TEST(EmuCannRuleTest, CastToInt32NamesItsRounding) {
-  DevicePool pool;
-  uint8_t* x = pool.alloc<uint8_t>(32);
-  EXPECT_LAUNCH_FAILS(
-      KILN_ASCEND_LAUNCH(emu_cast_half_to_int32, 1, nullptr, x, mode(RoundMode::CAST_NONE)),
-      "Cast half->int32_t: RoundMode::CAST_NONE is not supported on Ascend910B",
-      "name the rounding");
-  EXPECT_LAUNCH_OK(
-      KILN_ASCEND_LAUNCH(emu_cast_half_to_int32, 1, nullptr, x, mode(RoundMode::CAST_TRUNC)));
+  EXPECT_LAUNCH_FAILS(cast_in(emu_cast_half_to_int32, RoundMode::CAST_NONE),
+                      "Cast half->int32_t: RoundMode::CAST_NONE is not supported on Ascend910B",
+                      "name the rounding");
+  EXPECT_LAUNCH_OK(cast_in(emu_cast_half_to_int32, RoundMode::CAST_TRUNC));
 }
 
 TEST(EmuCannRuleTest, CastFloatToFloatOnlyOn910B) {
-  DevicePool pool;
-  uint8_t* x = pool.alloc<uint8_t>(32);
-  EXPECT_LAUNCH_OK(
-      KILN_ASCEND_LAUNCH(emu_cast_float_to_float, 1, nullptr, x, mode(RoundMode::CAST_FLOOR)));
+  EXPECT_LAUNCH_OK(cast_in(emu_cast_float_to_float, RoundMode::CAST_FLOOR));
   SocScope soc("Ascend310P");
-  EXPECT_LAUNCH_FAILS(
-      KILN_ASCEND_LAUNCH(emu_cast_float_to_float, 1, nullptr, x, mode(RoundMode::CAST_FLOOR)),
-      "Cast float->float: the vector unit of Ascend310P has no such conversion",
-      "convert through another type");
+  EXPECT_LAUNCH_FAILS(cast_in(emu_cast_float_to_float, RoundMode::CAST_FLOOR),
+                      "Cast float->float: the vector unit of Ascend310P has no such conversion",
+                      "convert through another type");
 }
 
 TEST(EmuCannRuleTest, CastInt32ToFloatRoundsToNearestOn310P) {
-  DevicePool pool;
-  uint8_t* x = pool.alloc<uint8_t>(32);
-  EXPECT_LAUNCH_OK(
-      KILN_ASCEND_LAUNCH(emu_cast_int32_to_float, 1, nullptr, x, mode(RoundMode::CAST_TRUNC)));
+  EXPECT_LAUNCH_OK(cast_in(emu_cast_int32_to_float, RoundMode::CAST_TRUNC));
   SocScope soc("Ascend310P");
-  EXPECT_LAUNCH_FAILS(
-      KILN_ASCEND_LAUNCH(emu_cast_int32_to_float, 1, nullptr, x, mode(RoundMode::CAST_TRUNC)),
-      "Cast int32_t->float: RoundMode::CAST_TRUNC is not supported on Ascend310P",
-      "write RoundMode::CAST_NONE");
-  EXPECT_LAUNCH_OK(
-      KILN_ASCEND_LAUNCH(emu_cast_int32_to_float, 1, nullptr, x, mode(RoundMode::CAST_NONE)));
+  EXPECT_LAUNCH_FAILS(cast_in(emu_cast_int32_to_float, RoundMode::CAST_TRUNC),
+                      "Cast int32_t->float: RoundMode::CAST_TRUNC is not supported on Ascend310P",
+                      "write RoundMode::CAST_NONE");
+  EXPECT_LAUNCH_OK(cast_in(emu_cast_int32_to_float, RoundMode::CAST_NONE));
 }
 
 TEST(EmuCannRuleTest, CompareInt32IsEqualityOn910BOnly) {

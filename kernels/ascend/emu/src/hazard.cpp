@@ -18,31 +18,13 @@ namespace {
 
 using AscendC::HardEvent;
 
-const char* pipe_name(UbPipe pipe) {
-  switch (pipe) {
-    case UbPipe::S:
-      return "S";
-    case UbPipe::V:
-      return "V";
-    case UbPipe::MTE2:
-      return "MTE2";
-    default:
-      return "MTE3";
-  }
-}
+// Indexed by UbPipe: the short name (as in HardEvent) and what the pipe is.
+const char* const kPipeNames[] = {"S", "V", "MTE2", "MTE3"};
+const char* const kPipeRoles[] = {"the scalar unit", "the vector unit", "the GM->UB DMA (MTE2)",
+                                  "the UB->GM DMA (MTE3)"};
 
-const char* pipe_role(UbPipe pipe) {
-  switch (pipe) {
-    case UbPipe::S:
-      return "the scalar unit";
-    case UbPipe::V:
-      return "the vector unit";
-    case UbPipe::MTE2:
-      return "the GM->UB DMA (MTE2)";
-    default:
-      return "the UB->GM DMA (MTE3)";
-  }
-}
+const char* pipe_name(UbPipe pipe) { return kPipeNames[static_cast<size_t>(pipe)]; }
+const char* pipe_role(UbPipe pipe) { return kPipeRoles[static_cast<size_t>(pipe)]; }
 
 // The (before, after) pipes a HardEvent orders, when both are pipes that touch UB.
 bool event_pipes(HardEvent event, UbPipe& before, UbPipe& after) {
