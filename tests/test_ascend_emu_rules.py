@@ -26,7 +26,8 @@ RULES = {
         "auto m = buf.Get<uint16_t>(); auto f = buf.Get<float>()[64]; "
         "Compare(m, f, f, CMPMODE::EQ, 64);",
         "Compare: the mask dst is a LocalTensor<uint8_t> or <int8_t> on 910B and 310P",
-        "auto m = buf.Get<uint8_t>(); auto s = buf.Get<int8_t>()[32]; auto f = buf.Get<float>()[64];"
+        "auto m = buf.Get<uint8_t>(); auto s = buf.Get<int8_t>()[32];"
+        " auto f = buf.Get<float>()[64];"
         " Compare(m, f, f, CMPMODE::EQ, 64); Compare(s, f, f, CMPMODE::EQ, 64);",
     ),
     "compare_scalar_mask_is_uint8": (
