@@ -64,6 +64,7 @@ EMULATOR_TESTS = (
     "EmuCannRuleTest.CompareCountIsWholeRepeats",
     "EmuCannRuleTest.CompareInt32IsEqualityOn910BOnly",
     "EmuCannRuleTest.DataCopyBlockCountFitsTwelveBits",
+    "EmuCannRuleTest.DataCopyBlockLenFitsSixteenBits",
     "EmuCannRuleTest.DataCopyPadBlockLenFitsTwentyOneBits",
     "EmuBoundsRuleTest.UbAccessOutOfBounds",
     "EmuBoundsRuleTest.PartialOverlapOfVectorOperands",

@@ -30,6 +30,11 @@ RULES = {
         " auto f = buf.Get<float>()[64];"
         " Compare(m, f, f, CMPMODE::EQ, 64); Compare(s, f, f, CMPMODE::EQ, 64);",
     ),
+    "local_tensor_get_length_is_deprecated": (
+        "auto f = buf.Get<float>(); (void)f.GetLength();",
+        "LocalTensor::GetLength is deprecated in CANN 8.1.RC1; use GetSize() * sizeof(T)",
+        "auto f = buf.Get<float>(); (void)(f.GetSize() * sizeof(float));",
+    ),
     "compare_scalar_mask_is_uint8": (
         "auto m = buf.Get<uint32_t>(); auto f = buf.Get<float>()[64]; "
         "CompareScalar(m, f, 0.0f, CMPMODE::LT, 64);",

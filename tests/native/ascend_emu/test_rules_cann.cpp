@@ -36,6 +36,16 @@ extern "C" __global__ __aicore__ void emu_copy_blocks(GM_ADDR x, uint32_t count)
   DataCopy(buf.Get<float>(), x_gm, DataCopyParams(static_cast<uint16_t>(count), 1, 0, 0));
 }
 
+// `count` floats GM -> UB in one contiguous DataCopy.
+extern "C" __global__ __aicore__ void emu_copy_count(GM_ADDR x, uint32_t count) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> buf;
+  pipe.InitBuffer(buf, 256);
+  GlobalTensor<float> x_gm;
+  x_gm.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(x), count);
+  DataCopy(buf.Get<float>(), x_gm, count);
+}
+
 // One DataCopyPad block of `bytes`, GM -> UB.
 extern "C" __global__ __aicore__ void emu_pad_block(GM_ADDR x, uint32_t bytes) {
   TPipe pipe;
@@ -140,6 +150,15 @@ TEST(EmuCannRuleTest, DataCopyBlockCountFitsTwelveBits) {
                       "DataCopy GM->UB: blockCount 4096 is over 4095",
                       "split the copy into several calls");
   EXPECT_LAUNCH_OK(KILN_ASCEND_LAUNCH(emu_copy_blocks, 1, nullptr, x, 4095u));
+}
+
+TEST(EmuCannRuleTest, DataCopyBlockLenFitsSixteenBits) {
+  DevicePool pool;
+  float* x = pool.alloc<float>(524288);
+  EXPECT_LAUNCH_FAILS(KILN_ASCEND_LAUNCH(emu_copy_count, 1, nullptr, x, 524288u),
+                      "DataCopy GM->UB: a block of 2097152 B is 65536 32 B units, over the 65535",
+                      "DataCopyParams::blockLen (16 bits)");
+  EXPECT_LAUNCH_OK(KILN_ASCEND_LAUNCH(emu_copy_count, 1, nullptr, x, 64u));
 }
 
 TEST(EmuCannRuleTest, DataCopyPadBlockLenFitsTwentyOneBits) {

@@ -53,7 +53,11 @@ class LocalTensor {
   }
 
   uint32_t GetSize() const { return ref_.byte_size / static_cast<uint32_t>(sizeof(T)); }
-  uint32_t GetLength() const { return ref_.byte_size; }
+  // Deprecated on 910B and 310P in CANN 8.1.RC1 (interface/kernel_tensor.h), as here.
+  [[deprecated("LocalTensor::GetLength is deprecated in CANN 8.1.RC1; use GetSize() * sizeof(T)")]]
+  uint32_t GetLength() const {
+    return ref_.byte_size;
+  }
   void SetSize(uint32_t size) { ref_.byte_size = size * static_cast<uint32_t>(sizeof(T)); }
   // The UB address of the first element, as the device reports it.
   uint64_t GetPhyAddr() const {
