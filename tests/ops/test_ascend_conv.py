@@ -1,0 +1,169 @@
+"""The Ascend 2-d convolution (im2col columns on the cube) against torch, on both SoC profiles."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import torch
+from ascend_checks import SOCS, check_ascend, check_declines, on_soc
+from op_compare import eps, magnitude
+
+import kiln
+
+NAME = "aten::convolution.out"
+aten = torch.ops.aten
+
+
+def cube_dtypes(soc: str) -> list[torch.dtype]:
+    """What the SoC's cube multiplies: half everywhere, bfloat16 and float on Ascend910B."""
+    if soc == "Ascend910B":
+        return [torch.float16, torch.bfloat16, torch.float32]
+    return [torch.float16]
+
+
+def operand(shape: tuple[int, ...], dtype: torch.dtype, seed: int) -> torch.Tensor:
+    generator = torch.Generator().manual_seed(seed)
+    return (torch.rand(shape, generator=generator) * 4 - 2).to(dtype)
+
+
+def check(
+    x: torch.Tensor,
+    w: torch.Tensor,
+    b: torch.Tensor | None,
+    stride: tuple[int, int] = (1, 1),
+    padding: tuple[int, int] = (0, 0),
+    dilation: tuple[int, int] = (1, 1),
+    groups: int = 1,
+) -> None:
+    """As matmul's products (docs/ascend.md): the cube sums the k = C/groups * kh * kw products,
+    and the bias as one more, in float in its own order; torch sums in another."""
+    args = (x, w, b, list(stride), list(padding), list(dilation), False, [0, 0], groups)
+    expected = aten.convolution(*args)
+    k = w.shape[1] * w.shape[2] * w.shape[3] + (0 if b is None else 1)
+    weights = magnitude(w) if b is None else max(magnitude(w), magnitude(b))
+    atol = 2 * k * eps(x.dtype) * weights * magnitude(x)
+    check_ascend(NAME, expected, *args, out=torch.empty(0, dtype=x.dtype), atol=atol)
+
+
+# (input, weight, stride, padding, dilation, groups): the zoo CNN's layers; tails that are not
+# whole 32-byte rows; strides, dilation and groups; depthwise; one with many pixels and channels.
+CASES = (
+    ((1, 3, 8, 8), (8, 3, 3, 3), (1, 1), (1, 1), (1, 1), 1),
+    ((1, 8, 4, 4), (8, 8, 3, 3), (1, 1), (1, 1), (1, 1), 1),
+    ((1, 1, 1, 1), (1, 1, 1, 1), (1, 1), (0, 0), (1, 1), 1),
+    ((2, 5, 13, 11), (7, 5, 3, 2), (2, 1), (1, 0), (1, 2), 1),
+    ((3, 6, 9, 10), (9, 2, 3, 3), (1, 2), (2, 1), (2, 1), 3),
+    ((2, 4, 15, 17), (4, 1, 3, 3), (1, 1), (1, 1), (1, 1), 4),
+    ((2, 16, 32, 32), (40, 16, 3, 3), (1, 1), (1, 1), (1, 1), 1),
+)
+
+
+@pytest.mark.parametrize("soc", SOCS)
+@pytest.mark.parametrize("case", CASES, ids=[str(c[0]) + "x" + str(c[1]) for c in CASES])
+def test_convolution(soc: str, case: tuple[Any, ...]) -> None:
+    in_shape, w_shape, stride, padding, dilation, groups = case
+    with on_soc(soc):
+        for dtype in cube_dtypes(soc):
+            x = operand(in_shape, dtype, 1)
+            w = operand(w_shape, dtype, 2)
+            b = operand((w_shape[0],), dtype, 3)
+            check(x, w, b, stride, padding, dilation, groups)
+            check(x, w, None, stride, padding, dilation, groups)
+
+
+def test_single_values_and_an_empty_batch() -> None:
+    x = operand((2, 3, 10, 9), torch.float32, 4)
+    w = operand((5, 3, 3, 3), torch.float32, 5)
+    args = (x, w, None, [2], [1], [1], False, [0], 1)
+    check_ascend(NAME, aten.convolution(*args), *args, out=torch.empty(0), atol=1e-4)
+    empty = x[:0]
+    out = torch.empty(3)
+    args = (empty, w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)
+    check_ascend(NAME, aten.convolution(*args), *args, out=out)
+
+
+def test_nan_and_inf_propagate() -> None:
+    x = operand((1, 2, 6, 6), torch.float32, 6)
+    x[0, 0, 2, 3] = float("nan")
+    x[0, 1, 5, 5] = float("inf")
+    w = operand((3, 2, 3, 3), torch.float32, 7).abs() + 0.5
+    check(x, w, None, padding=(1, 1))
+
+
+def test_declines() -> None:
+    x = operand((1, 4, 6, 6), torch.float32, 8)
+    w = operand((2, 4, 3, 3), torch.float32, 9)
+    out = torch.empty(0)
+    base = (None, [1, 1], [0, 0], [1, 1])
+    check_declines(
+        NAME,
+        x,
+        w.transpose(0, 1).contiguous(),
+        *base,
+        True,
+        [0, 0],
+        1,
+        out=out,
+        reason="a transposed convolution",
+    )
+    check_declines(
+        NAME,
+        x[:, :, 0].contiguous(),
+        w[:, :, 0].contiguous(),
+        None,
+        [1],
+        [0],
+        [1],
+        False,
+        [0],
+        1,
+        out=out,
+        reason="a convolution that is not 2-d",
+    )
+    check_declines(
+        NAME,
+        x.double(),
+        w.double(),
+        *base,
+        False,
+        [0, 0],
+        1,
+        out=torch.empty(0, dtype=torch.float64),
+        reason="dtype Double",
+    )
+    check_declines(
+        NAME,
+        x.int(),
+        w.int(),
+        *base,
+        False,
+        [0, 0],
+        1,
+        out=torch.empty(0, dtype=torch.int32),
+        reason="dtype Int",
+    )
+    check_declines(
+        NAME,
+        x,
+        w,
+        w[:, 0, 0, 0].double(),
+        *base[1:],
+        False,
+        [0, 0],
+        1,
+        out=out,
+        reason="bias of dtype Double",
+    )
+    with on_soc("Ascend310P"):
+        check_declines(NAME, x, w, *base, False, [0, 0], 1, out=out, reason="Float")
+        b = torch.empty(0, dtype=torch.bfloat16)
+        check_declines(
+            NAME, x.bfloat16(), w.bfloat16(), *base, False, [0, 0], 1, out=b, reason="BFloat16"
+        )
+    # Invalid arguments decline, and the portable kernel reports them.
+    bad = (x, w, None, [0, 1], [0, 0], [1, 1], False, [0, 0], 1)
+    with pytest.raises(kiln.KilnError, match="does not take convolution arguments torch refuses"):
+        kiln.call_op(NAME, *bad, out=out, backend="ascend", allow_fallback=False)
+    with pytest.raises(kiln.KilnError, match="stride"):
+        kiln.call_op(NAME, *bad, out=out, backend="ascend")
