@@ -1,4 +1,5 @@
-"""The Ascend 2-d convolution (im2col columns on the cube) against torch, on both SoC profiles."""
+"""The Ascend 2-d convolution (im2col on the vector unit, product on the cube) against torch, on
+both SoC profiles."""
 
 from __future__ import annotations
 
@@ -47,7 +48,8 @@ def check(
 
 
 # (input, weight, stride, padding, dilation, groups): the zoo CNN's layers; tails that are not
-# whole 32-byte rows; strides, dilation and groups; depthwise; one with many pixels and channels.
+# whole 32-byte rows; strides, dilation and groups; depthwise; many pixels and channels; strided
+# and dilated columns; output rows in several UB tiles of the im2col kernel.
 CASES = (
     ((1, 3, 8, 8), (8, 3, 3, 3), (1, 1), (1, 1), (1, 1), 1),
     ((1, 8, 4, 4), (8, 8, 3, 3), (1, 1), (1, 1), (1, 1), 1),
@@ -56,6 +58,8 @@ CASES = (
     ((3, 6, 9, 10), (9, 2, 3, 3), (1, 2), (2, 1), (2, 1), 3),
     ((2, 4, 15, 17), (4, 1, 3, 3), (1, 1), (1, 1), (1, 1), 4),
     ((2, 16, 32, 32), (40, 16, 3, 3), (1, 1), (1, 1), (1, 1), 1),
+    ((1, 2, 20, 31), (3, 2, 3, 3), (3, 3), (2, 1), (2, 3), 1),
+    ((1, 1, 300, 300), (2, 1, 3, 3), (1, 1), (1, 1), (1, 1), 1),
 )
 
 

@@ -1,48 +1,47 @@
-// Host wrapper of convolution.out on Ascend (2-d, not transposed): the convolution as one batched
-// matmul on the cube, C[n, g] = W[g] x cols[n, g], with the bias folded into the product.
+// Host wrapper of convolution.out on Ascend (2-d, not transposed): im2col on the vector unit,
+// then the convolution as one batched matmul on the cube, C[n, g] = W[g] x cols[n, g], with the
+// bias folded into the product.
 //
-// The host lays each input out as im2col columns while staging it for device memory: row
-// (c, kh, kw) of cols[n, g] holds, for every output pixel, the input tap it multiplies (0 in the
-// padding). With a bias, W[g] gains a column holding it and cols a row of ones, so the cube adds
-// the bias inside its float accumulation and rounds once. C[n, g] is the out tensor's
-// [Cout / groups, OH * OW] block of sample n and group g, so the product lands in place.
+// The host stages the input zero-padded and split into stride phases (conv_tiling.h), and the
+// im2col kernel lays out the columns from it. With a bias, W[g] gains a column holding it and
+// cols a row of ones, so the cube adds the bias inside its float accumulation and rounds once.
+// C[n, g] is the out tensor's [Cout / groups, OH x OW] block of sample n and group g, with each
+// output row padded to 32 bytes; the host drops the padding.
 #include <cstdint>
+#include <cstring>
 #include <optional>
 
 #include "kernels/ascend/common/accept.h"
 #include "kernels/ascend/common/host.h"
+#include "kernels/ascend/op_conv/conv_kernels.h"
+#include "kernels/ascend/op_conv/conv_tiling.h"
 #include "kernels/ascend/op_matmul/matmul_run.h"
-#include "runtime/core/half.h"
+
+KILN_ASCEND_DECLARE_KERNELS(KILN_IM2COL)
 
 namespace kiln::ascend {
 namespace {
 
-// The geometry of a 2-d convolution.
-struct ConvShape {
-  int64_t batch, groups, in_per_group, out_per_group;
-  int64_t in_h, in_w, out_h, out_w;
-  int64_t kernel[2], stride[2], padding[2], dilation[2];
-  bool bias;
-
-  int64_t reduce() const { return in_per_group * kernel[0] * kernel[1] + (bias ? 1 : 0); }
-  int64_t pixels() const { return out_h * out_w; }
-};
+KILN_ASCEND_DEFINE_LAUNCH(KILN_IM2COL, launch_im2col, DeviceDtype, "im2col")
 
 // One value per spatial dim: a single value for both, or two.
-bool pair_of(IntArrayRef values, int64_t* out) {
+bool pair_of(IntArrayRef values, uint64_t* out) {
   if (values.size() != 1 && values.size() != 2) return false;
-  out[0] = values[0];
-  out[1] = values[values.size() - 1];
+  for (const int64_t value : values) {
+    if (value < 0 || value > INT32_MAX) return false;
+  }
+  out[0] = static_cast<uint64_t>(values[0]);
+  out[1] = static_cast<uint64_t>(values[values.size() - 1]);
   return true;
 }
 
-// The arguments torch accepts, as a ConvShape; false for anything else (the portable kernel then
-// reports the error).
-bool conv_shape(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
-                IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
-                IntArrayRef output_padding, int64_t groups, ConvShape* c) {
-  if (groups < 1 || !pair_of(stride, c->stride) || !pair_of(padding, c->padding) ||
-      !pair_of(dilation, c->dilation)) {
+// The arguments torch accepts, as a ConvGeometry; false for anything else (the portable kernel
+// then reports the error).
+bool conv_geometry(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                   IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
+                   IntArrayRef output_padding, int64_t groups, ConvGeometry* c) {
+  if (groups < 1 || groups > INT32_MAX || !pair_of(stride, c->stride) ||
+      !pair_of(padding, c->padding) || !pair_of(dilation, c->dilation)) {
     return false;
   }
   for (const int64_t extra : output_padding) {
@@ -55,83 +54,74 @@ bool conv_shape(const Tensor& input, const Tensor& weight, const std::optional<T
     return false;
   }
   if (bias.has_value() && (bias->dim() != 1 || bias->size(0) != out_channels)) return false;
-  c->batch = input.size(0);
-  c->groups = groups;
-  c->in_per_group = in_channels / groups;
-  c->out_per_group = out_channels / groups;
-  c->in_h = input.size(2);
-  c->in_w = input.size(3);
+  c->batch = static_cast<uint64_t>(input.size(0));
+  c->groups = static_cast<uint64_t>(groups);
+  c->in_per_group = static_cast<uint64_t>(in_channels / groups);
+  c->out_per_group = static_cast<uint64_t>(out_channels / groups);
+  c->in_h = static_cast<uint64_t>(input.size(2));
+  c->in_w = static_cast<uint64_t>(input.size(3));
   c->bias = bias.has_value();
-  int64_t out[2];
+  uint64_t out[2];
   for (int d = 0; d < 2; ++d) {
-    c->kernel[d] = weight.size(2 + d);
+    const int64_t kernel = weight.size(2 + d);
     const int64_t in = input.size(2 + d);
-    if (c->stride[d] <= 0 || c->dilation[d] <= 0 || c->padding[d] < 0 || c->stride[d] > INT32_MAX ||
-        c->dilation[d] > INT32_MAX || c->padding[d] > INT32_MAX || in > INT32_MAX ||
-        c->kernel[d] > INT32_MAX || c->kernel[d] == 0) {
+    if (c->stride[d] == 0 || c->dilation[d] == 0 || kernel == 0 || kernel > INT32_MAX ||
+        in > INT32_MAX) {
       return false;
     }
-    const int64_t span = c->dilation[d] * (c->kernel[d] - 1) + 1;
-    if (in + 2 * c->padding[d] < span) return false;
-    out[d] = (in + 2 * c->padding[d] - span) / c->stride[d] + 1;
+    c->kernel[d] = static_cast<uint64_t>(kernel);
+    const uint64_t span = c->dilation[d] * (c->kernel[d] - 1) + 1;
+    const uint64_t padded = static_cast<uint64_t>(in) + 2 * c->padding[d];
+    if (padded < span) return false;
+    out[d] = (padded - span) / c->stride[d] + 1;
   }
   c->out_h = out[0];
   c->out_w = out[1];
   return true;
 }
 
-// A: per sample and group, W[g] as [out_per_group, reduce] (with the bias column).
-template <typename T>
-void stage_weights(const ConvShape& c, const T* weight, const T* bias, T* a) {
-  const int64_t k = c.in_per_group * c.kernel[0] * c.kernel[1];
-  for (int64_t n = 0; n < c.batch; ++n) {
-    for (int64_t g = 0; g < c.groups; ++g) {
-      for (int64_t o = 0; o < c.out_per_group; ++o) {
-        const int64_t channel = g * c.out_per_group + o;
-        const T* src = weight + channel * k;
-        for (int64_t i = 0; i < k; ++i) *a++ = src[i];
-        if (c.bias) *a++ = bias[channel];
+// The input as the im2col kernel reads it (conv_tiling.h): zero padding around each plane,
+// columns split into stride phases; everything else zero.
+void stage_input(const ConvGeometry& c, const Im2colTiling& t, const uint8_t* input, size_t size,
+                 uint8_t* staged) {
+  std::memset(staged, 0, t.staged_elems * size);
+  const uint64_t planes = c.batch * t.in_channels;
+  for (uint64_t plane = 0; plane < planes; ++plane) {
+    for (uint64_t ih = 0; ih < c.in_h; ++ih) {
+      const uint8_t* src = input + (plane * c.in_h + ih) * c.in_w * size;
+      uint8_t* row = staged + ((plane * t.padded_h + ih + c.padding[0]) * t.row_pitch) * size;
+      for (uint64_t iw = 0; iw < c.in_w; ++iw) {
+        const uint64_t column = iw + c.padding[1];
+        const uint64_t at = (column % c.stride[1]) * t.phase_pitch + column / c.stride[1];
+        std::memcpy(row + at * size, src + iw * size, size);
       }
     }
   }
 }
 
-// B: per sample and group, cols[n, g] as [reduce, pixels] (with the row of ones).
-template <typename T>
-void stage_columns(const ConvShape& c, const T* input, T* b) {
-  const T zero(0.0f);
-  const T one(1.0f);
-  for (int64_t n = 0; n < c.batch; ++n) {
-    for (int64_t g = 0; g < c.groups; ++g) {
-      for (int64_t ci = 0; ci < c.in_per_group; ++ci) {
-        const int64_t channel = g * c.in_per_group + ci;
-        const T* plane = input + (n * c.groups * c.in_per_group + channel) * c.in_h * c.in_w;
-        for (int64_t kh = 0; kh < c.kernel[0]; ++kh) {
-          for (int64_t kw = 0; kw < c.kernel[1]; ++kw) {
-            for (int64_t oh = 0; oh < c.out_h; ++oh) {
-              const int64_t ih = oh * c.stride[0] - c.padding[0] + kh * c.dilation[0];
-              const bool row_in = ih >= 0 && ih < c.in_h;
-              for (int64_t ow = 0; ow < c.out_w; ++ow) {
-                const int64_t iw = ow * c.stride[1] - c.padding[1] + kw * c.dilation[1];
-                *b++ = row_in && iw >= 0 && iw < c.in_w ? plane[ih * c.in_w + iw] : zero;
-              }
-            }
-          }
-        }
-      }
-      if (c.bias) {
-        for (int64_t p = 0; p < c.pixels(); ++p) *b++ = one;
+// A (the weights), per sample and group: W[g] as [out_per_group, reduce], the bias last.
+void stage_weights(const ConvGeometry& c, const uint8_t* weight, const uint8_t* bias, size_t size,
+                   uint8_t* a) {
+  const uint64_t k = c.in_per_group * c.kernel[0] * c.kernel[1];
+  for (uint64_t n = 0; n < c.batch; ++n) {
+    for (uint64_t channel = 0; channel < c.groups * c.out_per_group; ++channel) {
+      std::memcpy(a, weight + channel * k * size, k * size);
+      a += k * size;
+      if (bias != nullptr) {
+        std::memcpy(a, bias + channel * size, size);
+        a += size;
       }
     }
   }
 }
 
-template <typename T>
-void stage(const ConvShape& c, const Tensor& input, const Tensor& weight,
-           const std::optional<Tensor>& bias, T* a, T* b) {
-  stage_weights(c, weight.const_data_ptr<T>(),
-                bias.has_value() ? bias->const_data_ptr<T>() : nullptr, a);
-  stage_columns(c, input.const_data_ptr<T>(), b);
+// out[row] = C[row] without the padding of each output row to the segment pitch.
+void drop_padding(const ConvGeometry& c, uint64_t segment_pitch, size_t size, const uint8_t* src,
+                  uint8_t* dst) {
+  const uint64_t rows = c.batch * c.groups * c.out_per_group * c.out_h;
+  for (uint64_t row = 0; row < rows; ++row) {
+    std::memcpy(dst + row * c.out_w * size, src + row * segment_pitch * size, c.out_w * size);
+  }
 }
 
 }  // namespace
@@ -159,8 +149,8 @@ Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Te
       !accept_tensor(ctx, out, "out", dtype)) {
     return out;
   }
-  ConvShape c;
-  if (!conv_shape(input, weight, bias, stride, padding, dilation, output_padding, groups, &c)) {
+  ConvGeometry c;
+  if (!conv_geometry(input, weight, bias, stride, padding, dilation, output_padding, groups, &c)) {
     decline(ctx, "convolution arguments torch refuses (the portable kernel reports them)");
     return out;
   }
@@ -168,45 +158,60 @@ Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Te
                               static_cast<SizesType>(c.groups * c.out_per_group),
                               static_cast<SizesType>(c.out_h), static_cast<SizesType>(c.out_w)};
   if (!resize_or_fail(ctx, out, {sizes, 4}) || out.numel() == 0) return out;
-  const int64_t batches = c.batch * c.groups;
-  if (batches > INT32_MAX || c.reduce() > kMatmulMaxDim || c.pixels() > kMatmulMaxDim ||
+  const Platform device = platform();
+  if (!im2col_fits(c, device_dtype, device.ub_bytes)) {
+    decline(ctx, "an input row too long for the im2col kernel's UB tiles");
+    return out;
+  }
+  const Im2colTiling tiling = im2col_tiling(c, device_dtype, device.ub_bytes, device.vector_cores);
+  const uint64_t batches = c.batch * c.groups;
+  const uint64_t pixels = uint64_t{tiling.out_h} * tiling.segment_pitch;
+  if (batches > INT32_MAX || tiling.reduce > kMatmulMaxDim || pixels > kMatmulMaxDim ||
       c.out_per_group > kMatmulMaxDim) {
     decline(ctx, "a convolution past the matmul's %u-element dims", kMatmulMaxDim);
     return out;
   }
   const size_t size = device_element_size(device_dtype);
-  const size_t a_elems = static_cast<size_t>(batches * c.out_per_group * c.reduce());
-  const size_t b_elems = static_cast<size_t>(batches * c.reduce() * c.pixels());
-  Result<void*> memory = ctx.allocate_temp((a_elems + b_elems) * size, 32);
+  const size_t staged_bytes = tiling.staged_elems * size;
+  const size_t a_bytes = batches * c.out_per_group * tiling.reduce * size;
+  const size_t cols_bytes = tiling.rows * pixels * size;
+  const size_t c_bytes = batches * c.out_per_group * pixels * size;
+  Result<void*> memory = ctx.allocate_temp(staged_bytes + a_bytes + cols_bytes + c_bytes, 32);
   if (!memory.ok()) {
     // The portable kernel needs no temp memory: let it serve rather than fail the call.
     ctx.reset_failure();
-    decline(ctx,
-            "an input without temp memory to lay out its columns (give the context a temp "
-            "allocator)");
+    decline(ctx, "an input without temp memory to stage it (give the context a temp allocator)");
     return out;
   }
-  uint8_t* a = static_cast<uint8_t*>(memory.get());
-  uint8_t* b = a + a_elems * size;
-  switch (device_dtype) {
-    case DeviceDtype::Half:
-      stage(c, input, weight, bias, reinterpret_cast<Half*>(a), reinterpret_cast<Half*>(b));
-      break;
-    case DeviceDtype::BFloat16:
-      stage(c, input, weight, bias, reinterpret_cast<BFloat16*>(a), reinterpret_cast<BFloat16*>(b));
-      break;
-    default:
-      stage(c, input, weight, bias, reinterpret_cast<float*>(a), reinterpret_cast<float*>(b));
-      break;
+  uint8_t* staged = static_cast<uint8_t*>(memory.get());
+  uint8_t* a = staged + staged_bytes;
+  uint8_t* cols = a + a_bytes;
+  uint8_t* product = cols + cols_bytes;
+  stage_input(c, tiling, static_cast<const uint8_t*>(input.const_data_ptr()), size, staged);
+  {
+    DeviceBuffer x, cols_device, t;
+    if (!x.upload(ctx, staged, staged_bytes) || !cols_device.allocate(ctx, cols_bytes) ||
+        !t.upload(ctx, &tiling, sizeof(tiling)) ||
+        !finish_launch(ctx, launch_im2col(device_dtype, tiling.block_dim, x.get(),
+                                          cols_device.get(), t.get())) ||
+        !cols_device.download(ctx, cols, cols_bytes)) {
+      return out;
+    }
   }
+  stage_weights(c, static_cast<const uint8_t*>(weight.const_data_ptr()),
+                bias.has_value() ? static_cast<const uint8_t*>(bias->const_data_ptr()) : nullptr,
+                size, a);
   MatmulProblem problem{};
   problem.dtype = device_dtype;
   problem.batches = static_cast<uint32_t>(batches);
   problem.m = static_cast<uint32_t>(c.out_per_group);
-  problem.n = static_cast<uint32_t>(c.pixels());
-  problem.k = static_cast<uint32_t>(c.reduce());
-  const MatmulOperands operands{a, b, MatmulAddend::None, nullptr, out.mutable_data_ptr()};
-  (void)run_matmul(ctx, problem, operands);
+  problem.n = static_cast<uint32_t>(pixels);
+  problem.k = tiling.reduce;
+  const MatmulOperands operands{a, cols, MatmulAddend::None, nullptr, product};
+  if (run_matmul(ctx, problem, operands)) {
+    drop_padding(c, tiling.segment_pitch, size, product,
+                 static_cast<uint8_t*>(out.mutable_data_ptr()));
+  }
   return out;
 }
 
