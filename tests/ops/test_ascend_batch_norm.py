@@ -48,11 +48,13 @@ def check(
         assert actual.dtype == wanted.dtype and actual.shape == wanted.shape == (0,)
 
 
-def params(c: int, dtype: torch.dtype, seed: int) -> list[torch.Tensor]:
+def params(
+    c: int, dtype: torch.dtype, seed: int
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     g = torch.Generator().manual_seed(seed)
     weight, bias, mean = (torch.randn(c, generator=g).to(dtype) for _ in range(3))
     var = (torch.rand(c, generator=g) * 3).to(dtype)
-    return [weight, bias, mean, var]
+    return weight, bias, mean, var
 
 
 @pytest.mark.parametrize("soc", SOCS)
