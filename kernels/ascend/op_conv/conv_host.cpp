@@ -2,7 +2,7 @@
 // then the convolution as one batched matmul on the cube, C[n, g] = W[g] x cols[n, g], with the
 // bias folded into the product.
 //
-// The host stages the input zero-padded and split into stride phases (conv_tiling.h), and the
+// The host stages the input zero-padded and split into stride phases (window_layout.h), and the
 // im2col kernel lays out the columns from it. With a bias, W[g] gains a column holding it and
 // cols a row of ones, so the cube adds the bias inside its float accumulation and rounds once.
 // C[n, g] is the out tensor's [Cout / groups, OH x OW] block of sample n and group g, with each
@@ -13,6 +13,7 @@
 
 #include "kernels/ascend/common/accept.h"
 #include "kernels/ascend/common/host.h"
+#include "kernels/ascend/common/window_stage.h"
 #include "kernels/ascend/op_conv/conv_kernels.h"
 #include "kernels/ascend/op_conv/conv_tiling.h"
 #include "kernels/ascend/op_matmul/matmul_run.h"
@@ -40,8 +41,9 @@ bool pair_of(IntArrayRef values, uint64_t* out) {
 bool conv_geometry(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
                    IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
                    IntArrayRef output_padding, int64_t groups, ConvGeometry* c) {
-  if (groups < 1 || groups > INT32_MAX || !pair_of(stride, c->stride) ||
-      !pair_of(padding, c->padding) || !pair_of(dilation, c->dilation)) {
+  WindowGeometry& w = c->window;
+  if (groups < 1 || groups > INT32_MAX || !pair_of(stride, w.stride) ||
+      !pair_of(padding, w.padding) || !pair_of(dilation, w.dilation)) {
     return false;
   }
   for (const int64_t extra : output_padding) {
@@ -58,51 +60,33 @@ bool conv_geometry(const Tensor& input, const Tensor& weight, const std::optiona
   c->groups = static_cast<uint64_t>(groups);
   c->in_per_group = static_cast<uint64_t>(in_channels / groups);
   c->out_per_group = static_cast<uint64_t>(out_channels / groups);
-  c->in_h = static_cast<uint64_t>(input.size(2));
-  c->in_w = static_cast<uint64_t>(input.size(3));
   c->bias = bias.has_value();
+  w.planes = c->batch * static_cast<uint64_t>(in_channels);
+  w.in_h = static_cast<uint64_t>(input.size(2));
+  w.in_w = static_cast<uint64_t>(input.size(3));
   uint64_t out[2];
   for (int d = 0; d < 2; ++d) {
     const int64_t kernel = weight.size(2 + d);
     const int64_t in = input.size(2 + d);
-    if (c->stride[d] == 0 || c->dilation[d] == 0 || kernel == 0 || kernel > INT32_MAX ||
+    if (w.stride[d] == 0 || w.dilation[d] == 0 || kernel == 0 || kernel > INT32_MAX ||
         in > INT32_MAX) {
       return false;
     }
-    c->kernel[d] = static_cast<uint64_t>(kernel);
-    const uint64_t span = c->dilation[d] * (c->kernel[d] - 1) + 1;
-    const uint64_t padded = static_cast<uint64_t>(in) + 2 * c->padding[d];
+    w.kernel[d] = static_cast<uint64_t>(kernel);
+    const uint64_t span = w.dilation[d] * (w.kernel[d] - 1) + 1;
+    const uint64_t padded = static_cast<uint64_t>(in) + 2 * w.padding[d];
     if (padded < span) return false;
-    out[d] = (padded - span) / c->stride[d] + 1;
+    out[d] = (padded - span) / w.stride[d] + 1;
   }
-  c->out_h = out[0];
-  c->out_w = out[1];
+  w.out_h = out[0];
+  w.out_w = out[1];
   return true;
-}
-
-// The input as the im2col kernel reads it (conv_tiling.h): zero padding around each plane,
-// columns split into stride phases; everything else zero.
-void stage_input(const ConvGeometry& c, const Im2colTiling& t, const uint8_t* input, size_t size,
-                 uint8_t* staged) {
-  std::memset(staged, 0, t.staged_elems * size);
-  const uint64_t planes = c.batch * t.in_channels;
-  for (uint64_t plane = 0; plane < planes; ++plane) {
-    for (uint64_t ih = 0; ih < c.in_h; ++ih) {
-      const uint8_t* src = input + (plane * c.in_h + ih) * c.in_w * size;
-      uint8_t* row = staged + ((plane * t.padded_h + ih + c.padding[0]) * t.row_pitch) * size;
-      for (uint64_t iw = 0; iw < c.in_w; ++iw) {
-        const uint64_t column = iw + c.padding[1];
-        const uint64_t at = (column % c.stride[1]) * t.phase_pitch + column / c.stride[1];
-        std::memcpy(row + at * size, src + iw * size, size);
-      }
-    }
-  }
 }
 
 // A (the weights), per sample and group: W[g] as [out_per_group, reduce], the bias last.
 void stage_weights(const ConvGeometry& c, const uint8_t* weight, const uint8_t* bias, size_t size,
                    uint8_t* a) {
-  const uint64_t k = c.in_per_group * c.kernel[0] * c.kernel[1];
+  const uint64_t k = c.in_per_group * c.window.kernel[0] * c.window.kernel[1];
   for (uint64_t n = 0; n < c.batch; ++n) {
     for (uint64_t channel = 0; channel < c.groups * c.out_per_group; ++channel) {
       std::memcpy(a, weight + channel * k * size, k * size);
@@ -112,15 +96,6 @@ void stage_weights(const ConvGeometry& c, const uint8_t* weight, const uint8_t* 
         a += size;
       }
     }
-  }
-}
-
-// out[row] = C[row] without the padding of each output row to the segment pitch.
-void drop_padding(const ConvGeometry& c, uint64_t segment_pitch, size_t size, const uint8_t* src,
-                  uint8_t* dst) {
-  const uint64_t rows = c.batch * c.groups * c.out_per_group * c.out_h;
-  for (uint64_t row = 0; row < rows; ++row) {
-    std::memcpy(dst + row * c.out_w * size, src + row * segment_pitch * size, c.out_w * size);
   }
 }
 
@@ -154,9 +129,9 @@ Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Te
     decline(ctx, "convolution arguments torch refuses (the portable kernel reports them)");
     return out;
   }
-  const SizesType sizes[4] = {static_cast<SizesType>(c.batch),
-                              static_cast<SizesType>(c.groups * c.out_per_group),
-                              static_cast<SizesType>(c.out_h), static_cast<SizesType>(c.out_w)};
+  const SizesType sizes[4] = {
+      static_cast<SizesType>(c.batch), static_cast<SizesType>(c.groups * c.out_per_group),
+      static_cast<SizesType>(c.window.out_h), static_cast<SizesType>(c.window.out_w)};
   if (!resize_or_fail(ctx, out, {sizes, 4}) || out.numel() == 0) return out;
   const Platform device = platform();
   if (!im2col_fits(c, device_dtype, device.ub_bytes)) {
@@ -165,14 +140,15 @@ Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Te
   }
   const Im2colTiling tiling = im2col_tiling(c, device_dtype, device.ub_bytes, device.vector_cores);
   const uint64_t batches = c.batch * c.groups;
-  const uint64_t pixels = uint64_t{tiling.out_h} * tiling.segment_pitch;
+  const WindowLayout& layout = tiling.window;
+  const uint64_t pixels = uint64_t{layout.out_h} * layout.segment_pitch;
   if (batches > INT32_MAX || tiling.reduce > kMatmulMaxDim || pixels > kMatmulMaxDim ||
       c.out_per_group > kMatmulMaxDim) {
     decline(ctx, "a convolution past the matmul's %u-element dims", kMatmulMaxDim);
     return out;
   }
   const size_t size = device_element_size(device_dtype);
-  const size_t staged_bytes = tiling.staged_elems * size;
+  const size_t staged_bytes = layout.staged_elems * size;
   const size_t a_bytes = batches * c.out_per_group * tiling.reduce * size;
   const size_t cols_bytes = tiling.rows * pixels * size;
   const size_t c_bytes = batches * c.out_per_group * pixels * size;
@@ -187,7 +163,9 @@ Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Te
   uint8_t* a = staged + staged_bytes;
   uint8_t* cols = a + a_bytes;
   uint8_t* product = cols + cols_bytes;
-  stage_input(c, tiling, static_cast<const uint8_t*>(input.const_data_ptr()), size, staged);
+  const uint8_t zero[4] = {0, 0, 0, 0};
+  stage_windows(c.window, layout, static_cast<const uint8_t*>(input.const_data_ptr()), size, zero,
+                staged);
   {
     DeviceBuffer x, cols_device, t;
     if (!x.upload(ctx, staged, staged_bytes) || !cols_device.allocate(ctx, cols_bytes) ||
@@ -209,8 +187,8 @@ Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Te
   problem.k = tiling.reduce;
   const MatmulOperands operands{a, cols, MatmulAddend::None, nullptr, product};
   if (run_matmul(ctx, problem, operands)) {
-    drop_padding(c, tiling.segment_pitch, size, product,
-                 static_cast<uint8_t*>(out.mutable_data_ptr()));
+    drop_row_padding(batches * c.out_per_group * layout.out_h, c.window.out_w, layout.segment_pitch,
+                     size, product, static_cast<uint8_t*>(out.mutable_data_ptr()));
   }
   return out;
 }

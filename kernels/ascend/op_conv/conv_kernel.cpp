@@ -2,12 +2,13 @@
 // columns, each core whole column rows, through double-buffered UB tiles.
 //
 // A column row (sample, group, input channel, kernel row, kernel column) holds, per output row,
-// the taps of out_w output columns: in the staged input (conv_tiling.h) one contiguous run,
-// stride_h input rows after the previous one. One strided DataCopy gathers a tile of such runs;
+// one tap of out_w output columns: in the staged input (window_layout.h) one contiguous run,
+// stride_h input rows after the previous one. A strided DataCopy gathers a tile of such runs;
 // a row of ones (for the bias) is a Duplicate. The host drops what lies past out_w.
 #include "kernel_operator.h"
 #include "kernels/ascend/common/kernel_util.h"
 #include "kernels/ascend/common/row_io.h"
+#include "kernels/ascend/common/window_io.h"
 #include "kernels/ascend/op_conv/conv_kernels.h"
 #include "kernels/ascend/op_conv/conv_tiling.h"
 
@@ -21,8 +22,6 @@ constexpr int32_t kBufferNum = 2;  // double buffering: tile i+1 copies in while
 // T: storage type.
 template <typename T>
 class Im2colKernel {
-  static constexpr uint32_t kBlockElems = 32 / sizeof(T);
-
  public:
   __aicore__ inline void Init(GM_ADDR x, GM_ADDR cols, const Im2colTiling& tiling) {
     t_ = tiling;
@@ -30,9 +29,9 @@ class Im2colKernel {
     first_ = range.start;
     rows_ = range.length;
     if (rows_ == 0) return;
-    row_elems_ = uint64_t{t_.out_h} * t_.segment_pitch;
-    tile_elems_ = t_.tile_segments * t_.segment_pitch;
-    x_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x), t_.staged_elems);
+    row_elems_ = uint64_t{t_.window.out_h} * t_.window.segment_pitch;
+    tile_elems_ = t_.tile_segments * t_.window.segment_pitch;
+    x_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x), t_.window.staged_elems);
     cols_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(cols) + first_ * row_elems_,
                           rows_ * row_elems_);
     pipe_.InitBuffer(in_, kBufferNum, tile_elems_ * sizeof(T));
@@ -52,35 +51,26 @@ class Im2colKernel {
   }
 
  private:
-  // Column row `k` of sample-and-group `ng`: the taps of one input channel, kernel row and
-  // kernel column, tile_segments output rows at a time.
+  // Column row `k` of sample-and-group `ng`: one tap of one input channel, tile_segments
+  // output rows at a time.
   __aicore__ inline void Taps(uint64_t row, uint64_t ng, uint32_t k) {
     const uint64_t sample = ng / t_.groups;
     const uint32_t group = static_cast<uint32_t>(ng % t_.groups);
-    const uint32_t channel = group * t_.in_per_group + k / t_.taps;
-    const uint32_t tap = k % t_.taps;
-    const uint32_t kh = tap / t_.kernel_w;
-    const uint32_t kw = tap % t_.kernel_w;
-    const uint32_t column = kw * t_.dilation_w;  // in the padded input, for output column 0
-    const uint64_t input_row =
-        (sample * t_.in_channels + channel) * t_.padded_h + uint64_t{kh} * t_.dilation_h;
-    const uint64_t source = input_row * t_.row_pitch +
-                            uint64_t{column % t_.stride_w} * t_.phase_pitch + column / t_.stride_w;
-    for (uint32_t oh = 0; oh < t_.out_h; oh += t_.tile_segments) {
-      const uint32_t n = t_.out_h - oh < t_.tile_segments ? t_.out_h - oh : t_.tile_segments;
+    const uint64_t plane = sample * t_.in_channels + group * t_.in_per_group + k / t_.taps;
+    const uint32_t segment = t_.window.segment_pitch;
+    for (uint32_t oh = 0; oh < t_.window.out_h; oh += t_.tile_segments) {
+      const uint32_t rest = t_.window.out_h - oh;
+      const uint32_t n = rest < t_.tile_segments ? rest : t_.tile_segments;
       LocalTensor<T> in = in_.AllocTensor<T>();
-      const DataCopyParams runs(static_cast<uint16_t>(n),
-                                static_cast<uint16_t>(t_.segment_pitch / kBlockElems),
-                                static_cast<uint16_t>(t_.gap_blocks), 0);
-      DataCopy(in, x_[source + uint64_t{oh} * t_.stride_h * t_.row_pitch], runs);
+      copy_tap_runs(in, x_, t_.window, plane, oh, n, k % t_.taps);
       in_.EnQue(in);
       in = in_.DeQue<T>();
-      const uint32_t count = n * t_.segment_pitch;
+      const uint32_t count = n * segment;
       LocalTensor<T> out = out_.AllocTensor<T>();
       DataCopy(out, in, count);
       out_.EnQue(out);
       in_.FreeTensor(in);
-      copy_out(cols_[row * row_elems_ + uint64_t{oh} * t_.segment_pitch], out_, count);
+      copy_out(cols_[row * row_elems_ + uint64_t{oh} * segment], out_, count);
     }
   }
 
