@@ -1,12 +1,13 @@
-// Host wrapper of max_pool2d_with_indices.out on Ascend: lays every window out as tap planes
-// (the gather an im2col does), reduces them on the vector unit, and turns the winning plane
-// back into torch's flat h * W + w index.
+// Host wrapper of max_pool2d_with_indices.out on Ascend: stages the input -inf-padded and split
+// into stride phases (window_layout.h), reduces each window on the vector unit, and turns the
+// winning tap back into torch's flat h * W + w index.
 #include <cstdint>
 #include <cstring>
 #include <tuple>
 
 #include "kernels/ascend/common/accept.h"
 #include "kernels/ascend/common/host.h"
+#include "kernels/ascend/common/window_stage.h"
 #include "kernels/ascend/op_max_pool/max_pool_kernels.h"
 #include "kernels/ascend/op_max_pool/max_pool_tiling.h"
 
@@ -87,52 +88,16 @@ void negative_infinity(DeviceDtype dtype, uint8_t* bytes) {
   std::memcpy(bytes, &bits, device_element_size(dtype));  // little-endian host
 }
 
-// Tap planes: plane t, element o holds the t-th in-bounds tap of output o's window (torch's
-// order: rows, then columns), or -inf past the last one.
-void gather_taps(const uint8_t* in, const PoolDim* dims, int64_t planes, size_t size,
-                 uint64_t total, DeviceDtype dtype, uint8_t* taps) {
-  uint8_t filler[4];
-  negative_infinity(dtype, filler);
+// torch's flat index (ih * W + iw) of tap `tap` of output (oh, ow). A maximum left at a padding
+// tap means no in-bounds tap took over (all are -inf, or there is none): torch then reports the
+// window's first in-bounds position.
+int64_t tap_index(const PoolDim* dims, int64_t oh, int64_t ow, int64_t tap) {
   const PoolDim& h = dims[0];
   const PoolDim& w = dims[1];
-  uint64_t o = 0;
-  for (int64_t plane = 0; plane < planes; ++plane) {
-    const uint8_t* src = in + plane * h.in * w.in * size;
-    for (int64_t oh = 0; oh < h.out; ++oh) {
-      for (int64_t ow = 0; ow < w.out; ++ow, ++o) {
-        uint64_t t = 0;
-        for (int64_t kh = 0; kh < h.kernel; ++kh) {
-          const int64_t ih = h.tap(oh, kh);
-          if (ih < 0 || ih >= h.in) continue;
-          for (int64_t kw = 0; kw < w.kernel; ++kw) {
-            const int64_t iw = w.tap(ow, kw);
-            if (iw < 0 || iw >= w.in) continue;
-            std::memcpy(taps + (t++ * total + o) * size, src + (ih * w.in + iw) * size, size);
-          }
-        }
-        for (; t < static_cast<uint64_t>(h.kernel * w.kernel); ++t) {
-          std::memcpy(taps + (t * total + o) * size, filler, size);
-        }
-      }
-    }
-  }
-}
-
-// torch's flat index (ih * W + iw) of tap plane `slot` of output (oh, ow).
-int64_t tap_index(const PoolDim* dims, int64_t oh, int64_t ow, int64_t slot) {
-  const PoolDim& h = dims[0];
-  const PoolDim& w = dims[1];
-  int64_t t = 0;
-  for (int64_t kh = 0; kh < h.kernel; ++kh) {
-    const int64_t ih = h.tap(oh, kh);
-    if (ih < 0 || ih >= h.in) continue;
-    for (int64_t kw = 0; kw < w.kernel; ++kw) {
-      const int64_t iw = w.tap(ow, kw);
-      if (iw < 0 || iw >= w.in) continue;
-      if (t++ == slot) return ih * w.in + iw;
-    }
-  }
-  return h.first(oh) * w.in + w.first(ow);  // a window without a tap keeps -inf
+  const int64_t ih = h.tap(oh, tap / w.kernel);
+  const int64_t iw = w.tap(ow, tap % w.kernel);
+  if (ih >= 0 && ih < h.in && iw >= 0 && iw < w.in) return ih * w.in + iw;
+  return h.first(oh) * w.in + w.first(ow);
 }
 
 }  // namespace
@@ -172,46 +137,63 @@ std::tuple<Tensor&, Tensor&> max_pool2d_with_indices_out(
     return result;
   }
 
-  const int64_t planes = self.numel() / (dims[0].in * dims[1].in);
-  const uint64_t count = static_cast<uint64_t>(out.numel());
+  WindowGeometry g{};
+  g.planes = static_cast<uint64_t>(self.numel() / (dims[0].in * dims[1].in));
+  g.in_h = static_cast<uint64_t>(dims[0].in);
+  g.in_w = static_cast<uint64_t>(dims[1].in);
+  g.out_h = static_cast<uint64_t>(dims[0].out);
+  g.out_w = static_cast<uint64_t>(dims[1].out);
+  for (int d = 0; d < 2; ++d) {
+    g.kernel[d] = static_cast<uint64_t>(dims[d].kernel);
+    g.stride[d] = static_cast<uint64_t>(dims[d].stride);
+    g.padding[d] = static_cast<uint64_t>(dims[d].padding);
+    g.dilation[d] = static_cast<uint64_t>(dims[d].dilation);
+  }
   const Platform device = platform();
-  const MaxPoolTiling tiling = max_pool_tiling(device_dtype, static_cast<uint32_t>(taps), count,
-                                               device.ub_bytes, device.vector_cores);
+  if (!max_pool_fits(g, device_dtype, device.ub_bytes)) {
+    decline(ctx, "an input row too long for the max pool kernel's UB tiles");
+    return result;
+  }
+  const MaxPoolTiling tiling =
+      max_pool_tiling(g, device_dtype, device.ub_bytes, device.vector_cores);
+  const WindowLayout& layout = tiling.window;
   const size_t size = device_element_size(device_dtype);
-  const size_t tap_bytes = taps * tiling.total * size;
-  Result<void*> memory = ctx.allocate_temp(tap_bytes + tiling.total * sizeof(float), 32);
+  const size_t staged_bytes = layout.staged_elems * size;
+  const uint64_t padded = tiling.rows * layout.segment_pitch;
+  Result<void*> memory =
+      ctx.allocate_temp(staged_bytes + padded * (size + sizeof(float)), alignof(float));
   if (!memory.ok()) {
     // The portable kernel needs no temp memory: let it serve rather than fail the call.
     ctx.reset_failure();
-    decline(ctx,
-            "an input without temp memory to lay out its windows (give the context a temp "
-            "allocator)");
+    decline(ctx, "an input without temp memory to stage it (give the context a temp allocator)");
     return result;
   }
   uint8_t* staged = static_cast<uint8_t*>(memory.get());
-  std::memset(staged, 0, tap_bytes);
-  gather_taps(static_cast<const uint8_t*>(self.const_data_ptr()), dims, planes, size, tiling.total,
-              device_dtype, staged);
-  float* slots = reinterpret_cast<float*>(staged + tap_bytes);
+  float* slots = reinterpret_cast<float*>(staged + staged_bytes);
+  uint8_t* values = staged + staged_bytes + padded * sizeof(float);
+  uint8_t filler[4];
+  negative_infinity(device_dtype, filler);
+  stage_windows(g, layout, static_cast<const uint8_t*>(self.const_data_ptr()), size, filler,
+                staged);
   DeviceBuffer x, y, slot, t;
-  if (!x.upload(ctx, staged, tap_bytes) || !y.allocate(ctx, tiling.total * size) ||
-      !slot.allocate(ctx, tiling.total * sizeof(float)) ||
-      !t.upload(ctx, &tiling, sizeof(tiling))) {
+  if (!x.upload(ctx, staged, staged_bytes) || !y.allocate(ctx, padded * size) ||
+      !slot.allocate(ctx, padded * sizeof(float)) || !t.upload(ctx, &tiling, sizeof(tiling))) {
     return result;
   }
   if (!finish_launch(ctx, launch_max_pool(device_dtype, tiling.block_dim, x.get(), y.get(),
                                           slot.get(), t.get())) ||
-      !y.download(ctx, out.mutable_data_ptr(), count * size) ||
-      !slot.download(ctx, slots, count * sizeof(float))) {
+      !y.download(ctx, values, padded * size) ||
+      !slot.download(ctx, slots, padded * sizeof(float))) {
     return result;
   }
+  drop_row_padding(tiling.rows, g.out_w, layout.segment_pitch, size, values,
+                   static_cast<uint8_t*>(out.mutable_data_ptr()));
   int64_t* index = indices.mutable_data_ptr<int64_t>();
-  uint64_t o = 0;
-  for (int64_t plane = 0; plane < planes; ++plane) {
-    for (int64_t oh = 0; oh < dims[0].out; ++oh) {
-      for (int64_t ow = 0; ow < dims[1].out; ++ow, ++o) {
-        index[o] = tap_index(dims, oh, ow, static_cast<int64_t>(slots[o]));
-      }
+  for (uint64_t row = 0; row < tiling.rows; ++row) {
+    const int64_t oh = static_cast<int64_t>(row % g.out_h);
+    const float* slot_row = slots + row * layout.segment_pitch;
+    for (int64_t ow = 0; ow < dims[1].out; ++ow) {
+      *index++ = tap_index(dims, oh, ow, static_cast<int64_t>(slot_row[ow]));
     }
   }
   return result;

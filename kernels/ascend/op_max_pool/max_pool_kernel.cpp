@@ -1,13 +1,16 @@
-// Ascend C max pooling kernel: the element-wise maximum over a window's tap planes, and the plane
-// it came from, over double-buffered UB tiles (CopyIn -> Compare/Select -> CopyOut).
+// Ascend C max pooling kernel: for a tile of output rows, gathers each window tap from the
+// staged input and keeps the element-wise maximum and the tap it came from, over
+// double-buffered UB tiles (CopyIn -> Compare/Select -> CopyOut).
 //
 // torch's rule, tap by tap in window order: a larger value or any NaN takes over, so the last
 // NaN of a window wins. The vector unit's Max does not promise NaN, so the kernel compares: a
 // tap replaces the maximum where tap > maximum, and where tap != tap. Values are compared in
-// float (exact for half and bfloat16) and come out unchanged.
+// float (exact for half and bfloat16) and come out unchanged. Padding taps hold -inf, which
+// never takes over; the host maps a maximum left at a padding tap to torch's index.
 #include "kernel_operator.h"
 #include "kernels/ascend/common/kernel_util.h"
 #include "kernels/ascend/common/row_io.h"
+#include "kernels/ascend/common/window_io.h"
 #include "kernels/ascend/op_max_pool/max_pool_kernels.h"
 #include "kernels/ascend/op_max_pool/max_pool_tiling.h"
 
@@ -16,73 +19,89 @@ using namespace AscendC;
 namespace kiln::ascend {
 namespace {
 
-constexpr int32_t kBufferNum = 2;  // double buffering: tile i+1 copies in while tile i computes
+constexpr int32_t kBufferNum = 2;      // double buffering: tile i+1 copies in while tile i computes
+constexpr uint32_t kFloatRepeat = 64;  // Compare and Select cover whole 256-byte repeats
 
 // T: input/output storage type.
 template <typename T>
 class MaxPoolKernel {
  public:
-  __aicore__ inline void Init(GM_ADDR taps, GM_ADDR y, GM_ADDR slot, const MaxPoolTiling& tiling) {
-    taps_count_ = tiling.taps;
-    total_ = tiling.total;
-    tile_ = tiling.tile_elems;
-    const BlockRange range = block_range(tiling.total, tiling.block_elems);
-    start_ = range.start;
-    length_ = range.length;
-    if (length_ == 0) return;
-    taps_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(taps), taps_count_ * total_);
-    y_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y) + start_, length_);
-    slot_.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(slot) + start_, length_);
-    pipe_.InitBuffer(in_, kBufferNum, tile_ * sizeof(T));
-    pipe_.InitBuffer(out_, kBufferNum, tile_ * sizeof(T));
-    pipe_.InitBuffer(slot_out_, kBufferNum, tile_ * sizeof(float));
-    tap_f_.Init(pipe_, tile_);
-    best_f_.Init(pipe_, tile_);
-    pipe_.InitBuffer(plane_, tile_ * sizeof(float));
-    pipe_.InitBuffer(greater_, tile_ / 8);
-    pipe_.InitBuffer(ordered_, tile_ / 8);
+  __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, GM_ADDR slot, const MaxPoolTiling& tiling) {
+    t_ = tiling;
+    const BlockRange range = block_range(t_.rows, t_.block_rows);
+    first_ = range.start;
+    rows_ = range.length;
+    if (rows_ == 0) return;
+    const uint32_t segment = t_.window.segment_pitch;
+    const uint32_t tile = Rounded(t_.tile_rows * segment);
+    x_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x), t_.window.staged_elems);
+    y_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y) + first_ * segment, rows_ * segment);
+    slot_.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(slot) + first_ * segment,
+                          rows_ * segment);
+    pipe_.InitBuffer(in_, kBufferNum, tile * sizeof(T));
+    pipe_.InitBuffer(out_, kBufferNum, tile * sizeof(T));
+    pipe_.InitBuffer(slot_out_, kBufferNum, tile * sizeof(float));
+    tap_f_.Init(pipe_, tile);
+    best_f_.Init(pipe_, tile);
+    pipe_.InitBuffer(tap_number_, tile * sizeof(float));
+    pipe_.InitBuffer(greater_, tile / 8);
+    pipe_.InitBuffer(ordered_, tile / 8);
   }
 
   __aicore__ inline void Process() {
-    for (uint64_t offset = 0; offset < length_; offset += tile_) {
-      const uint32_t n = static_cast<uint32_t>(length_ - offset < tile_ ? length_ - offset : tile_);
-      Tile(offset, n);
+    for (uint64_t row = 0; row < rows_; row += t_.tile_rows) {
+      const uint64_t rest = rows_ - row;
+      Tile(row, static_cast<uint32_t>(rest < t_.tile_rows ? rest : t_.tile_rows));
     }
   }
 
  private:
-  __aicore__ inline void Tile(uint64_t offset, uint32_t n) {
+  __aicore__ inline static uint32_t Rounded(uint32_t n) {
+    return (n + kFloatRepeat - 1) / kFloatRepeat * kFloatRepeat;
+  }
+
+  // Output rows [row, row + n) of this core.
+  __aicore__ inline void Tile(uint64_t row, uint32_t n) {
+    const uint32_t count = n * t_.window.segment_pitch;
+    const uint32_t lanes = Rounded(count);  // past count: stale UB, never copied out
     LocalTensor<T> y = out_.AllocTensor<T>();
     LocalTensor<float> slot = slot_out_.AllocTensor<float>();
     const LocalTensor<float> best = best_f_.View(y);
-    copy_in(in_, taps_[start_ + offset], n);
-    LocalTensor<T> first = in_.DeQue<T>();
-    Muls(best, tap_f_.View(first, n), 1.0f, n);  // exact, NaN and -0 included
-    Duplicate(slot, 0.0f, n);
+    LocalTensor<T> first = GatherTap(row, n, 0);
+    Muls(best, tap_f_.View(first, lanes), 1.0f, lanes);  // exact, NaN and -0 included
+    Duplicate(slot, 0.0f, lanes);
     in_.FreeTensor(first);
-    LocalTensor<float> plane = plane_.Get<float>();
+    LocalTensor<float> number = tap_number_.Get<float>();
     LocalTensor<uint8_t> greater = greater_.Get<uint8_t>();
     LocalTensor<uint8_t> ordered = ordered_.Get<uint8_t>();
-    for (uint32_t t = 1; t < taps_count_; ++t) {
-      copy_in(in_, taps_[t * total_ + start_ + offset], n);
-      LocalTensor<T> tap_t = in_.DeQue<T>();
-      const LocalTensor<float> tap = tap_f_.View(tap_t, n);
+    for (uint32_t t = 1; t < t_.taps; ++t) {
+      LocalTensor<T> tap_t = GatherTap(row, n, t);
+      const LocalTensor<float> tap = tap_f_.View(tap_t, lanes);
       PipeBarrier<PIPE_V>();
-      Compare(greater, tap, best, CMPMODE::GT, n);
-      Compare(ordered, tap, tap, CMPMODE::EQ, n);  // false only where the tap is NaN
-      Duplicate(plane, static_cast<float>(t), n);
+      Compare(greater, tap, best, CMPMODE::GT, lanes);
+      Compare(ordered, tap, tap, CMPMODE::EQ, lanes);  // false only where the tap is NaN
+      Duplicate(number, static_cast<float>(t), lanes);
       PipeBarrier<PIPE_V>();
-      Select(best, greater, tap, best, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
-      Select(slot, greater, plane, slot, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
+      Select(best, greater, tap, best, SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);
+      Select(slot, greater, number, slot, SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);
       PipeBarrier<PIPE_V>();
-      Select(best, ordered, best, tap, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
-      Select(slot, ordered, slot, plane, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
+      Select(best, ordered, best, tap, SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);
+      Select(slot, ordered, slot, number, SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);
       in_.FreeTensor(tap_t);
     }
-    best_f_.Emit(out_, y, n);
+    best_f_.Emit(out_, y, lanes);
     slot_out_.EnQue(slot);
-    copy_out(y_[offset], out_, n);
-    copy_out(slot_[offset], slot_out_, n);
+    const uint64_t at = row * t_.window.segment_pitch;
+    copy_out(y_[at], out_, count);
+    copy_out(slot_[at], slot_out_, count);
+  }
+
+  // Tap `tap` of this core's output rows [row, row + n), in UB for the vector unit.
+  __aicore__ inline LocalTensor<T> GatherTap(uint64_t row, uint32_t n, uint32_t tap) {
+    LocalTensor<T> tile = in_.AllocTensor<T>();
+    copy_tap_runs(tile, x_, t_.window, 0, first_ + row, n, tap);
+    in_.EnQue(tile);
+    return in_.DeQue<T>();
   }
 
   TPipe pipe_;
@@ -91,22 +110,20 @@ class MaxPoolKernel {
   TQue<TPosition::VECOUT, 1> slot_out_;
   ComputeIn<T> tap_f_;
   ComputeOut<T> best_f_;
-  TBuf<TPosition::VECCALC> plane_;
+  TBuf<TPosition::VECCALC> tap_number_;
   TBuf<TPosition::VECCALC> greater_;
   TBuf<TPosition::VECCALC> ordered_;
-  GlobalTensor<T> taps_;
+  GlobalTensor<T> x_;
   GlobalTensor<T> y_;
   GlobalTensor<float> slot_;
-  uint64_t total_ = 0;
-  uint64_t start_ = 0;
-  uint64_t length_ = 0;
-  uint32_t taps_count_ = 0;
-  uint32_t tile_ = 0;
+  MaxPoolTiling t_{};
+  uint64_t first_ = 0;
+  uint64_t rows_ = 0;
 };
 
 template <typename T>
-__aicore__ inline void run_max_pool(GM_ADDR taps, GM_ADDR y, GM_ADDR slot, GM_ADDR tiling) {
-  run_kernel<MaxPoolKernel<T>>(load_tiling<MaxPoolTiling>(tiling), taps, y, slot);
+__aicore__ inline void run_max_pool(GM_ADDR x, GM_ADDR y, GM_ADDR slot, GM_ADDR tiling) {
+  run_kernel<MaxPoolKernel<T>>(load_tiling<MaxPoolTiling>(tiling), x, y, slot);
 }
 
 }  // namespace

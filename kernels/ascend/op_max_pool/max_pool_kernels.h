@@ -4,7 +4,7 @@
 
 #include "kernels/ascend/common/kernel_family.h"
 
-#define KILN_MAX_POOL_PARAMS(P) P(taps), P(y), P(slot), P(tiling)
+#define KILN_MAX_POOL_PARAMS(P) P(x), P(y), P(slot), P(tiling)
 #define KILN_MAX_POOL_KERNELS(X, F)                         \
   X(F, kiln_max_pool_float, DeviceDtype::Float, ALL, float) \
   X(F, kiln_max_pool_half, DeviceDtype::Half, ALL, half)    \

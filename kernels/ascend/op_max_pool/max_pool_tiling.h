@@ -5,26 +5,32 @@
 #include <cstdint>
 
 #include "kernels/ascend/common/tiling.h"
+#include "kernels/ascend/common/window_layout.h"
 
 namespace kiln::ascend {
 
-// The host lays out every window as `taps` planes of `total` elements (output element o of plane
-// t is the t-th in-bounds tap of o's window, in torch's row-major order, or -inf past the last);
-// the kernel reduces the planes element by element to the maximum and the plane it came from.
+// The input is staged -inf-padded (window_layout.h). The kernel gathers each tap of a tile of
+// output rows and reduces the taps element by element to the maximum and the tap it came from;
+// both come out as rows of segment_pitch elements (the host drops the padding).
 struct MaxPoolTiling {
+  WindowLayout window;
   uint32_t dtype;  // DeviceDtype of input and output
-  uint32_t taps;   // planes: kernel height x kernel width
-  uint64_t total;  // output elements, padded to whole 256-byte repeats
-  uint64_t block_elems;
+  uint32_t taps;   // kernel height x kernel width
+  uint64_t rows;   // planes x out_h
+  uint64_t block_rows;
   uint32_t block_dim;
-  uint32_t tile_elems;
+  uint32_t tile_rows;  // output rows per UB tile
 };
 
-// The largest window the kernel takes (its plane numbers are exact in float far beyond this).
+// The largest window the kernel takes (tap numbers are exact in float far beyond this).
 constexpr uint32_t kMaxPoolMaxTaps = 1024;
 
-// Pure: the split of `count` output elements over `cores` vector cores and UB tiles.
-MaxPoolTiling max_pool_tiling(DeviceDtype dtype, uint32_t taps, uint64_t count, size_t ub_bytes,
+// Whether the kernel takes this window: an output row fits a UB tile and DataCopy's strides
+// express the layout.
+bool max_pool_fits(const WindowGeometry& g, DeviceDtype dtype, size_t ub_bytes);
+
+// Pure: the staged layout and the split of the output rows over `cores` vector cores.
+MaxPoolTiling max_pool_tiling(const WindowGeometry& g, DeviceDtype dtype, size_t ub_bytes,
                               uint32_t cores);
 
 }  // namespace kiln::ascend
