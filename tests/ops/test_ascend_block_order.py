@@ -56,6 +56,24 @@ CASES: dict[str, tuple[str, tuple[Any, ...], dict[str, Any], Callable[[], Any]]]
     "matmul": ("aten::mm.out", (_t(130, 300), _t(300, 200)), {}, _e),
     "move_rows": ("aten::permute_copy.out", (_t(64, 3, 700), [1, 0, 2]), {}, _e),
     "move_transpose": ("aten::permute_copy.out", (_t(300, 257), [1, 0]), {}, _e),
+    "conv": (
+        "aten::convolution.out",
+        (_t(4, 8, 30, 30), _t(16, 8, 3, 3), _t(16), [1, 1], [1, 1], [1, 1], False, [0, 0], 1),
+        {},
+        _e,
+    ),
+    "batch_norm": (
+        "aten::_native_batch_norm_legit_no_training.out",
+        (_t(16, 32, 300), _t(32), _t(32), _t(32), _t(32).abs(), 0.1, 1e-5),
+        {},
+        lambda: (_e(), _e(), _e()),
+    ),
+    "max_pool": (
+        "aten::max_pool2d_with_indices.out",
+        (_t(8, 16, 64, 64), [3, 3], [2, 2], [1, 1], [1, 1], True),
+        {},
+        lambda: (_e(), _e(torch.int64)),
+    ),
 }
 
 
