@@ -106,6 +106,27 @@ def cases() -> list[Case]:
             {},
             _e(),
         ),
+        Case(
+            "aten::convolution.out",
+            "4x32x32x32, 3x3 32->64, pad 1, bias fp16",
+            (_t(4, 32, 32, 32), _t(64, 32, 3, 3), _t(64), [1, 1], [1, 1], [1, 1], False, [0, 0], 1),
+            {},
+            _e(),
+        ),
+        Case(
+            "aten::_native_batch_norm_legit_no_training.out",
+            "8x64x32x32 fp16, weight+bias",
+            (_t(8, 64, 32, 32), _t(64), _t(64), _t(64), _t(64).abs(), 0.1, 1e-5),
+            {},
+            (_e(), _e(), _e()),
+        ),
+        Case(
+            "aten::max_pool2d_with_indices.out",
+            "8x64x64x64 fp16, 2x2 stride 2",
+            (_t(8, 64, 64, 64), [2, 2], [2, 2], [0, 0], [1, 1], False),
+            {},
+            (_e(), _e(torch.int64)),
+        ),
         *move_cases(),
     ]
 
