@@ -44,6 +44,14 @@ bool accept_dtype(KernelRuntimeContext& ctx, ScalarType dtype, bool int32_ok,
   }
 }
 
+void* staging_memory(KernelRuntimeContext& ctx, size_t bytes, const char* what) {
+  Result<void*> memory = ctx.allocate_temp(bytes, 32);
+  if (memory.ok()) return memory.get();
+  ctx.reset_failure();
+  decline(ctx, "%s without temp memory to stage it (give the context a temp allocator)", what);
+  return nullptr;
+}
+
 bool accept_tensor(KernelRuntimeContext& ctx, const Tensor& tensor, const char* name,
                    ScalarType dtype) {
   if (tensor.scalar_type() != dtype) {

@@ -3,6 +3,8 @@
 // message for invalid input: the Ascend wrappers take only inputs they run exactly.
 #pragma once
 
+#include <cstddef>
+
 #include "kernels/ascend/common/host.h"
 #include "kernels/ascend/common/tiling.h"
 #include "runtime/core/tensor.h"
@@ -17,6 +19,11 @@ bool decline(KernelRuntimeContext& ctx, const char* format, ...)
 // always, BFloat16 on SoCs that have it, Int32 when `int32_ok`.
 bool accept_dtype(KernelRuntimeContext& ctx, ScalarType dtype, bool int32_ok,
                   DeviceDtype* device_dtype);
+
+// `bytes` of the context's temp memory (32-byte aligned) for staging data on the host, or
+// nullptr after declining "<what> without temp memory ...": the portable kernel needs none, so
+// it serves rather than the call failing.
+void* staging_memory(KernelRuntimeContext& ctx, size_t bytes, const char* what);
 
 // `tensor` is in the default (contiguous) dim order and has `dtype`.
 bool accept_tensor(KernelRuntimeContext& ctx, const Tensor& tensor, const char* name,

@@ -98,15 +98,9 @@ std::tuple<Tensor&, Tensor&, Tensor&> native_batch_norm_legit_no_training_out(
       batch_norm_tiling(device_dtype, static_cast<uint32_t>(channels), static_cast<float>(eps),
                         rows, row_len, device.ub_bytes, device.vector_cores);
   const size_t param_count = size_t{kBatchNormParamRows} * tiling.channel_pitch;
-  Result<void*> memory = ctx.allocate_temp(param_count * sizeof(float), alignof(float));
-  if (!memory.ok()) {
-    // The portable kernel needs no temp memory: let it serve rather than fail the call.
-    ctx.reset_failure();
-    decline(ctx,
-            "parameters without temp memory to widen them (give the context a temp allocator)");
-    return result;
-  }
-  float* staged = static_cast<float*>(memory.get());
+  float* staged =
+      static_cast<float*>(staging_memory(ctx, param_count * sizeof(float), "parameters"));
+  if (staged == nullptr) return result;
   for (size_t i = 0; i < param_count; ++i) staged[i] = 0.0f;
   const uint32_t pitch = tiling.channel_pitch;
   const uint32_t count = tiling.channels;

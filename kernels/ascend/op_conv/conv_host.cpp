@@ -152,14 +152,9 @@ Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Te
   const size_t a_bytes = batches * c.out_per_group * tiling.reduce * size;
   const size_t cols_bytes = tiling.rows * pixels * size;
   const size_t c_bytes = batches * c.out_per_group * pixels * size;
-  Result<void*> memory = ctx.allocate_temp(staged_bytes + a_bytes + cols_bytes + c_bytes, 32);
-  if (!memory.ok()) {
-    // The portable kernel needs no temp memory: let it serve rather than fail the call.
-    ctx.reset_failure();
-    decline(ctx, "an input without temp memory to stage it (give the context a temp allocator)");
-    return out;
-  }
-  uint8_t* staged = static_cast<uint8_t*>(memory.get());
+  uint8_t* staged = static_cast<uint8_t*>(
+      staging_memory(ctx, staged_bytes + a_bytes + cols_bytes + c_bytes, "an input"));
+  if (staged == nullptr) return out;
   uint8_t* a = staged + staged_bytes;
   uint8_t* cols = a + a_bytes;
   uint8_t* product = cols + cols_bytes;

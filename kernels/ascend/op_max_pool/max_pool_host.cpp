@@ -160,15 +160,9 @@ std::tuple<Tensor&, Tensor&> max_pool2d_with_indices_out(
   const size_t size = device_element_size(device_dtype);
   const size_t staged_bytes = layout.staged_elems * size;
   const uint64_t padded = tiling.rows * layout.segment_pitch;
-  Result<void*> memory =
-      ctx.allocate_temp(staged_bytes + padded * (size + sizeof(float)), alignof(float));
-  if (!memory.ok()) {
-    // The portable kernel needs no temp memory: let it serve rather than fail the call.
-    ctx.reset_failure();
-    decline(ctx, "an input without temp memory to stage it (give the context a temp allocator)");
-    return result;
-  }
-  uint8_t* staged = static_cast<uint8_t*>(memory.get());
+  uint8_t* staged = static_cast<uint8_t*>(
+      staging_memory(ctx, staged_bytes + padded * (size + sizeof(float)), "an input"));
+  if (staged == nullptr) return result;
   float* slots = reinterpret_cast<float*>(staged + staged_bytes);
   uint8_t* values = staged + staged_bytes + padded * sizeof(float);
   uint8_t filler[4];
