@@ -132,7 +132,10 @@ Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Te
   const SizesType sizes[4] = {
       static_cast<SizesType>(c.batch), static_cast<SizesType>(c.groups * c.out_per_group),
       static_cast<SizesType>(c.window.out_h), static_cast<SizesType>(c.window.out_w)};
-  if (!resize_or_fail(ctx, out, {sizes, 4}) || out.numel() == 0) return out;
+  if (c.batch == 0) {
+    (void)resize_or_fail(ctx, out, {sizes, 4});
+    return out;
+  }
   const Platform device = platform();
   if (!im2col_fits(c, device_dtype, device.ub_bytes)) {
     decline(ctx, "an input row too long for the im2col kernel's UB tiles");
@@ -147,6 +150,7 @@ Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Te
     decline(ctx, "a convolution past the matmul's %u-element dims", kMatmulMaxDim);
     return out;
   }
+  if (!resize_or_fail(ctx, out, {sizes, 4})) return out;
   const size_t size = device_element_size(device_dtype);
   const size_t staged_bytes = layout.staged_elems * size;
   const size_t a_bytes = batches * c.out_per_group * tiling.reduce * size;
