@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 import torch
-from ascend_checks import SOCS, check_ascend, check_declines, on_soc
+from ascend_checks import SOCS, call_ascend, check_ascend, check_declines, on_soc
 from op_compare import eps, magnitude
 
 import kiln
@@ -85,6 +85,16 @@ def test_single_values_and_an_empty_batch() -> None:
     out = torch.empty(3)
     args = (empty, w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)
     check_ascend(NAME, aten.convolution(*args), *args, out=out)
+
+
+def test_columns_on_the_vector_unit_product_on_the_cube() -> None:
+    x = operand((2, 4, 9, 9), torch.float16, 10)
+    w = operand((6, 4, 3, 3), torch.float16, 11)
+    args = (x, w, w[:, 0, 0, 0].contiguous(), [1, 1], [1, 1], [1, 1], False, [0, 0], 1)
+    launches = call_ascend(NAME, *args, out=torch.empty(0, dtype=torch.float16))
+    assert [launch["kernel"] for launch in launches] == ["kiln_im2col_half", "kiln_matmul_half"]
+    assert launches[0]["vector_instructions"] > 0 and launches[0]["cube_instructions"] == 0
+    assert launches[1]["cube_instructions"] > 0
 
 
 def test_nan_and_inf_propagate() -> None:
