@@ -175,6 +175,18 @@ def test_declines() -> None:
         check_declines(
             NAME, x.bfloat16(), w.bfloat16(), *base, False, [0, 0], 1, out=b, reason="BFloat16"
         )
+    wide = operand((1, 1, 1, 70_000), torch.float16, 12)
+    check_declines(
+        NAME,
+        wide,
+        operand((1, 1, 1, 1), torch.float16, 13),
+        *base,
+        False,
+        [0, 0],
+        1,
+        out=torch.empty(0, dtype=torch.float16),
+        reason="an input row too long",
+    )
     # Invalid arguments decline, and the portable kernel reports them.
     bad = (x, w, None, [0, 1], [0, 0], [1, 1], False, [0, 0], 1)
     with pytest.raises(kiln.KilnError, match="does not take convolution arguments torch refuses"):

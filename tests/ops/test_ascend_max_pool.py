@@ -94,6 +94,10 @@ def test_max_pool_declines_what_it_cannot_take() -> None:
         out=outs,
         reason="a window of more than 1024 taps",
     )
+    wide = torch.randn(1, 1, 2, 70_000)
+    check_declines(
+        NAME, wide, [1, 1], [1, 1], [0, 0], [1, 1], False, out=outs, reason="an input row too long"
+    )
     # Invalid arguments decline, and the portable kernel reports them.
     bad = ([2, 2], [0, 1], [0, 0], [1, 1], False)
     with pytest.raises(kiln.KilnError, match="does not take pooling arguments torch refuses"):
