@@ -1,5 +1,7 @@
 // Host wrapper of _native_batch_norm_legit_no_training.out on Ascend: inference batch norm with
-// the running statistics, per channel (dim 1).
+// the running statistics, per channel (dim 1). The input is staged channel by channel, so that
+// the kernel maps whole rows of one channel however many samples there are.
+#include <cstring>
 #include <optional>
 #include <tuple>
 
@@ -38,6 +40,28 @@ void stage_row(const std::optional<Tensor>& param, float fill, uint32_t channels
       row[c] = static_cast<float>(param->const_data_ptr<BFloat16>()[c]);
     } else {
       row[c] = param->const_data_ptr<float>()[c];
+    }
+  }
+}
+
+// Calls copy(tensor element, staged element, count) for each run of elements that is contiguous
+// in both the input's layout [N, C, inner] and the staged one (batch_norm_tiling.h: per channel,
+// rows_per_channel rows of row_len, pitch apart).
+template <typename Copy>
+void for_each_run(const BatchNormTiling& t, uint64_t samples, uint64_t inner, Copy copy) {
+  const uint64_t row_len = t.split.row_len;
+  for (uint64_t c = 0; c < t.channels; ++c) {
+    for (uint64_t n = 0; n < samples; ++n) {
+      uint64_t from = (n * t.channels + c) * inner;
+      for (uint64_t e = n * inner, left = inner; left > 0;) {
+        const uint64_t row = c * t.rows_per_channel + e / row_len;
+        const uint64_t column = e % row_len;
+        const uint64_t count = row_len - column < left ? row_len - column : left;
+        copy(from, row * t.split.pitch + column, count);
+        from += count;
+        e += count;
+        left -= count;
+      }
     }
   }
 }
@@ -91,36 +115,47 @@ std::tuple<Tensor&, Tensor&, Tensor&> native_batch_norm_legit_no_training_out(
     return result;
   }
 
-  const uint64_t rows = static_cast<uint64_t>(input.size(0) * channels);
-  const uint64_t row_len = static_cast<uint64_t>(input.numel()) / rows;
+  const uint64_t samples = static_cast<uint64_t>(input.size(0));
+  const uint64_t inner = static_cast<uint64_t>(input.numel()) / (samples * channels);
   const Platform device = platform();
   const BatchNormTiling tiling =
       batch_norm_tiling(device_dtype, static_cast<uint32_t>(channels), static_cast<float>(eps),
-                        rows, row_len, device.ub_bytes, device.vector_cores);
+                        samples * inner, device.ub_bytes, device.vector_cores);
+  const size_t size = device_element_size(device_dtype);
+  const uint64_t rows = tiling.split.rows;
+  const size_t staged_bytes = rows * tiling.split.pitch * size;
   const size_t param_count = size_t{kBatchNormParamRows} * tiling.channel_pitch;
-  float* staged =
-      static_cast<float*>(staging_memory(ctx, param_count * sizeof(float), "parameters"));
-  if (staged == nullptr) return result;
-  for (size_t i = 0; i < param_count; ++i) staged[i] = 0.0f;
+  uint8_t* memory = static_cast<uint8_t*>(
+      staging_memory(ctx, param_count * sizeof(float) + staged_bytes, "an input"));
+  if (memory == nullptr) return result;
+  float* params_staged = reinterpret_cast<float*>(memory);
+  uint8_t* staged = memory + param_count * sizeof(float);
+  for (size_t i = 0; i < param_count; ++i) params_staged[i] = 0.0f;
   const uint32_t pitch = tiling.channel_pitch;
   const uint32_t count = tiling.channels;
-  stage_row(running_mean, 0.0f, count, staged);
-  stage_row(running_var, 0.0f, count, staged + pitch);
-  stage_row(weight, 1.0f, count, staged + 2 * size_t{pitch});
-  stage_row(bias, 0.0f, count, staged + 3 * size_t{pitch});
+  stage_row(running_mean, 0.0f, count, params_staged);
+  stage_row(running_var, 0.0f, count, params_staged + pitch);
+  stage_row(weight, 1.0f, count, params_staged + 2 * size_t{pitch});
+  stage_row(bias, 0.0f, count, params_staged + 3 * size_t{pitch});
+  std::memset(staged, 0, staged_bytes);
+  const uint8_t* in = static_cast<const uint8_t*>(input.const_data_ptr());
+  for_each_run(tiling, samples, inner, [&](uint64_t from, uint64_t to, uint64_t n) {
+    std::memcpy(staged + to * size, in + from * size, n * size);
+  });
 
-  const size_t size = device_element_size(device_dtype);
-  const size_t row_bytes = row_len * size;
-  const size_t pitch_bytes = tiling.split.pitch * size;
   DeviceBuffer x, params, y, t;
-  if (!x.upload_rows(ctx, input.const_data_ptr(), rows, row_bytes, pitch_bytes) ||
-      !params.upload(ctx, staged, param_count * sizeof(float)) ||
-      !y.allocate(ctx, rows * pitch_bytes) || !t.upload(ctx, &tiling, sizeof(tiling))) {
+  if (!x.upload(ctx, staged, staged_bytes) ||
+      !params.upload(ctx, params_staged, param_count * sizeof(float)) ||
+      !y.allocate(ctx, staged_bytes) || !t.upload(ctx, &tiling, sizeof(tiling))) {
     return result;
   }
   if (finish_launch(ctx, launch_batch_norm(device_dtype, tiling.split.block_dim, x.get(),
-                                           params.get(), y.get(), t.get()))) {
-    (void)y.download_rows(ctx, out0.mutable_data_ptr(), rows, row_bytes, pitch_bytes);
+                                           params.get(), y.get(), t.get())) &&
+      y.download(ctx, staged, staged_bytes)) {
+    uint8_t* y_out = static_cast<uint8_t*>(out0.mutable_data_ptr());
+    for_each_run(tiling, samples, inner, [&](uint64_t to, uint64_t from, uint64_t n) {
+      std::memcpy(y_out + to * size, staged + from * size, n * size);
+    });
   }
   return result;
 }

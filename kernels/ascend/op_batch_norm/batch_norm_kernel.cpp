@@ -1,5 +1,5 @@
-// Ascend C inference batch norm kernel: each core transforms whole rows (one channel of one
-// sample each) with its channel's affine map.
+// Ascend C inference batch norm kernel: each core transforms whole rows (a part of one channel,
+// batch_norm_tiling.h) with their channel's affine map.
 //
 // Per channel, once per core on the vector unit: scale = weight / sqrt(var + eps). Per row, in
 // float: y = (x - mean) * scale + bias, the order torch's CPU kernel uses. Rows that fit go
@@ -31,6 +31,7 @@ class BatchNormKernel {
   __aicore__ inline void Init(GM_ADDR x, GM_ADDR params, GM_ADDR y, const BatchNormTiling& tiling) {
     split_ = tiling.split;
     channels_ = tiling.channels;
+    rows_per_channel_ = tiling.rows_per_channel;
     channel_pitch_ = tiling.channel_pitch;
     eps_ = tiling.eps;
     block_ = row_block(split_);
@@ -107,7 +108,7 @@ class BatchNormKernel {
   // yf = (xf - mean) * scale + bias over n elements of this core's row `row`.
   __aicore__ inline void Affine(const LocalTensor<float>& yf, const LocalTensor<float>& xf,
                                 uint32_t n, uint64_t row) {
-    const uint32_t c = static_cast<uint32_t>((block_.first + row) % channels_);
+    const uint32_t c = static_cast<uint32_t>((block_.first + row) / rows_per_channel_ % channels_);
     const float mean = params_ub_.GetValue(kMeanRow * channel_pitch_ + c);
     const float scale = params_ub_.GetValue(kScaleRow * channel_pitch_ + c);
     const float bias = params_ub_.GetValue(kBiasRow * channel_pitch_ + c);
@@ -132,6 +133,7 @@ class BatchNormKernel {
   RowSplit split_{};
   RowBlock block_;
   uint32_t channels_ = 1;
+  uint32_t rows_per_channel_ = 1;
   uint32_t channel_pitch_ = 0;
   float eps_ = 0.0f;
 };

@@ -4,8 +4,8 @@
 
 namespace kiln::ascend {
 
-BatchNormTiling batch_norm_tiling(DeviceDtype dtype, uint32_t channels, float eps, uint64_t rows,
-                                  uint64_t row_len, size_t ub_bytes, uint32_t cores) {
+BatchNormTiling batch_norm_tiling(DeviceDtype dtype, uint32_t channels, float eps,
+                                  uint64_t per_channel, size_t ub_bytes, uint32_t cores) {
   const size_t size = device_element_size(dtype);
   const bool wide = dtype != DeviceDtype::Float;
   BatchNormTiling tiling{};
@@ -19,7 +19,15 @@ BatchNormTiling batch_norm_tiling(DeviceDtype dtype, uint32_t channels, float ep
   costs.per_chunk_element = costs.per_tile_element;
   // The parameter rows, plus 32-byte rounding slack.
   costs.fixed = 1024 + size_t{kBatchNormParamRows} * tiling.channel_pitch * sizeof(float);
-  tiling.split = split_rows(rows, row_len, size, costs, ub_bytes, cores);
+  // Enough rows per channel to give every core work, each at least kMinRowElems long.
+  constexpr uint64_t kMinRowElems = 4096;
+  uint64_t per_row = (cores + channels - 1) / channels;
+  if (per_row > per_channel / kMinRowElems) per_row = per_channel / kMinRowElems;
+  if (per_row == 0) per_row = 1;
+  const uint64_t row_len = (per_channel + per_row - 1) / per_row;
+  per_row = (per_channel + row_len - 1) / row_len;  // no row left empty
+  tiling.rows_per_channel = static_cast<uint32_t>(per_row);
+  tiling.split = split_rows(channels * per_row, row_len, size, costs, ub_bytes, cores);
   return tiling;
 }
 
