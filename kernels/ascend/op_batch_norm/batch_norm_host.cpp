@@ -25,7 +25,7 @@ bool accept_channel_param(KernelRuntimeContext& ctx, const std::optional<Tensor>
   if (param->dim() != 1 || param->size(0) != channels) {
     return decline(ctx, "a %s that is not 1-d of the channel count", name);
   }
-  return accept_tensor(ctx, *param, name, dtype);
+  return accept_input(ctx, *param, name, dtype);
 }
 
 // Row `row` of the parameter array: the parameter widened to float (exact), or `fill` when it is
@@ -80,7 +80,7 @@ std::tuple<Tensor&, Tensor&, Tensor&> native_batch_norm_legit_no_training_out(
   const ScalarType dtype = input.scalar_type();
   DeviceDtype device_dtype;
   if (!accept_dtype(ctx, dtype, /*int32_ok=*/false, &device_dtype) ||
-      !accept_tensor(ctx, input, "input", dtype)) {
+      !accept_input(ctx, input, "input", dtype)) {
     return result;
   }
   if (input.dim() < 2) {

@@ -99,6 +99,53 @@ void stage_weights(const ConvGeometry& c, const uint8_t* weight, const uint8_t* 
   }
 }
 
+// product (batches x m x out_rows * pitch) = a (batches x m x k) x cols (batches x k x out_rows
+// * pitch) on the cube. The Matmul API's ND rows reach kMatmulMaxRowStride elements, so a wider
+// product runs in chunks of whole output rows, each gathered into its own staging buffers.
+bool multiply_columns(KernelRuntimeContext& ctx, DeviceDtype dtype, uint64_t batches, uint64_t m,
+                      uint64_t k, uint64_t out_rows, uint64_t pitch, const uint8_t* a,
+                      const uint8_t* cols, uint8_t* product) {
+  MatmulProblem problem{};
+  problem.dtype = dtype;
+  problem.batches = static_cast<uint32_t>(batches);
+  problem.m = static_cast<uint32_t>(m);
+  problem.k = static_cast<uint32_t>(k);
+  const size_t size = device_element_size(dtype);
+  const uint64_t block = 32 / size;
+  const uint64_t widest = kMatmulMaxRowStride / block * block;
+  const uint64_t rows_per_chunk = widest / pitch;
+  if (out_rows * pitch <= widest) {
+    problem.n = static_cast<uint32_t>(out_rows * pitch);
+    return run_matmul(ctx, problem, {a, cols, MatmulAddend::None, nullptr, product});
+  }
+  if (rows_per_chunk == 0) {
+    return decline(ctx, "an output row wider than the Matmul API's %u-element ND rows",
+                   kMatmulMaxRowStride);
+  }
+  const uint64_t chunk = rows_per_chunk * pitch;
+  uint8_t* chunk_cols =
+      static_cast<uint8_t*>(staging_memory(ctx, (batches * (k + m) * chunk) * size, "a product"));
+  if (chunk_cols == nullptr) return false;
+  uint8_t* chunk_product = chunk_cols + batches * k * chunk * size;
+  const uint64_t total = out_rows * pitch;
+  for (uint64_t start = 0; start < total; start += chunk) {
+    const uint64_t width = total - start < chunk ? total - start : chunk;
+    for (uint64_t row = 0; row < batches * k; ++row) {
+      std::memcpy(chunk_cols + row * width * size, cols + (row * total + start) * size,
+                  width * size);
+    }
+    problem.n = static_cast<uint32_t>(width);
+    if (!run_matmul(ctx, problem, {a, chunk_cols, MatmulAddend::None, nullptr, chunk_product})) {
+      return false;
+    }
+    for (uint64_t row = 0; row < batches * m; ++row) {
+      std::memcpy(product + (row * total + start) * size, chunk_product + row * width * size,
+                  width * size);
+    }
+  }
+  return true;
+}
+
 }  // namespace
 }  // namespace kiln::ascend
 
@@ -119,8 +166,8 @@ Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Te
   const ScalarType dtype = input.scalar_type();
   DeviceDtype device_dtype;
   if (!accept_matmul_dtype(ctx, dtype, &device_dtype) ||
-      !accept_tensor(ctx, input, "input", dtype) || !accept_tensor(ctx, weight, "weight", dtype) ||
-      (bias.has_value() && !accept_tensor(ctx, *bias, "bias", dtype)) ||
+      !accept_input(ctx, input, "input", dtype) || !accept_input(ctx, weight, "weight", dtype) ||
+      (bias.has_value() && !accept_input(ctx, *bias, "bias", dtype)) ||
       !accept_tensor(ctx, out, "out", dtype)) {
     return out;
   }
@@ -178,14 +225,8 @@ Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Te
   stage_weights(c, static_cast<const uint8_t*>(weight.const_data_ptr()),
                 bias.has_value() ? static_cast<const uint8_t*>(bias->const_data_ptr()) : nullptr,
                 size, a);
-  MatmulProblem problem{};
-  problem.dtype = device_dtype;
-  problem.batches = static_cast<uint32_t>(batches);
-  problem.m = static_cast<uint32_t>(c.out_per_group);
-  problem.n = static_cast<uint32_t>(pixels);
-  problem.k = tiling.reduce;
-  const MatmulOperands operands{a, cols, MatmulAddend::None, nullptr, product};
-  if (run_matmul(ctx, problem, operands)) {
+  if (multiply_columns(ctx, device_dtype, batches, c.out_per_group, tiling.reduce, layout.out_h,
+                       layout.segment_pitch, a, cols, product)) {
     drop_row_padding(batches * c.out_per_group * layout.out_h, c.window.out_w, layout.segment_pitch,
                      size, product, static_cast<uint8_t*>(out.mutable_data_ptr()));
   }

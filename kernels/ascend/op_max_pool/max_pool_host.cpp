@@ -112,7 +112,7 @@ std::tuple<Tensor&, Tensor&> max_pool2d_with_indices_out(
   const ScalarType dtype = self.scalar_type();
   DeviceDtype device_dtype;
   if (!accept_dtype(ctx, dtype, /*int32_ok=*/false, &device_dtype) ||
-      !accept_tensor(ctx, self, "self", dtype) || !accept_tensor(ctx, out, "out", dtype) ||
+      !accept_input(ctx, self, "self", dtype) || !accept_tensor(ctx, out, "out", dtype) ||
       !accept_tensor(ctx, indices, "indices", ScalarType::Long)) {
     return result;
   }
