@@ -99,12 +99,13 @@ void stage_weights(const ConvGeometry& c, const uint8_t* weight, const uint8_t* 
   }
 }
 
-// product (batches x m x out_rows * pitch) = a (batches x m x k) x cols (batches x k x out_rows
-// * pitch) on the cube. The Matmul API's ND rows reach kMatmulMaxRowStride elements, so a wider
-// product runs in chunks of whole output rows, each gathered into its own staging buffers.
+// product (batches x m x out_rows * pitch) = a (batches x m x k) x the columns (batches x k x
+// out_rows * pitch, rows 32-byte aligned) that im2col left in device memory, on the cube. The
+// Matmul API's ND rows reach kMatmulMaxRowStride elements, so a wider product runs in chunks of
+// whole output rows: the columns come back to host memory and each chunk is gathered there.
 bool multiply_columns(KernelRuntimeContext& ctx, DeviceDtype dtype, uint64_t batches, uint64_t m,
                       uint64_t k, uint64_t out_rows, uint64_t pitch, const uint8_t* a,
-                      const uint8_t* cols, uint8_t* product) {
+                      const DeviceBuffer& cols_device, uint8_t* product) {
   MatmulProblem problem{};
   problem.dtype = dtype;
   problem.batches = static_cast<uint32_t>(batches);
@@ -116,18 +117,22 @@ bool multiply_columns(KernelRuntimeContext& ctx, DeviceDtype dtype, uint64_t bat
   const uint64_t rows_per_chunk = widest / pitch;
   if (out_rows * pitch <= widest) {
     problem.n = static_cast<uint32_t>(out_rows * pitch);
-    return run_matmul(ctx, problem, {a, cols, MatmulAddend::None, nullptr, product});
+    return run_matmul(ctx, problem,
+                      {a, nullptr, MatmulAddend::None, nullptr, product, cols_device.get()});
   }
   if (rows_per_chunk == 0) {
     return decline(ctx, "an output row wider than the Matmul API's %u-element ND rows",
                    kMatmulMaxRowStride);
   }
-  const uint64_t chunk = rows_per_chunk * pitch;
-  uint8_t* chunk_cols =
-      static_cast<uint8_t*>(staging_memory(ctx, (batches * (k + m) * chunk) * size, "a product"));
-  if (chunk_cols == nullptr) return false;
-  uint8_t* chunk_product = chunk_cols + batches * k * chunk * size;
   const uint64_t total = out_rows * pitch;
+  const uint64_t chunk = rows_per_chunk * pitch;
+  uint8_t* cols = static_cast<uint8_t*>(
+      staging_memory(ctx, batches * (k * total + (k + m) * chunk) * size, "a wide product"));
+  if (cols == nullptr || !cols_device.download(ctx, cols, batches * k * total * size)) {
+    return false;
+  }
+  uint8_t* chunk_cols = cols + batches * k * total * size;
+  uint8_t* chunk_product = chunk_cols + batches * k * chunk * size;
   for (uint64_t start = 0; start < total; start += chunk) {
     const uint64_t width = total - start < chunk ? total - start : chunk;
     for (uint64_t row = 0; row < batches * k; ++row) {
@@ -203,22 +208,21 @@ Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Te
   const size_t a_bytes = batches * c.out_per_group * tiling.reduce * size;
   const size_t cols_bytes = tiling.rows * pixels * size;
   const size_t c_bytes = batches * c.out_per_group * pixels * size;
-  uint8_t* staged = static_cast<uint8_t*>(
-      staging_memory(ctx, staged_bytes + a_bytes + cols_bytes + c_bytes, "an input"));
+  uint8_t* staged =
+      static_cast<uint8_t*>(staging_memory(ctx, staged_bytes + a_bytes + c_bytes, "an input"));
   if (staged == nullptr) return out;
   uint8_t* a = staged + staged_bytes;
-  uint8_t* cols = a + a_bytes;
-  uint8_t* product = cols + cols_bytes;
+  uint8_t* product = a + a_bytes;
   const uint8_t zero[4] = {0, 0, 0, 0};
   stage_windows(c.window, layout, static_cast<const uint8_t*>(input.const_data_ptr()), size, zero,
                 staged);
+  DeviceBuffer cols_device;
   {
-    DeviceBuffer x, cols_device, t;
+    DeviceBuffer x, t;
     if (!x.upload(ctx, staged, staged_bytes) || !cols_device.allocate(ctx, cols_bytes) ||
         !t.upload(ctx, &tiling, sizeof(tiling)) ||
         !finish_launch(ctx, launch_im2col(device_dtype, tiling.block_dim, x.get(),
-                                          cols_device.get(), t.get())) ||
-        !cols_device.download(ctx, cols, cols_bytes)) {
+                                          cols_device.get(), t.get()))) {
       return out;
     }
   }
@@ -226,7 +230,7 @@ Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Te
                 bias.has_value() ? static_cast<const uint8_t*>(bias->const_data_ptr()) : nullptr,
                 size, a);
   if (multiply_columns(ctx, device_dtype, batches, c.out_per_group, tiling.reduce, layout.out_h,
-                       layout.segment_pitch, a, cols, product)) {
+                       layout.segment_pitch, a, cols_device, product)) {
     drop_row_padding(batches * c.out_per_group * layout.out_h, c.window.out_w, layout.segment_pitch,
                      size, product, static_cast<uint8_t*>(out.mutable_data_ptr()));
   }

@@ -113,17 +113,21 @@ bool run_matmul(KernelRuntimeContext& ctx, const MatmulProblem& problem,
   const size_t n_pitch = size_t{tiling.n_pitch} * size;
   DeviceBuffer a, b, bias, c, t;
   if (!a.upload_rows(ctx, operands.a, batches * tiling.m, k_row, k_pitch)) return false;
-  const bool b_ok = problem.trans_b
-                        ? b.upload_rows(ctx, operands.b, batches * tiling.n, k_row, k_pitch)
-                        : b.upload_rows(ctx, operands.b, batches * tiling.k, n_row, n_pitch);
-  if (!b_ok) return false;
+  uint8_t* b_data = operands.b_device;
+  if (b_data == nullptr) {
+    const bool b_ok = problem.trans_b
+                          ? b.upload_rows(ctx, operands.b, batches * tiling.n, k_row, k_pitch)
+                          : b.upload_rows(ctx, operands.b, batches * tiling.k, n_row, n_pitch);
+    if (!b_ok) return false;
+    b_data = b.get();
+  }
   if (staged.bias && !stage_bias(ctx, *operands.addend, tiling, bias)) return false;
   // C starts as the addend (the kernel adds the product to it) or as uninitialised memory.
   const bool c_ok = staged.accumulate ? c.upload_rows(ctx, operands.addend->const_data_ptr(),
                                                       batches * tiling.m, n_row, n_pitch)
                                       : c.allocate(ctx, batches * tiling.m * n_pitch);
   if (!c_ok || !t.upload(ctx, &tiling, sizeof(tiling))) return false;
-  if (!finish_launch(ctx, launch_matmul(problem.dtype, tiling.block_dim, a.get(), b.get(),
+  if (!finish_launch(ctx, launch_matmul(problem.dtype, tiling.block_dim, a.get(), b_data,
                                         bias.get(), c.get(), t.get()))) {
     return false;
   }

@@ -22,6 +22,9 @@ struct MatmulOperands {
   MatmulAddend addend_kind;
   const Tensor* addend;  // for RowBias and Full; null otherwise
   void* c;               // batches x m x n (the out tensor's data)
+  // B already in device memory as the kernel reads it (batches x k rows of n padded to 32
+  // bytes), e.g. written there by another kernel; `b` is then unused. Not with trans_b.
+  uint8_t* b_device = nullptr;
 };
 
 // `dtype` as the cube multiplies it on the current SoC: Half everywhere, BFloat16 and Float
