@@ -40,6 +40,19 @@ def float_dtypes(soc: str) -> list[torch.dtype]:
     return dtypes + [torch.bfloat16] if soc == "Ascend910B" else dtypes
 
 
+def cube_dtypes(soc: str) -> list[torch.dtype]:
+    """What the SoC's cube multiplies: half everywhere, bfloat16 and float on Ascend910B."""
+    if soc == "Ascend910B":
+        return [torch.float16, torch.bfloat16, torch.float32]
+    return [torch.float16]
+
+
+def cube_operand(shape: tuple[int, ...], dtype: torch.dtype, seed: int) -> torch.Tensor:
+    """Seeded values in [-2, 2), which the cube's products keep well inside half's range."""
+    generator = torch.Generator().manual_seed(seed)
+    return (torch.rand(shape, generator=generator) * 4 - 2).to(dtype)
+
+
 def call_ascend(name: str, *args: Any, out: Any, **kwargs: Any) -> list[dict[str, Any]]:
     """Runs `name` on the Ascend kernel only; returns the launches it made."""
     kiln.ascend.clear_launch_history()

@@ -114,6 +114,13 @@ def _fallbacks(name: str) -> int:
     return sum(record[3] for record in kiln.fallback_records() if record[0] == name)
 
 
+def largest(t: torch.Tensor | None) -> float:
+    """The largest finite magnitude in t (0 for None, empty or non-floating)."""
+    if t is None or t.numel() == 0 or not t.is_floating_point():
+        return 0.0
+    return float(t.double().abs().nan_to_num(0, 0, 0).max())
+
+
 def magnitude(*tensors: torch.Tensor | float) -> float:
     """The largest finite absolute value among the arguments (1 when there is none)."""
     largest = 1.0

@@ -7,25 +7,21 @@ from typing import Any
 
 import pytest
 import torch
-from ascend_checks import SOCS, call_ascend, check_ascend, check_declines, on_soc
+from ascend_checks import (
+    SOCS,
+    call_ascend,
+    check_ascend,
+    check_declines,
+    cube_dtypes,
+    cube_operand,
+    on_soc,
+)
 from op_compare import eps, magnitude
 
 import kiln
 
 NAME = "aten::convolution.out"
 aten = torch.ops.aten
-
-
-def cube_dtypes(soc: str) -> list[torch.dtype]:
-    """What the SoC's cube multiplies: half everywhere, bfloat16 and float on Ascend910B."""
-    if soc == "Ascend910B":
-        return [torch.float16, torch.bfloat16, torch.float32]
-    return [torch.float16]
-
-
-def operand(shape: tuple[int, ...], dtype: torch.dtype, seed: int) -> torch.Tensor:
-    generator = torch.Generator().manual_seed(seed)
-    return (torch.rand(shape, generator=generator) * 4 - 2).to(dtype)
 
 
 def check(
@@ -69,16 +65,16 @@ def test_convolution(soc: str, case: tuple[Any, ...]) -> None:
     in_shape, w_shape, stride, padding, dilation, groups = case
     with on_soc(soc):
         for dtype in cube_dtypes(soc):
-            x = operand(in_shape, dtype, 1)
-            w = operand(w_shape, dtype, 2)
-            b = operand((w_shape[0],), dtype, 3)
+            x = cube_operand(in_shape, dtype, 1)
+            w = cube_operand(w_shape, dtype, 2)
+            b = cube_operand((w_shape[0],), dtype, 3)
             check(x, w, b, stride, padding, dilation, groups)
             check(x, w, None, stride, padding, dilation, groups)
 
 
 def test_single_values_and_an_empty_batch() -> None:
-    x = operand((2, 3, 10, 9), torch.float32, 4)
-    w = operand((5, 3, 3, 3), torch.float32, 5)
+    x = cube_operand((2, 3, 10, 9), torch.float32, 4)
+    w = cube_operand((5, 3, 3, 3), torch.float32, 5)
     args = (x, w, None, [2], [1], [1], False, [0], 1)
     check_ascend(NAME, aten.convolution(*args), *args, out=torch.empty(0), atol=1e-4)
     empty = x[:0]
@@ -88,8 +84,8 @@ def test_single_values_and_an_empty_batch() -> None:
 
 
 def test_columns_on_the_vector_unit_product_on_the_cube() -> None:
-    x = operand((2, 4, 9, 9), torch.float16, 10)
-    w = operand((6, 4, 3, 3), torch.float16, 11)
+    x = cube_operand((2, 4, 9, 9), torch.float16, 10)
+    w = cube_operand((6, 4, 3, 3), torch.float16, 11)
     args = (x, w, w[:, 0, 0, 0].contiguous(), [1, 1], [1, 1], [1, 1], False, [0, 0], 1)
     launches = call_ascend(NAME, *args, out=torch.empty(0, dtype=torch.float16))
     assert [launch["kernel"] for launch in launches] == ["kiln_im2col_half", "kiln_matmul_half"]
@@ -98,16 +94,16 @@ def test_columns_on_the_vector_unit_product_on_the_cube() -> None:
 
 
 def test_nan_and_inf_propagate() -> None:
-    x = operand((1, 2, 6, 6), torch.float32, 6)
+    x = cube_operand((1, 2, 6, 6), torch.float32, 6)
     x[0, 0, 2, 3] = float("nan")
     x[0, 1, 5, 5] = float("inf")
-    w = operand((3, 2, 3, 3), torch.float32, 7).abs() + 0.5
+    w = cube_operand((3, 2, 3, 3), torch.float32, 7).abs() + 0.5
     check(x, w, None, padding=(1, 1))
 
 
 def test_declines() -> None:
-    x = operand((1, 4, 6, 6), torch.float32, 8)
-    w = operand((2, 4, 3, 3), torch.float32, 9)
+    x = cube_operand((1, 4, 6, 6), torch.float32, 8)
+    w = cube_operand((2, 4, 3, 3), torch.float32, 9)
     out = torch.empty(0)
     base = (None, [1, 1], [0, 0], [1, 1])
     check_declines(
@@ -175,11 +171,11 @@ def test_declines() -> None:
         check_declines(
             NAME, x.bfloat16(), w.bfloat16(), *base, False, [0, 0], 1, out=b, reason="BFloat16"
         )
-    wide = operand((1, 1, 1, 70_000), torch.float16, 12)
+    wide = cube_operand((1, 1, 1, 70_000), torch.float16, 12)
     check_declines(
         NAME,
         wide,
-        operand((1, 1, 1, 1), torch.float16, 13),
+        cube_operand((1, 1, 1, 1), torch.float16, 13),
         *base,
         False,
         [0, 0],

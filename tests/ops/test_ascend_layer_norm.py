@@ -7,18 +7,12 @@ from typing import Any
 import pytest
 import torch
 from ascend_checks import SIZES, SOCS, call_ascend, check_declines, float_dtypes, on_soc
-from op_compare import assert_same, tolerances_for
+from op_compare import assert_same, largest, tolerances_for
 
 import kiln
 
 NAME = "aten::native_layer_norm.out"
 aten = torch.ops.aten
-
-
-def largest(t: torch.Tensor | None) -> float:
-    if t is None or t.numel() == 0:
-        return 0.0
-    return float(t.double().nan_to_num(0, 0, 0).abs().max())
 
 
 def check(

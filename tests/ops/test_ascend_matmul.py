@@ -6,7 +6,15 @@ from typing import Any
 
 import pytest
 import torch
-from ascend_checks import SOCS, call_ascend, check_ascend, check_declines, on_soc
+from ascend_checks import (
+    SOCS,
+    call_ascend,
+    check_ascend,
+    check_declines,
+    cube_dtypes,
+    cube_operand,
+    on_soc,
+)
 from op_compare import eps, magnitude
 
 import kiln
@@ -15,18 +23,6 @@ import kiln.ascend
 # (m, k, n): a single element; tails that are not whole 32-byte rows or 16-row fractals; C blocks
 # on many cores; k spanning several base tiles and L1 steps.
 SHAPES = ((1, 1, 1), (7, 13, 9), (70, 150, 45), (33, 300, 130), (130, 1030, 200))
-
-
-def cube_dtypes(soc: str) -> list[torch.dtype]:
-    """What the SoC's cube multiplies: half everywhere, bfloat16 and float on Ascend910B."""
-    if soc == "Ascend910B":
-        return [torch.float16, torch.bfloat16, torch.float32]
-    return [torch.float16]
-
-
-def operand(shape: tuple[int, ...], dtype: torch.dtype, seed: int) -> torch.Tensor:
-    generator = torch.Generator().manual_seed(seed)
-    return (torch.rand(shape, generator=generator) * 4 - 2).to(dtype)
 
 
 def product_atol(k: int, dtype: torch.dtype, *factors: Any) -> float:
@@ -45,8 +41,8 @@ def product_atol(k: int, dtype: torch.dtype, *factors: Any) -> float:
 def test_mm(soc: str, m: int, k: int, n: int) -> None:
     with on_soc(soc):
         for dtype in cube_dtypes(soc):
-            a = operand((m, k), dtype, 1)
-            b = operand((k, n), dtype, 2)
+            a = cube_operand((m, k), dtype, 1)
+            b = cube_operand((k, n), dtype, 2)
             out = torch.empty(0, dtype=dtype)
             atol = product_atol(k, dtype, a, b)
             check_ascend("aten::mm.out", torch.mm(a, b), a, b, out=out, atol=atol)
@@ -58,8 +54,8 @@ def test_bmm(soc: str, batches: int, m: int, k: int, n: int) -> None:
     # 30 batches give every core several C blocks.
     with on_soc(soc):
         for dtype in cube_dtypes(soc):
-            a = operand((batches, m, k), dtype, 3)
-            b = operand((batches, k, n), dtype, 4)
+            a = cube_operand((batches, m, k), dtype, 3)
+            b = cube_operand((batches, k, n), dtype, 4)
             out = torch.empty(0, dtype=dtype)
             atol = product_atol(k, dtype, a, b)
             check_ascend("aten::bmm.out", torch.bmm(a, b), a, b, out=out, atol=atol)
@@ -72,9 +68,9 @@ def test_addmm_row_bias(soc: str, m: int, k: int, n: int, self_shape: str) -> No
     shape = {"row": (n,), "1xn": (1, n), "scalar": (), "1": (1,)}[self_shape]
     with on_soc(soc):
         for dtype in cube_dtypes(soc):
-            c = operand(shape, dtype, 5)
-            a = operand((m, k), dtype, 6)
-            b = operand((k, n), dtype, 7)
+            c = cube_operand(shape, dtype, 5)
+            a = cube_operand((m, k), dtype, 6)
+            b = cube_operand((k, n), dtype, 7)
             expected = torch.addmm(c, a, b)
             atol = product_atol(k + 1, dtype, a, b, c)
             out = torch.empty(0, dtype=dtype)
@@ -86,9 +82,9 @@ def test_addmm_row_bias(soc: str, m: int, k: int, n: int, self_shape: str) -> No
 def test_addmm_full_self_on_float_and_beta_zero() -> None:
     # A full float self starts in C and the cube adds the product to it; beta == 0 ignores self,
     # NaN included.
-    a = operand((33, 300), torch.float32, 8)
-    b = operand((300, 130), torch.float32, 9)
-    c = operand((33, 130), torch.float32, 10)
+    a = cube_operand((33, 300), torch.float32, 8)
+    b = cube_operand((300, 130), torch.float32, 9)
+    c = cube_operand((33, 130), torch.float32, 10)
     atol = product_atol(301, torch.float32, a, b, c)
     check_ascend("aten::addmm.out", torch.addmm(c, a, b), c, a, b, out=torch.empty(0), atol=atol)
     for soc in SOCS:
@@ -109,12 +105,12 @@ def test_linear(soc: str, lead: tuple[int, ...], bias_shape: str) -> None:
     k, n = 37, 133
     with on_soc(soc):
         for dtype in cube_dtypes(soc):
-            x = operand((*lead, k), dtype, 11)
-            w = operand((n, k), dtype, 12)
+            x = cube_operand((*lead, k), dtype, 11)
+            w = cube_operand((n, k), dtype, 12)
             shape = {"none": None, "row": (n,), "scalar": (), "1xn": (1, n)}[bias_shape]
             if shape is not None and len(shape) > len(lead) + 1:
                 continue  # torch's result would have more dims than the product
-            bias = None if shape is None else operand(shape, dtype, 13)
+            bias = None if shape is None else cube_operand(shape, dtype, 13)
             expected = torch.nn.functional.linear(x, w, bias)
             factors = (x, w) if bias is None else (x, w, bias)
             atol = product_atol(k + 1, dtype, *factors)
@@ -123,9 +119,9 @@ def test_linear(soc: str, lead: tuple[int, ...], bias_shape: str) -> None:
 
 
 def test_linear_full_bias_on_float() -> None:
-    x = operand((4, 6, 300), torch.float32, 14)
-    w = operand((70, 300), torch.float32, 15)
-    bias = operand((4, 6, 70), torch.float32, 16)
+    x = cube_operand((4, 6, 300), torch.float32, 14)
+    w = cube_operand((70, 300), torch.float32, 15)
+    bias = cube_operand((4, 6, 70), torch.float32, 16)
     expected = torch.nn.functional.linear(x, w, bias)
     atol = product_atol(301, torch.float32, x, w, bias)
     check_ascend("aten::linear.out", expected, x, w, bias, out=torch.empty(0), atol=atol)
@@ -136,8 +132,8 @@ def test_nan_and_inf_propagate(soc: str) -> None:
     # Products with NaN, inf * 0 and inf - inf: the cube's float sums give torch's NaN and inf.
     with on_soc(soc):
         for dtype in cube_dtypes(soc):
-            a = operand((9, 20), dtype, 17)
-            b = operand((20, 11), dtype, 18)
+            a = cube_operand((9, 20), dtype, 17)
+            b = cube_operand((20, 11), dtype, 18)
             a[0, 3] = float("nan")
             a[2, 5] = float("inf")
             b[5, 4] = 0.0
@@ -164,8 +160,8 @@ def test_empty_products_resize_without_launching() -> None:
 def test_launch_report() -> None:
     # A linear layer [128 tokens, 1024] x [1024 -> 1024] in half: C blocks on (nearly) every cube
     # core.
-    x = operand((128, 1024), torch.float16, 19)
-    w = operand((1024, 1024), torch.float16, 20)
+    x = cube_operand((128, 1024), torch.float16, 19)
+    w = cube_operand((1024, 1024), torch.float16, 20)
     launches = call_ascend("aten::linear.out", x, w, None, out=torch.empty(0, dtype=torch.float16))
     assert len(launches) == 1
     report = launches[0]
@@ -179,17 +175,17 @@ def test_launch_report_counts_cube_bytes() -> None:
     half = torch.float16
     # One C block of one base tile: A, B (and the bias, widened to float) move GM -> L1 once, C
     # moves L0C -> GM once; nothing goes through UB.
-    a, b = operand((7, 13), half, 21), operand((13, 9), half, 22)
+    a, b = cube_operand((7, 13), half, 21), cube_operand((13, 9), half, 22)
     (report,) = call_ascend("aten::mm.out", a, b, out=torch.empty(0, dtype=half))
     assert report["gm_to_l1_bytes"] == (7 * 13 + 13 * 9) * 2
     assert report["l0c_to_gm_bytes"] == 7 * 9 * 2
     assert report["gm_to_ub_bytes"] == report["ub_to_gm_bytes"] == 0
-    w, bias = operand((9, 13), half, 23), operand((9,), half, 24)
+    w, bias = cube_operand((9, 13), half, 23), cube_operand((9,), half, 24)
     (report,) = call_ascend("aten::linear.out", a, w, bias, out=torch.empty(0, dtype=half))
     assert report["gm_to_l1_bytes"] == (7 * 13 + 9 * 13) * 2 + 9 * 4
     assert report["l0c_to_gm_bytes"] == 7 * 9 * 2
     # C blocks on many cores: each loads its own rows of A and columns of B; C leaves once.
-    a, b = operand((512, 512), half, 25), operand((512, 512), half, 26)
+    a, b = cube_operand((512, 512), half, 25), cube_operand((512, 512), half, 26)
     (report,) = call_ascend("aten::mm.out", a, b, out=torch.empty(0, dtype=half))
     assert report["gm_to_l1_bytes"] > 2 * 512 * 512 * 2
     assert report["l0c_to_gm_bytes"] == 512 * 512 * 2
@@ -200,7 +196,7 @@ def test_rows_up_to_the_nd_row_stride_limit() -> None:
     # bytes, so 65520 half elements is the longest k or n it runs. Longer rows decline.
     half = torch.float16
     for m, k, n in [(2, 65520, 3), (3, 5, 65520)]:
-        a, b = operand((m, k), half, 27), operand((k, n), half, 28)
+        a, b = cube_operand((m, k), half, 27), cube_operand((k, n), half, 28)
         atol = product_atol(k, half, a, b)
         check_ascend(
             "aten::mm.out", torch.mm(a, b), a, b, out=torch.empty(0, dtype=half), atol=atol

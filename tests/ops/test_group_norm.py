@@ -9,7 +9,7 @@ import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from op_compare import assert_same, eps
+from op_compare import assert_same, eps, largest
 from strategies import FLOAT_DTYPES, dtypes, make_tensor, out_like
 
 import kiln
@@ -45,13 +45,6 @@ def check_three_outs(call_op: Any, args: tuple, outs: tuple) -> None:
     for index, (actual, expected) in enumerate(zip(kiln_outs, torch_outs, strict=True)):
         scale = largest(expected)
         assert_same(actual, expected, atol=1e-5 * (1 + scale) + (residue if index == 0 else 0))
-
-
-def largest(t: torch.Tensor | None) -> float:
-    """The largest finite magnitude in t (0 for None or empty)."""
-    if t is None or t.numel() == 0 or not t.is_floating_point():
-        return 0.0
-    return float(t.double().abs().nan_to_num(0, 0, 0).max())
 
 
 @SETTINGS

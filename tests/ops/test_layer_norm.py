@@ -8,7 +8,7 @@ import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from op_compare import assert_same, backend_of, eps, tolerances_for
+from op_compare import assert_same, backend_of, eps, largest, tolerances_for
 from strategies import FLOAT_DTYPES, dtypes, make_tensor, out_like, shapes
 
 import kiln
@@ -50,13 +50,6 @@ def check_three_outs(call_op: Any, args: tuple, outs: tuple, atol: float = 1e-5)
             atol=atol * (1 + scale) + (residue if index == 0 else 0),
             tolerances=tolerances_for(backend_of(call_op)),
         )
-
-
-def largest(t: torch.Tensor | None) -> float:
-    """The largest finite magnitude in t (0 for None or empty)."""
-    if t is None or t.numel() == 0 or not t.is_floating_point():
-        return 0.0
-    return float(t.double().abs().nan_to_num(0, 0, 0).max())
 
 
 @SETTINGS
