@@ -27,8 +27,12 @@ def emit(library: Library) -> str:
     by_namespace: dict[str, list[str]] = {}
     for op in library.ops:
         by_namespace.setdefault(op.entry.namespace, []).append(_function(op, library.backends))
+    # Kiln's own operators (namespace kiln) go straight into `kiln`: a nested `kiln::kiln` would
+    # shadow `kiln::` in every name the declarations use.
     sections = [
-        in_namespace(f"kiln::{namespace}", "\n\n".join(functions))
+        in_namespace(
+            "kiln" if namespace == "kiln" else f"kiln::{namespace}", "\n\n".join(functions)
+        )
         for namespace, functions in sorted(by_namespace.items())
     ]
     return render(

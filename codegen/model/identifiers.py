@@ -18,8 +18,10 @@ CPP_KEYWORDS = frozenset(
     volatile wchar_t while xor xor_eq""".split()
 )
 
-# Namespace names that would shadow what generated code refers to unqualified.
-RESERVED_NAMESPACES = frozenset({"kiln", "std"})
+# Operator namespaces that would shadow what generated code refers to unqualified. Kiln's own
+# operators (custom_ops.yaml, namespace `kiln`) get their typed API in `kiln` itself, not in a
+# nested `kiln::kiln` (codegen/dest/functions.py), so `kiln` is allowed.
+RESERVED_NAMESPACES = frozenset({"std"})
 
 
 def is_identifier(text: str) -> bool:

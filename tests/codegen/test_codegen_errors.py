@@ -85,8 +85,8 @@ CASES = [
     Case(
         "reserved-namespace",
         "custom_ops.yaml:1",
-        "namespace 'kiln' is reserved",
-        custom="- func: kiln::f.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n",
+        "namespace 'std' is reserved",
+        custom="- func: std::f.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n",
     ),
     Case(
         "nested-namespace",
