@@ -14,6 +14,7 @@ resets them before its call anyway).
 
 from __future__ import annotations
 
+import re
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ import torch
 
 import kiln
 from codegen.model.op_names import qualified
+from kiln._manifest import operators
 
 # The originals, taken before conftest.py wraps them.
 _CALL_OP: Callable[..., Any] = kiln.call_op
@@ -65,15 +67,30 @@ def _tensors(value: Any) -> list[torch.Tensor]:
     return []
 
 
+def _written_inputs(op: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[torch.Tensor]:
+    """The tensors passed for arguments the schema marks written that are no out arguments (a KV
+    cache): the op's results too, though it does not return them."""
+    operator = operators().get(op)
+    if operator is None:
+        return []
+    outs = {a.name for a in operator.outs}
+    written = set(re.findall(r"Tensor\(\w+!\)\s+(\w+)", operator.schema)) - outs
+    positional = [a.name for a in operator.inputs if not a.kwarg_only]
+    bound = {**dict(zip(positional, args, strict=False)), **kwargs}
+    return [bound[name] for name in sorted(written) if isinstance(bound.get(name), torch.Tensor)]
+
+
 def call_op(name: str, *args: Any, backend: str | None = None, **kwargs: Any) -> Any:
-    """kiln.call_op, remembering which (operator, backend) wrote each result tensor."""
+    """kiln.call_op, remembering which (operator, backend) wrote each result tensor (written
+    inputs included)."""
     op = qualified(name)
     requested = backend or "portable"
     if requested != "aten":  # libtorch's kernels run without Kiln's backend fallback
         kiln.reset_fallback_stats()
     result = _CALL_OP(name, *args, backend=backend, **kwargs)
     served = requested if requested == "aten" else _served_by(op, requested)
-    for tensor in _tensors(result) + _tensors(kwargs.get("out")):
+    written = _tensors(result) + _tensors(kwargs.get("out")) + _written_inputs(op, args, kwargs)
+    for tensor in written:
         _results[id(tensor)] = (weakref.ref(tensor), (op, served))
     return result
 
