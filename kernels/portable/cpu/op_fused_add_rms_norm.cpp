@@ -1,0 +1,41 @@
+// kiln::fused_add_rms_norm.out: vLLM's residual add + RMSNorm in one pass, as an out variant with
+// two outs: residual_out = input + residual (the next layer's residual) and out = rms_norm of
+// that sum. Passing out=input, residual_out=residual gives vLLM's in-place form.
+#include <tuple>
+
+#include "kernels/portable/cpu/util/checks.h"
+#include "kernels/portable/cpu/util/llm.h"
+#include "kernels/portable/cpu/util/rms_norm.h"
+#include "runtime/kernel/kernel_runtime_context.h"
+
+namespace kiln::portable::native {
+
+std::tuple<Tensor&, Tensor&> fused_add_rms_norm_out(KernelRuntimeContext& ctx, const Tensor& input,
+                                                    const Tensor& residual, const Tensor& weight,
+                                                    double epsilon, Tensor& out,
+                                                    Tensor& residual_out) {
+  std::tuple<Tensor&, Tensor&> result(out, residual_out);
+  int64_t rows = 0;
+  int64_t n = 0;
+  if (!check_norm_arguments(ctx, input, weight, &rows, &n) ||
+      !check_activation(ctx, residual, "residual") ||
+      !check_dtype_matches(ctx, residual, "residual", input.scalar_type(), "input")) {
+    return result;
+  }
+  KILN_KERNEL_CHECK_MSG(ctx, residual.sizes().equals(input.sizes()), InvalidArgument, result,
+                        "residual has shape %s but input has shape %s; pass tensors of one shape",
+                        format_shape(residual.sizes()).text, format_shape(input.sizes()).text);
+  if (!check_tensor(ctx, out, "out") || !check_tensor(ctx, residual_out, "residual_out") ||
+      !check_out_dtype_is(ctx, out, input.scalar_type()) ||
+      !check_out_dtype_is(ctx, residual_out, input.scalar_type()) ||
+      !resize_or_fail(ctx, out, input.sizes()) ||
+      !resize_or_fail(ctx, residual_out, input.sizes())) {
+    return result;
+  }
+  add_rms_norm_rows(input.const_data_ptr(), residual.const_data_ptr(), weight.const_data_ptr(),
+                    out.mutable_data_ptr(), residual_out.mutable_data_ptr(), input.scalar_type(),
+                    rows, n, static_cast<float>(epsilon));
+  return result;
+}
+
+}  // namespace kiln::portable::native

@@ -1,0 +1,24 @@
+// kiln::rms_norm.out: vLLM's RMSNorm over the last dim, out = round(x / rms(x)) * weight, the
+// mean square in float (docs/custom_ops.md).
+#include "kernels/portable/cpu/util/checks.h"
+#include "kernels/portable/cpu/util/llm.h"
+#include "kernels/portable/cpu/util/rms_norm.h"
+#include "runtime/kernel/kernel_runtime_context.h"
+
+namespace kiln::portable::native {
+
+Tensor& rms_norm_out(KernelRuntimeContext& ctx, const Tensor& input, const Tensor& weight,
+                     double epsilon, Tensor& out) {
+  int64_t rows = 0;
+  int64_t n = 0;
+  if (!check_norm_arguments(ctx, input, weight, &rows, &n) || !check_tensor(ctx, out, "out") ||
+      !check_out_dtype_is(ctx, out, input.scalar_type()) ||
+      !resize_or_fail(ctx, out, input.sizes())) {
+    return out;
+  }
+  rms_norm_rows(input.const_data_ptr(), weight.const_data_ptr(), out.mutable_data_ptr(),
+                input.scalar_type(), rows, n, static_cast<float>(epsilon));
+  return out;
+}
+
+}  // namespace kiln::portable::native

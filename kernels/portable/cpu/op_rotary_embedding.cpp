@@ -1,0 +1,171 @@
+// kiln::rotary_embedding.out: vLLM's rotary position embedding of query and key heads. For token
+// t at position p = positions[t], cos_sin_cache[p] holds rot_dim / 2 cosines then as many sines;
+// the first rot_dim elements of every head rotate by them in pairs, (x, y) -> (x cos - y sin,
+// y cos + x sin): NeoX pairs element i with i + rot_dim / 2, GPT-J pairs 2i with 2i + 1. The
+// remaining head_size - rot_dim elements are copied. Computed in float, rounded once; the outs
+// may be the inputs themselves (vLLM's in-place form).
+#include <cstring>
+#include <optional>
+#include <tuple>
+
+#include "kernels/portable/cpu/util/checks.h"
+#include "kernels/portable/cpu/util/convert.h"
+#include "kernels/portable/cpu/util/llm.h"
+#include "runtime/kernel/kernel_runtime_context.h"
+
+namespace kiln::portable::native {
+namespace {
+
+// Where one tensor's heads are: `heads` heads of head_size elements per token.
+struct HeadLayout {
+  int64_t heads;
+  int64_t token_stride;  // elements
+};
+
+// query or key [*positions.shape, heads * head_size] (any split of the trailing dims).
+bool check_heads(KernelRuntimeContext& ctx, const Tensor& t, const char* name,
+                 const Tensor& positions, ScalarType dtype, int64_t head_size, HeadLayout* layout) {
+  if (!check_activation(ctx, t, name) || !check_dtype_matches(ctx, t, name, dtype, "query")) {
+    return false;
+  }
+  bool leading = t.dim() > positions.dim();
+  for (int64_t d = 0; leading && d < positions.dim(); ++d) {
+    leading = t.size(d) == positions.size(d);
+  }
+  KILN_KERNEL_CHECK_MSG(ctx, leading, InvalidArgument, false,
+                        "%s has shape %s but positions has shape %s; pass %s of shape "
+                        "[*positions.shape, num_heads * head_size]",
+                        name, format_shape(t.sizes()).text, format_shape(positions.sizes()).text,
+                        name);
+  int64_t per_token = 1;
+  for (int64_t d = positions.dim(); d < t.dim(); ++d) per_token *= t.size(d);
+  KILN_KERNEL_CHECK_MSG(ctx, per_token % head_size == 0, InvalidArgument, false,
+                        "%s has %lld elements per token, not a multiple of head_size %lld", name,
+                        static_cast<long long>(per_token), static_cast<long long>(head_size));
+  *layout = {per_token / head_size, per_token};
+  return true;
+}
+
+// One head's pairs [start, start + m): loads x and y (NeoX: halves, GPT-J: interleaved) into
+// float, rotates them by cos/sin and stores them into `dst` (which may be `src`).
+void rotate_pairs(const char* src, char* dst, ScalarType type, bool neox, int64_t half,
+                  int64_t start, int64_t m, const float* cos, const float* sin) {
+  const size_t size = element_size(type);
+  const int64_t x_offset = neox ? start : 2 * start;
+  const int64_t y_offset = neox ? half + start : 2 * start + 1;
+  const int64_t stride = neox ? 1 : 2;
+  float x[kLlmChunk];
+  float y[kLlmChunk];
+  load_row<float>(src + x_offset * size, type, stride, m, x);
+  load_row<float>(src + y_offset * size, type, stride, m, y);
+  float rx[kLlmChunk];
+  float ry[kLlmChunk];
+  for (int64_t i = 0; i < m; ++i) {
+    rx[i] = x[i] * cos[i] - y[i] * sin[i];
+    ry[i] = y[i] * cos[i] + x[i] * sin[i];
+  }
+  if (neox) {
+    store_row<float>(rx, m, type, dst + x_offset * size);
+    store_row<float>(ry, m, type, dst + y_offset * size);
+    return;
+  }
+  float pairs[2 * kLlmChunk];
+  for (int64_t i = 0; i < m; ++i) {
+    pairs[2 * i] = rx[i];
+    pairs[2 * i + 1] = ry[i];
+  }
+  store_row<float>(pairs, 2 * m, type, dst + x_offset * size);
+}
+
+// Rotates every head of one token of `src` into `dst`.
+void rotate_token(const Tensor& src, Tensor& dst, const HeadLayout& layout, int64_t token,
+                  int64_t head_size, int64_t rot_dim, bool neox, const char* cache_row,
+                  ScalarType cache_type) {
+  const ScalarType type = src.scalar_type();
+  const size_t size = element_size(type);
+  const char* in =
+      static_cast<const char*>(src.const_data_ptr()) + token * layout.token_stride * size;
+  char* out = static_cast<char*>(dst.mutable_data_ptr()) + token * layout.token_stride * size;
+  const int64_t half = rot_dim / 2;
+  const size_t cache_size = element_size(cache_type);
+  if (in != out) {
+    std::memcpy(out, in, layout.token_stride * size);  // the unrotated tail of every head
+  }
+  float cos[kLlmChunk];
+  float sin[kLlmChunk];
+  for (int64_t start = 0; start < half; start += kLlmChunk) {
+    const int64_t m = half - start < kLlmChunk ? half - start : kLlmChunk;
+    load_row<float>(cache_row + start * cache_size, cache_type, 1, m, cos);
+    load_row<float>(cache_row + (half + start) * cache_size, cache_type, 1, m, sin);
+    for (int64_t h = 0; h < layout.heads; ++h) {
+      const int64_t offset = h * head_size * size;
+      rotate_pairs(out + offset, out + offset, type, neox, half, start, m, cos, sin);
+    }
+  }
+}
+
+}  // namespace
+
+std::tuple<Tensor&, Tensor&> rotary_embedding_out(KernelRuntimeContext& ctx,
+                                                  const Tensor& positions, const Tensor& query,
+                                                  const std::optional<Tensor>& key,
+                                                  int64_t head_size, const Tensor& cos_sin_cache,
+                                                  bool is_neox, Tensor& query_out,
+                                                  Tensor& key_out) {
+  std::tuple<Tensor&, Tensor&> result(query_out, key_out);
+  const ScalarType dtype = query.scalar_type();
+  KILN_KERNEL_CHECK_MSG(ctx, head_size > 0, InvalidArgument, result,
+                        "head_size must be positive, but is %lld",
+                        static_cast<long long>(head_size));
+  KILN_KERNEL_CHECK_MSG(ctx, positions.dim() >= 1, InvalidArgument, result,
+                        "positions must have at least one dim ([num_tokens]), but is 0-dim");
+  if (!check_index_tensor(ctx, positions, "positions", positions.dim()) ||
+      !check_activation(ctx, cos_sin_cache, "cos_sin_cache") ||
+      !check_rank(ctx, cos_sin_cache, "cos_sin_cache", 2)) {
+    return result;
+  }
+  HeadLayout q_layout{};
+  HeadLayout k_layout{};
+  if (!check_heads(ctx, query, "query", positions, dtype, head_size, &q_layout) ||
+      (key.has_value() && !check_heads(ctx, *key, "key", positions, dtype, head_size, &k_layout))) {
+    return result;
+  }
+  const int64_t max_position = cos_sin_cache.size(0);
+  const int64_t rot_dim = cos_sin_cache.size(1);
+  KILN_KERNEL_CHECK_MSG(ctx, rot_dim % 2 == 0 && rot_dim <= head_size, InvalidArgument, result,
+                        "cos_sin_cache has shape %s: its rot_dim %lld must be even and at most "
+                        "head_size %lld",
+                        format_shape(cos_sin_cache.sizes()).text, static_cast<long long>(rot_dim),
+                        static_cast<long long>(head_size));
+  const int64_t tokens = positions.numel();
+  for (int64_t t = 0; t < tokens; ++t) {
+    const int64_t p = index_at(positions, t);
+    KILN_KERNEL_CHECK_MSG(ctx, p >= 0 && p < max_position, InvalidArgument, result,
+                          "positions[%lld] = %lld is outside the cos_sin_cache's %lld positions",
+                          static_cast<long long>(t), static_cast<long long>(p),
+                          static_cast<long long>(max_position));
+  }
+  if (!check_tensor(ctx, query_out, "query_out") || !check_tensor(ctx, key_out, "key_out") ||
+      !check_out_dtype_is(ctx, query_out, dtype) || !check_out_dtype_is(ctx, key_out, dtype) ||
+      !resize_or_fail(ctx, query_out, query.sizes())) {
+    return result;
+  }
+  // Without a key, key_out becomes empty.
+  const SizesType no_key[1] = {0};
+  if (!resize_or_fail(ctx, key_out,
+                      key.has_value() ? key->sizes() : ArrayRef<SizesType>(no_key, 1)))
+    return result;
+  const ScalarType cache_type = cos_sin_cache.scalar_type();
+  const char* cache = static_cast<const char*>(cos_sin_cache.const_data_ptr());
+  const size_t cache_row_bytes = rot_dim * element_size(cache_type);
+  for (int64_t t = 0; t < tokens; ++t) {
+    const char* row = cache + index_at(positions, t) * cache_row_bytes;
+    rotate_token(query, query_out, q_layout, t, head_size, rot_dim, is_neox, row, cache_type);
+    if (key.has_value()) {
+      rotate_token(*key, key_out, k_layout, t, head_size, rot_dim, is_neox, row, cache_type);
+    }
+  }
+  return result;
+}
+
+}  // namespace kiln::portable::native

@@ -1,0 +1,69 @@
+"""kiln::weight_int8_linear.out (weight-only int8, per-output-channel scales) against the same
+linear layer computed in float64 with plain PyTorch (llm_reference): dtypes, Float or activation
+dtype scales, with and without bias, odd sizes, and bad input."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import llm_reference as ref
+import pytest
+import torch
+from llm_checks import LLM_DTYPES, assert_same
+from op_compare import raises
+
+OP = "kiln::weight_int8_linear.out"
+
+# (rtol, atol) per dtype: one rounding of the result, plus float accumulation over in_features.
+TOLERANCES = {
+    torch.float32: (2e-5, 2e-4),
+    torch.float16: (2e-3, 1e-4),
+    torch.bfloat16: (1.6e-2, 1e-3),
+}
+
+
+def inputs(
+    rows: tuple[int, ...], k: int, n: int, dtype: torch.dtype, seed: int = 0
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    generator = torch.Generator().manual_seed(seed)
+    x = torch.randn(*rows, k, generator=generator).to(dtype)
+    weight = torch.randint(-128, 128, (n, k), generator=generator, dtype=torch.int8)
+    scales = torch.rand(n, generator=generator) * 0.02 + 0.001
+    bias = torch.randn(n, generator=generator).to(dtype)
+    return x, weight, scales, bias
+
+
+@pytest.mark.parametrize("dtype", LLM_DTYPES)
+@pytest.mark.parametrize(
+    ("rows", "k", "n"), [((1,), 4096, 300), ((5, 7), 80, 513), ((33,), 257, 64), ((0,), 16, 8)]
+)
+@pytest.mark.parametrize("with_bias", [True, False])
+@pytest.mark.parametrize("scale_dtype", ["float", "input"])
+def test_matches_reference(
+    call_op: Any, dtype: torch.dtype, rows: tuple, k: int, n: int, with_bias: bool, scale_dtype: str
+) -> None:
+    x, weight, scales, bias = inputs(rows, k, n, dtype)
+    if scale_dtype == "input":
+        scales = scales.to(dtype)
+    b = bias if with_bias else None
+    out = call_op(OP, x, weight, scales, b, out=torch.empty(0, dtype=dtype))
+    expected = ref.weight_int8_linear(x, weight, scales, b)
+    assert_same(out, expected, tolerances=TOLERANCES)
+
+
+def test_bad_input(call_op: Any) -> None:
+    x, weight, scales, bias = inputs((2,), 16, 8, torch.float32)
+    with raises(call_op, "weight has dtype"):
+        call_op(OP, x, weight.float(), scales, bias, out=torch.empty(0))
+    with raises(call_op, "input has shape"):
+        call_op(OP, x[:, :15].contiguous(), weight, scales, bias, out=torch.empty(0))
+    with raises(call_op, "scales has shape"):
+        call_op(OP, x, weight, scales[:7].contiguous(), bias, out=torch.empty(0))
+    with raises(call_op, "scales has dtype"):
+        call_op(OP, x, weight, scales.half(), bias, out=torch.empty(0))
+    with raises(call_op, "bias has shape"):
+        call_op(OP, x, weight, scales, torch.randn(9), out=torch.empty(0))
+    with raises(call_op, "bias has dtype"):
+        call_op(OP, x, weight, scales, bias.half(), out=torch.empty(0))
+    with raises(call_op, "pass a Float, Half or BFloat16"):
+        call_op(OP, x.double(), weight, scales, None, out=torch.empty(0, dtype=torch.float64))

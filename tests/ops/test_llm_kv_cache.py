@@ -1,0 +1,224 @@
+"""The paged KV cache operators against vLLM's semantics written in plain PyTorch
+(llm_reference): kiln::reshape_and_cache (writes by slot, skips padding), kiln::paged_attention.out
+(decode over block tables, ragged context lengths, grouped-query heads, alibi) and
+kiln::advance_step_flashattn (in-place step advance), with bad input: slots, block table entries
+and context lengths out of range, mismatched shapes and dtypes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import llm_reference as ref
+import pytest
+import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from llm_checks import LLM_DTYPES, assert_near, randn
+from op_compare import raises
+
+SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+CACHE = "kiln::reshape_and_cache"
+ATTENTION = "kiln::paged_attention.out"
+ADVANCE = "kiln::advance_step_flashattn"
+
+
+def caches(
+    blocks: int, block_size: int, kv_heads: int, head_size: int, dtype: torch.dtype, seed: int = 0
+) -> tuple[torch.Tensor, torch.Tensor]:
+    shape = (blocks, block_size, kv_heads, head_size)
+    return randn(*shape, dtype=dtype, seed=seed), randn(*shape, dtype=dtype, seed=seed + 1)
+
+
+@pytest.mark.parametrize("dtype", LLM_DTYPES)
+@pytest.mark.parametrize(("block_size", "head_size"), [(16, 64), (32, 80), (16, 128)])
+def test_reshape_and_cache_writes_slots(
+    call_op: Any, dtype: torch.dtype, block_size: int, head_size: int
+) -> None:
+    key_cache, value_cache = caches(5, block_size, 2, head_size, dtype)
+    slots = torch.tensor([3, -1, 5 * block_size - 1, block_size, 17, -1])
+    key = randn(6, 2, head_size, dtype=dtype, seed=2)
+    value = randn(6, 2 * head_size, dtype=dtype, seed=3)  # flat heads are accepted too
+    expected_k, expected_v = key_cache.clone(), value_cache.clone()
+    ref.reshape_and_cache(key, value, expected_k, expected_v, slots)
+    call_op(CACHE, key, value, key_cache, value_cache, slots)
+    assert_near(key_cache, expected_k, 0)
+    assert_near(value_cache, expected_v, 0)
+
+
+def test_reshape_and_cache_bad_input(call_op: Any) -> None:
+    key_cache, value_cache = caches(2, 16, 2, 64, torch.float32)
+    before = key_cache.clone()
+    key = torch.randn(3, 2, 64)
+    with raises(call_op, "past the caches' 32 slots"):
+        call_op(CACHE, key, key, key_cache, value_cache, torch.tensor([0, 32, 1]))
+    assert torch.equal(key_cache, before)  # nothing written before the check
+    with raises(call_op, "key has shape"):
+        call_op(CACHE, torch.randn(3, 2, 32), key, key_cache, value_cache, torch.tensor([0, 1, 2]))
+    with raises(call_op, "key has shape"):
+        call_op(CACHE, key, key, key_cache, value_cache, torch.tensor([0, 1]))
+    with raises(call_op, "key has dtype"):
+        call_op(CACHE, key.half(), key, key_cache, value_cache, torch.tensor([0, 1, 2]))
+    with raises(call_op, "value_cache has shape"):
+        call_op(CACHE, key, key, key_cache, value_cache[:1], torch.tensor([0, 1, 2]))
+    with raises(call_op, "slot_mapping has dtype"):
+        call_op(CACHE, key, key, key_cache, value_cache, torch.tensor([0.0, 1.0, 2.0]))
+
+
+def paged_inputs(
+    lengths: list[int],
+    block_size: int,
+    heads: int,
+    kv_heads: int,
+    head_size: int,
+    dtype: torch.dtype,
+    seed: int,
+) -> tuple[torch.Tensor, ...]:
+    """A query per sequence, caches with a few spare blocks, and shuffled block tables."""
+    max_blocks = max(1, max((n + block_size - 1) // block_size for n in lengths))
+    blocks = len(lengths) * max_blocks + 3
+    key_cache, value_cache = caches(blocks, block_size, kv_heads, head_size, dtype, seed)
+    generator = torch.Generator().manual_seed(seed)
+    order = torch.randperm(blocks, generator=generator)[: len(lengths) * max_blocks]
+    block_tables = order.reshape(len(lengths), max_blocks).to(torch.int32)
+    query = randn(len(lengths), heads, head_size, dtype=dtype, seed=seed + 2)
+    context_lens = torch.tensor(lengths, dtype=torch.int32)
+    return query, key_cache, value_cache, block_tables, context_lens
+
+
+@pytest.mark.parametrize("dtype", LLM_DTYPES)
+@pytest.mark.parametrize(
+    ("block_size", "heads", "kv_heads", "head_size"),
+    [(16, 4, 4, 64), (32, 8, 2, 80), (16, 32, 8, 128), (16, 6, 1, 128)],
+)
+def test_paged_attention_matches_reference(
+    call_op: Any, dtype: torch.dtype, block_size: int, heads: int, kv_heads: int, head_size: int
+) -> None:
+    lengths = [1, 37, 0, 100, block_size, 2 * block_size + 1]
+    inputs = paged_inputs(lengths, block_size, heads, kv_heads, head_size, dtype, seed=5)
+    scale = head_size**-0.5
+    out = call_op(ATTENTION, *inputs, scale, out=torch.empty(0, dtype=dtype))
+    assert_near(out, ref.paged_attention(*inputs, scale), 4)
+
+
+@SETTINGS
+@given(
+    lengths=st.lists(st.integers(0, 70), min_size=1, max_size=4),
+    block_size=st.sampled_from([1, 4, 16, 32]),
+    group=st.sampled_from([1, 2, 4]),
+    head_size=st.sampled_from([8, 64, 80]),
+    alibi=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_paged_attention_hypothesis(
+    call_op: Any,
+    lengths: list[int],
+    block_size: int,
+    group: int,
+    head_size: int,
+    alibi: bool,
+    seed: int,
+) -> None:
+    inputs = paged_inputs(lengths, block_size, 2 * group, 2, head_size, torch.float32, seed)
+    slopes = torch.rand(2 * group) if alibi else None
+    out = call_op(ATTENTION, *inputs, 0.3, slopes, out=torch.empty(0))
+    assert_near(out, ref.paged_attention(*inputs, 0.3, slopes), 4)
+
+
+def test_paged_attention_bad_input(call_op: Any) -> None:
+    query, key_cache, value_cache, tables, lens = paged_inputs(
+        [5, 20], 16, 4, 2, 64, torch.float32, 0
+    )
+
+    def attend(*args: Any) -> Any:
+        return call_op(ATTENTION, *args, 0.1, out=torch.empty(0))
+
+    with raises(call_op, "context_lens\\[1\\] = 33 is outside"):
+        attend(query, key_cache, value_cache, tables, torch.tensor([5, 33], dtype=torch.int32))
+    bad = tables.clone()
+    bad[1, 1] = key_cache.shape[0]
+    with raises(call_op, "block_tables\\[1\\]\\[1\\]"):
+        attend(query, key_cache, value_cache, bad, lens)
+    bad[1, 1] = -1
+    with raises(call_op, "block_tables\\[1\\]\\[1\\]"):
+        attend(query, key_cache, value_cache, bad, lens)
+    with raises(call_op, "query has head_size 32"):
+        attend(query[..., :32].contiguous(), key_cache, value_cache, tables, lens)
+    with raises(call_op, "not a multiple of the caches' 2 kv heads"):
+        attend(query[:, :3].contiguous(), key_cache, value_cache, tables, lens)
+    with raises(call_op, "key_cache has dtype"):
+        attend(query, key_cache.half(), value_cache, tables, lens)
+    with raises(call_op, "context_lens has shape"):
+        attend(query, key_cache, value_cache, tables, lens[:1])
+    with raises(call_op, "block_tables has dtype"):
+        attend(query, key_cache, value_cache, tables.float(), lens)
+
+
+def step_state(
+    seq_lens: list[int], num_seqs: int, block_size: int, max_blocks: int
+) -> dict[str, torch.Tensor]:
+    generator = torch.Generator().manual_seed(len(seq_lens))
+    return {
+        "input_tokens": torch.full((num_seqs,), 7, dtype=torch.int64),
+        "sampled_token_ids": torch.randint(0, 1000, (len(seq_lens), 1), generator=generator),
+        "input_positions": torch.full((num_seqs,), 9, dtype=torch.int64),
+        "seq_lens": torch.tensor(seq_lens + [3] * (num_seqs - len(seq_lens)), dtype=torch.int32),
+        "slot_mapping": torch.full((num_seqs,), 11, dtype=torch.int64),
+        "block_tables": torch.randint(
+            0, 50, (num_seqs, max_blocks), dtype=torch.int32, generator=generator
+        ),
+    }
+
+
+def advance(
+    call_op: Any, num_seqs: int, num_queries: int, block_size: int, state: dict[str, torch.Tensor]
+) -> None:
+    call_op(
+        ADVANCE,
+        num_seqs,
+        num_queries,
+        block_size,
+        state["input_tokens"],
+        state["sampled_token_ids"],
+        state["input_positions"],
+        state["seq_lens"],
+        state["slot_mapping"],
+        state["block_tables"],
+    )
+
+
+@pytest.mark.parametrize("block_size", [16, 32])
+@pytest.mark.parametrize("padding", [0, 3])
+def test_advance_step_matches_reference(call_op: Any, block_size: int, padding: int) -> None:
+    seq_lens = [1, 15, 16, 31, 63, 0]
+    state = step_state(seq_lens, len(seq_lens) + padding, block_size, 64 // block_size)
+    expected = {name: t.clone() for name, t in state.items()}
+    ref.advance_step_flashattn(
+        len(seq_lens) + padding, len(seq_lens), block_size, *expected.values()
+    )
+    advance(call_op, len(seq_lens) + padding, len(seq_lens), block_size, state)
+    for name in ("input_tokens", "input_positions", "seq_lens", "slot_mapping"):
+        torch.testing.assert_close(state[name], expected[name], rtol=0, atol=0)
+
+
+def test_advance_step_bad_input(call_op: Any) -> None:
+    state = step_state([3, 32], 2, 16, 2)
+    before = {name: t.clone() for name, t in state.items()}
+    with raises(call_op, "seq_lens\\[1\\] = 32: the next position needs block 2"):
+        advance(call_op, 2, 2, 16, state)
+    for name, tensor in state.items():
+        assert torch.equal(tensor, before[name]), f"{name} was written before the check"
+    state = step_state([3, 4], 2, 16, 2)
+    state["block_tables"][1, 0] = -2
+    with raises(call_op, "block_tables\\[1\\]\\[0\\] = -2"):
+        advance(call_op, 2, 2, 16, state)
+    state = step_state([3, 4], 2, 16, 2)
+    with raises(call_op, "num_queries 3 must be"):
+        advance(call_op, 2, 3, 16, state)
+    with raises(call_op, "seq_lens has dtype"):
+        advance(call_op, 2, 2, 16, {**state, "seq_lens": state["seq_lens"].long()})
+    with raises(call_op, "input_tokens has shape"):
+        advance(call_op, 2, 2, 16, {**state, "input_tokens": torch.zeros(3, dtype=torch.int64)})
+    with raises(call_op, "sampled_token_ids has dtype"):
+        advance(call_op, 2, 1, 16, state)
+    with raises(call_op, "block_size must be positive"):
+        advance(call_op, 2, 2, 0, state)
