@@ -151,6 +151,9 @@ def test_paged_attention_bad_input(call_op: Any) -> None:
         attend(query, key_cache, value_cache, tables, lens[:1])
     with raises(call_op, "block_tables has dtype"):
         attend(query, key_cache, value_cache, tables.float(), lens)
+    empty = key_cache[:, :0].contiguous()
+    with raises(call_op, "block_size \\(dim 1\\) must be positive"):
+        attend(query, empty, empty, tables, torch.zeros(2, dtype=torch.int32))
 
 
 def step_state(

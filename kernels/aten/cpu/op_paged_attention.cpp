@@ -57,6 +57,9 @@ Tensor& paged_attention_out(KernelRuntimeContext& ctx, const Tensor& query, cons
   KILN_KERNEL_CHECK_MSG(ctx, key_cache.size(3) == query.size(2), InvalidArgument, out,
                         "query has head_size %lld but key_cache has shape %s",
                         static_cast<long long>(query.size(2)), c10::str(key_cache.sizes()).c_str());
+  KILN_KERNEL_CHECK_MSG(ctx, block_size > 0, InvalidArgument, out,
+                        "key_cache has shape %s: its block_size (dim 1) must be positive",
+                        c10::str(key_cache.sizes()).c_str());
   KILN_KERNEL_CHECK_MSG(ctx, kv_heads > 0 && heads % kv_heads == 0, InvalidArgument, out,
                         "query has %lld heads, not a multiple of the caches' %lld kv heads",
                         static_cast<long long>(heads), static_cast<long long>(kv_heads));

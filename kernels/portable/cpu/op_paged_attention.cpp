@@ -116,6 +116,9 @@ Tensor& paged_attention_out(KernelRuntimeContext& ctx, const Tensor& query, cons
   KILN_KERNEL_CHECK_MSG(ctx, head_size <= kMaxHeadSize, NotSupported, out,
                         "head_size %lld is larger than the %lld this kernel supports",
                         static_cast<long long>(head_size), static_cast<long long>(kMaxHeadSize));
+  KILN_KERNEL_CHECK_MSG(ctx, block_size > 0, InvalidArgument, out,
+                        "key_cache has shape %s: its block_size (dim 1) must be positive",
+                        format_shape(key_cache.sizes()).text);
   KILN_KERNEL_CHECK_MSG(ctx, kv_heads > 0 && heads % kv_heads == 0, InvalidArgument, out,
                         "query has %lld heads, not a multiple of the caches' %lld kv heads",
                         static_cast<long long>(heads), static_cast<long long>(kv_heads));
