@@ -42,43 +42,70 @@ struct CacheView {
   }
 };
 
-// out_row = softmax(logits) . V for one query head of one sequence.
-void attend(const CacheView& cache, const float* q, const int32_t* blocks32,
-            const int64_t* blocks64, int64_t length, int64_t kv_head, float scale,
-            float alibi_slope, float* out_row) {
+// Query heads of one kv group attended to together, so each cached key and value row is read
+// (and converted) once for all of them.
+constexpr int64_t kHeadBlock = 4;
+
+// One sequence's token -> block lookup.
+struct BlockTable {
+  const int32_t* narrow;  // Int tables
+  const int64_t* wide;    // Long tables
+
+  int64_t operator[](int64_t index) const {
+    return narrow != nullptr ? narrow[index] : wide[index];
+  }
+};
+
+// out[h] = softmax(logits[h]) . V for `count` (<= kHeadBlock) query heads q[h] (head_size floats
+// each) that share kv head `kv_head`, over `length` tokens.
+void attend(const CacheView& cache, const float* q, int64_t count, const BlockTable& blocks,
+            int64_t length, int64_t kv_head, float scale, const float* slopes, float* out) {
   const int64_t d = cache.head_size;
   float buffer[kMaxHeadSize];
-  float logits[kTokenChunk];
-  float running_max = -INFINITY;
-  float running_sum = 0.0f;
-  for (int64_t i = 0; i < d; ++i) out_row[i] = 0.0f;
+  float logits[kHeadBlock][kTokenChunk];
+  float running_max[kHeadBlock];
+  float running_sum[kHeadBlock];
+  for (int64_t h = 0; h < count; ++h) {
+    running_max[h] = -INFINITY;
+    running_sum[h] = 0.0f;
+    for (int64_t i = 0; i < d; ++i) out[h * d + i] = 0.0f;
+  }
   for (int64_t start = 0; start < length; start += kTokenChunk) {
     const int64_t m = length - start < kTokenChunk ? length - start : kTokenChunk;
-    float chunk_max = -INFINITY;
+    float chunk_max[kHeadBlock];
+    for (int64_t h = 0; h < count; ++h) chunk_max[h] = -INFINITY;
     for (int64_t j = 0; j < m; ++j) {
       const int64_t token = start + j;
-      const int64_t slot = token / cache.block_size;
-      const int64_t block = blocks32 != nullptr ? blocks32[slot] : blocks64[slot];
-      const float* k = cache.row(cache.key, block, token % cache.block_size, kv_head, buffer);
-      logits[j] = scale * dot_row(q, k, d) + alibi_slope * static_cast<float>(token - length + 1);
-      chunk_max = logits[j] > chunk_max ? logits[j] : chunk_max;
+      const float* k = cache.row(cache.key, blocks[token / cache.block_size],
+                                 token % cache.block_size, kv_head, buffer);
+      const float distance = static_cast<float>(token - length + 1);
+      for (int64_t h = 0; h < count; ++h) {
+        const float logit = scale * dot_row(q + h * d, k, d) + slopes[h] * distance;
+        logits[h][j] = logit;
+        chunk_max[h] = logit > chunk_max[h] ? logit : chunk_max[h];
+      }
     }
-    const float new_max = chunk_max > running_max ? chunk_max : running_max;
-    const float rescale = exp_float(running_max - new_max);  // 0 on the first chunk
-    running_sum *= rescale;
-    scale_row(out_row, rescale, out_row, d);
-    running_max = new_max;
+    for (int64_t h = 0; h < count; ++h) {
+      const float new_max = chunk_max[h] > running_max[h] ? chunk_max[h] : running_max[h];
+      const float rescale = exp_float(running_max[h] - new_max);  // 0 on the first chunk
+      running_sum[h] *= rescale;
+      scale_row(out + h * d, rescale, out + h * d, d);
+      running_max[h] = new_max;
+    }
     for (int64_t j = 0; j < m; ++j) {
       const int64_t token = start + j;
-      const int64_t slot = token / cache.block_size;
-      const int64_t block = blocks32 != nullptr ? blocks32[slot] : blocks64[slot];
-      const float p = exp_float(logits[j] - new_max);
-      running_sum += p;
-      const float* v = cache.row(cache.value, block, token % cache.block_size, kv_head, buffer);
-      axpy_row(p, v, out_row, d);
+      const float* v = cache.row(cache.value, blocks[token / cache.block_size],
+                                 token % cache.block_size, kv_head, buffer);
+      for (int64_t h = 0; h < count; ++h) {
+        const float p = exp_float(logits[h][j] - running_max[h]);
+        running_sum[h] += p;
+        axpy_row(p, v, out + h * d, d);
+      }
     }
   }
-  if (length > 0) scale_row(out_row, 1.0f / running_sum, out_row, d);
+  for (int64_t h = 0; h < count && length > 0; ++h) {
+    scale_row(out + h * d, 1.0f / running_sum[h], out + h * d, d);
+  }
 }
 
 }  // namespace
@@ -166,22 +193,26 @@ Tensor& paged_attention_out(KernelRuntimeContext& ctx, const Tensor& query, cons
   char* out_base = static_cast<char*>(out.mutable_data_ptr());
   const bool narrow = block_tables.scalar_type() == ScalarType::Int;
   const int64_t group = heads / kv_heads;
-  float q[kMaxHeadSize];
-  float row[kMaxHeadSize];
+  float q[kHeadBlock * kMaxHeadSize];
+  float rows[kHeadBlock * kMaxHeadSize];
+  float slopes[kHeadBlock];
   for (int64_t s = 0; s < seqs; ++s) {
     const int64_t length = index_at(context_lens, s);
-    const int32_t* blocks32 =
-        narrow ? block_tables.const_data_ptr<int32_t>() + s * max_blocks : nullptr;
-    const int64_t* blocks64 =
-        narrow ? nullptr : block_tables.const_data_ptr<int64_t>() + s * max_blocks;
-    for (int64_t h = 0; h < heads; ++h) {
-      const int64_t offset = (s * heads + h) * head_size;
-      load_row<float>(q_base + offset * size, type, 1, head_size, q);
-      const float slope =
-          alibi_slopes.has_value() ? alibi_slopes->const_data_ptr<float>()[h] : 0.0f;
-      attend(cache, q, blocks32, blocks64, length, h / group, static_cast<float>(scale), slope,
-             row);
-      store_row<float>(row, head_size, type, out_base + offset * size);
+    const BlockTable blocks{
+        narrow ? block_tables.const_data_ptr<int32_t>() + s * max_blocks : nullptr,
+        narrow ? nullptr : block_tables.const_data_ptr<int64_t>() + s * max_blocks};
+    // Blocks of up to kHeadBlock query heads, each within one kv head's group.
+    for (int64_t h0 = 0; h0 < heads;) {
+      const int64_t group_end = (h0 / group + 1) * group;
+      const int64_t count = group_end - h0 < kHeadBlock ? group_end - h0 : kHeadBlock;
+      const int64_t offset = (s * heads + h0) * head_size;
+      load_row<float>(q_base + offset * size, type, 1, count * head_size, q);
+      for (int64_t h = 0; h < count; ++h) {
+        slopes[h] = alibi_slopes.has_value() ? alibi_slopes->const_data_ptr<float>()[h0 + h] : 0.0f;
+      }
+      attend(cache, q, count, blocks, length, h0 / group, static_cast<float>(scale), slopes, rows);
+      store_row<float>(rows, count * head_size, type, out_base + offset * size);
+      h0 += count;
     }
   }
   return out;
