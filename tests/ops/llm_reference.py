@@ -28,9 +28,14 @@ def silu_and_mul(x: torch.Tensor) -> torch.Tensor:
     return F.silu(x[..., :d]) * x[..., d:]
 
 
-def gelu_and_mul(x: torch.Tensor, approximate: str = "none") -> torch.Tensor:
+def gelu_and_mul(
+    x: torch.Tensor, approximate: str = "none", compute: torch.dtype | None = None
+) -> torch.Tensor:
+    """gelu(x) * y; `compute` computes gelu in that dtype before rounding it to x's (torch's
+    float32 gelu loses relative accuracy for negative x, where 1 + erf cancels)."""
     d = x.shape[-1] // 2
-    return F.gelu(x[..., :d], approximate=approximate) * x[..., d:]
+    gate = x[..., :d] if compute is None else x[..., :d].to(compute)
+    return F.gelu(gate, approximate=approximate).to(x.dtype) * x[..., d:]
 
 
 def rotary_embedding(

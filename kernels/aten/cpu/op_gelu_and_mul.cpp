@@ -18,8 +18,11 @@ Tensor& gelu_and_mul_out(KernelRuntimeContext& ctx, const Tensor& input,
   const int64_t d = input.size(-1) / 2;
   at::Tensor result;
   if (aten_kernels::run_aten(ctx, [&] {
-        result =
-            at::gelu(input.narrow(-1, 0, d), std::string(approximate)) * input.narrow(-1, d, d);
+        // gelu in double, rounded to the dtype: libtorch's float gelu loses relative accuracy
+        // for negative x (1 + erf cancels), which the portable kernel does not.
+        const at::Tensor gate = input.narrow(-1, 0, d).to(at::kDouble);
+        result = at::gelu(gate, std::string(approximate)).to(input.scalar_type()) *
+                 input.narrow(-1, d, d);
       })) {
     aten_kernels::store(ctx, result, out);
   }
