@@ -225,3 +225,55 @@ def test_advance_step_bad_input(call_op: Any) -> None:
         advance(call_op, 2, 1, 16, state)
     with raises(call_op, "block_size must be positive"):
         advance(call_op, 2, 2, 0, state)
+
+
+@pytest.mark.parametrize("dtype", LLM_DTYPES)
+def test_decode_steps_compose(call_op: Any, dtype: torch.dtype) -> None:
+    # The three ops agree on the cache layout: prefill the cache through reshape_and_cache, then
+    # per decode step advance_step_flashattn picks each new token's slot, reshape_and_cache
+    # stores its key and value there and paged_attention attends over everything so far, which
+    # must equal attention over the unpaged history.
+    seqs, heads, kv_heads, head_size, block_size = 3, 4, 2, 64, 16
+    prompt = [5, 16, 30]
+    blocks = 12
+    key_cache, value_cache = caches(blocks, block_size, kv_heads, head_size, dtype, seed=9)
+    block_tables = torch.randperm(blocks).reshape(seqs, 4).to(torch.int32)
+    history_k = [
+        randn(n, kv_heads, head_size, dtype=dtype, seed=20 + s) for s, n in enumerate(prompt)
+    ]
+    history_v = [
+        randn(n, kv_heads, head_size, dtype=dtype, seed=30 + s) for s, n in enumerate(prompt)
+    ]
+    for s, n in enumerate(prompt):
+        positions = torch.arange(n)
+        slots = (
+            block_tables[s].long()[positions // block_size] * block_size + positions % block_size
+        )
+        call_op(CACHE, history_k[s], history_v[s], key_cache, value_cache, slots)
+    state = step_state(prompt, seqs, block_size, 4)
+    state["block_tables"] = block_tables
+    for step in range(3):
+        advance(call_op, seqs, seqs, block_size, state)
+        new_k = randn(seqs, kv_heads, head_size, dtype=dtype, seed=40 + step)
+        new_v = randn(seqs, kv_heads, head_size, dtype=dtype, seed=50 + step)
+        call_op(CACHE, new_k, new_v, key_cache, value_cache, state["slot_mapping"])
+        query = randn(seqs, heads, head_size, dtype=dtype, seed=60 + step)
+        out = call_op(
+            ATTENTION,
+            query,
+            key_cache,
+            value_cache,
+            block_tables,
+            state["seq_lens"],
+            0.125,
+            out=torch.empty(0, dtype=dtype),
+        )
+        for s in range(seqs):
+            history_k[s] = torch.cat((history_k[s], new_k[s : s + 1]))
+            history_v[s] = torch.cat((history_v[s], new_v[s : s + 1]))
+            keys = history_k[s].float().repeat_interleave(heads // kv_heads, dim=1)
+            values = history_v[s].float().repeat_interleave(heads // kv_heads, dim=1)
+            logits = 0.125 * torch.einsum("hd,lhd->hl", query[s].float(), keys)
+            expected = torch.einsum("hl,lhd->hd", logits.softmax(-1), values).to(dtype)
+            assert_near(out[s], expected, 4)
+    assert state["seq_lens"].tolist() == [n + 3 for n in prompt]
