@@ -10,7 +10,6 @@
 #include <optional>
 
 #include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/convert.h"
 #include "kernels/portable/cpu/util/llm.h"
 #include "kernels/portable/cpu/util/vec_math.h"
 #include "runtime/kernel/kernel_runtime_context.h"
@@ -37,7 +36,7 @@ struct CacheView {
                    float* buffer) const {
     const int64_t index = ((block * block_size + offset) * kv_heads + head) * head_size;
     if (type == ScalarType::Float) return reinterpret_cast<const float*>(base) + index;
-    load_row<float>(base + index * element_size(type), type, 1, head_size, buffer);
+    load_floats(base + index * element_size(type), type, 1, head_size, buffer);
     return buffer;
   }
 };
@@ -206,12 +205,12 @@ Tensor& paged_attention_out(KernelRuntimeContext& ctx, const Tensor& query, cons
       const int64_t group_end = (h0 / group + 1) * group;
       const int64_t count = group_end - h0 < kHeadBlock ? group_end - h0 : kHeadBlock;
       const int64_t offset = (s * heads + h0) * head_size;
-      load_row<float>(q_base + offset * size, type, 1, count * head_size, q);
+      load_floats(q_base + offset * size, type, 1, count * head_size, q);
       for (int64_t h = 0; h < count; ++h) {
         slopes[h] = alibi_slopes.has_value() ? alibi_slopes->const_data_ptr<float>()[h0 + h] : 0.0f;
       }
       attend(cache, q, count, blocks, length, h0 / group, static_cast<float>(scale), slopes, rows);
-      store_row<float>(rows, count * head_size, type, out_base + offset * size);
+      store_floats(rows, count * head_size, type, out_base + offset * size);
       h0 += count;
     }
   }

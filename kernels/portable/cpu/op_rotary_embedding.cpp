@@ -9,7 +9,6 @@
 #include <tuple>
 
 #include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/convert.h"
 #include "kernels/portable/cpu/util/llm.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
@@ -56,8 +55,8 @@ void rotate_pairs(const char* src, char* dst, ScalarType type, bool neox, int64_
   const int64_t stride = neox ? 1 : 2;
   float x[kLlmChunk];
   float y[kLlmChunk];
-  load_row<float>(src + x_offset * size, type, stride, m, x);
-  load_row<float>(src + y_offset * size, type, stride, m, y);
+  load_floats(src + x_offset * size, type, stride, m, x);
+  load_floats(src + y_offset * size, type, stride, m, y);
   float rx[kLlmChunk];
   float ry[kLlmChunk];
   for (int64_t i = 0; i < m; ++i) {
@@ -65,8 +64,8 @@ void rotate_pairs(const char* src, char* dst, ScalarType type, bool neox, int64_
     ry[i] = y[i] * cos[i] + x[i] * sin[i];
   }
   if (neox) {
-    store_row<float>(rx, m, type, dst + x_offset * size);
-    store_row<float>(ry, m, type, dst + y_offset * size);
+    store_floats(rx, m, type, dst + x_offset * size);
+    store_floats(ry, m, type, dst + y_offset * size);
     return;
   }
   float pairs[2 * kLlmChunk];
@@ -74,7 +73,7 @@ void rotate_pairs(const char* src, char* dst, ScalarType type, bool neox, int64_
     pairs[2 * i] = rx[i];
     pairs[2 * i + 1] = ry[i];
   }
-  store_row<float>(pairs, 2 * m, type, dst + x_offset * size);
+  store_floats(pairs, 2 * m, type, dst + x_offset * size);
 }
 
 // Rotates every head of one token of `src` into `dst`.
@@ -95,8 +94,8 @@ void rotate_token(const Tensor& src, Tensor& dst, const HeadLayout& layout, int6
   float sin[kLlmChunk];
   for (int64_t start = 0; start < half; start += kLlmChunk) {
     const int64_t m = half - start < kLlmChunk ? half - start : kLlmChunk;
-    load_row<float>(cache_row + start * cache_size, cache_type, 1, m, cos);
-    load_row<float>(cache_row + (half + start) * cache_size, cache_type, 1, m, sin);
+    load_floats(cache_row + start * cache_size, cache_type, 1, m, cos);
+    load_floats(cache_row + (half + start) * cache_size, cache_type, 1, m, sin);
     for (int64_t h = 0; h < layout.heads; ++h) {
       const int64_t offset = h * head_size * size;
       rotate_pairs(out + offset, out + offset, type, neox, half, start, m, cos, sin);

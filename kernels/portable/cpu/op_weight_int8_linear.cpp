@@ -6,7 +6,6 @@
 #include <optional>
 
 #include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/convert.h"
 #include "kernels/portable/cpu/util/gemm.h"
 #include "kernels/portable/cpu/util/llm.h"
 #include "runtime/kernel/kernel_runtime_context.h"
@@ -27,8 +26,8 @@ void finish_row(float* row, const float* scales, const float* bias, int64_t n) {
 // A per-channel vector (scales or bias) chunk as floats: in place for Float, else converted.
 const float* channel_floats(const Tensor& t, int64_t start, int64_t n, float* buffer) {
   if (t.scalar_type() == ScalarType::Float) return t.const_data_ptr<float>() + start;
-  load_row<float>(static_cast<const char*>(t.const_data_ptr()) + start * t.element_size(),
-                  t.scalar_type(), 1, n, buffer);
+  load_floats(static_cast<const char*>(t.const_data_ptr()) + start * t.element_size(),
+              t.scalar_type(), 1, n, buffer);
   return buffer;
 }
 
@@ -109,7 +108,7 @@ Tensor& weight_int8_linear_out(KernelRuntimeContext& ctx, const Tensor& input, c
       for (int64_t i = 0; i < mc; ++i) {
         float* row = tile + i * kTileCols;
         finish_row(row, s, bs, nc);
-        store_row<float>(row, nc, type, dst + ((i0 + i) * n + j0) * in_size);
+        store_floats(row, nc, type, dst + ((i0 + i) * n + j0) * in_size);
       }
     }
   }

@@ -6,7 +6,6 @@
 #include <cstdint>
 
 #include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/convert.h"
 #include "kernels/portable/cpu/util/llm.h"
 #include "kernels/portable/cpu/util/target.h"
 #include "runtime/kernel/kernel_runtime_context.h"
@@ -22,7 +21,7 @@ template <typename Act>
 KILN_ALWAYS_INLINE void gated_chunk(const float* x, const float* y, float* out, int64_t n,
                                     ScalarType type, Act act) {
   for (int64_t i = 0; i < n; ++i) out[i] = act(x[i]);
-  if (type != ScalarType::Float) round_row<float>(out, n, type);
+  if (type != ScalarType::Float) round_floats(out, n, type);
   for (int64_t i = 0; i < n; ++i) out[i] *= y[i];
 }
 
@@ -48,10 +47,10 @@ void run_gated(const Tensor& input, Tensor& out, int64_t rows, int64_t d, Chunk 
     }
     for (int64_t start = 0; start < d; start += kLlmChunk) {
       const int64_t m = d - start < kLlmChunk ? d - start : kLlmChunk;
-      load_row<float>(x + start * size, type, 1, m, xb);
-      load_row<float>(y + start * size, type, 1, m, yb);
+      load_floats(x + start * size, type, 1, m, xb);
+      load_floats(y + start * size, type, 1, m, yb);
       chunk(xb, yb, ob, m);
-      store_row<float>(ob, m, type, o + start * size);
+      store_floats(ob, m, type, o + start * size);
     }
   }
 }

@@ -3,7 +3,6 @@
 
 #include <cmath>
 
-#include "kernels/portable/cpu/util/convert.h"
 #include "kernels/portable/cpu/util/llm.h"
 
 namespace kiln::portable {
@@ -27,12 +26,12 @@ void normalize(const char* x, const char* w, char* y, ScalarType type, int64_t n
   float wb[kLlmChunk];
   for (int64_t start = 0; start < n; start += kLlmChunk) {
     const int64_t m = n - start < kLlmChunk ? n - start : kLlmChunk;
-    load_row<float>(x + start * size, type, 1, m, xb);
-    load_row<float>(w + start * size, type, 1, m, wb);
+    load_floats(x + start * size, type, 1, m, xb);
+    load_floats(w + start * size, type, 1, m, wb);
     scale_row(xb, rstd, xb, m);
-    round_row<float>(xb, m, type);  // vLLM rounds the normalised value before the weight
+    round_floats(xb, m, type);  // vLLM rounds the normalised value before the weight
     multiply_rows(xb, wb, xb, m);
-    store_row<float>(xb, m, type, y + start * size);
+    store_floats(xb, m, type, y + start * size);
   }
 }
 
@@ -50,7 +49,7 @@ void rms_norm_rows(const void* x, const void* w, void* y, ScalarType type, int64
       float xb[kLlmChunk];
       for (int64_t start = 0; start < n; start += kLlmChunk) {
         const int64_t m = n - start < kLlmChunk ? n - start : kLlmChunk;
-        load_row<float>(xr + start * element_size(type), type, 1, m, xb);
+        load_floats(xr + start * element_size(type), type, 1, m, xb);
         total += sum_of_squares(xb, m);
       }
     }
@@ -79,12 +78,12 @@ void add_rms_norm_rows(const void* x, const void* r, const void* w, void* y, voi
         total += sum_of_squares(s, m);
         continue;
       }
-      load_row<float>(xr + start * size, type, 1, m, xb);
-      load_row<float>(rr + start * size, type, 1, m, rb);
+      load_floats(xr + start * size, type, 1, m, xb);
+      load_floats(rr + start * size, type, 1, m, rb);
       add_rows(xb, rb, xb, m);
-      round_row<float>(xb, m, type);  // the new residual, as stored, is what gets normalised
+      round_floats(xb, m, type);  // the new residual, as stored, is what gets normalised
       total += sum_of_squares(xb, m);
-      store_row<float>(xb, m, type, sr + start * size);
+      store_floats(xb, m, type, sr + start * size);
     }
     normalize(sr, static_cast<const char*>(w), static_cast<char*>(y) + row * row_bytes, type, n,
               inverse_rms(total, n, eps));
