@@ -85,7 +85,10 @@ def main() -> None:
         # The first out holds the values; secondary outs (indices) may differ on ties, and the
         # op tests check them properly (random ops by their distribution).
         if case.deterministic:
-            torch.testing.assert_close(outs[0], references[0], rtol=1e-4, atol=1e-4)
+            # 16-bit results may differ by a rounding of an intermediate value.
+            loose = references[0].dtype in (torch.float16, torch.bfloat16)
+            tolerance = 2e-2 if loose else 1e-4
+            torch.testing.assert_close(outs[0], references[0], rtol=tolerance, atol=tolerance)
         else:
             assert outs[0].shape == references[0].shape, case.label
         print(f"{case.label:32} {kiln / 1e3:10.1f} {aten / 1e3:10.1f} {kiln / aten:9.2f}x")

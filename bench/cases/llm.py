@@ -1,6 +1,7 @@
 """Kiln's LLM operators (namespace kiln) against the plain PyTorch composites of ATen ops that
 they fuse (tests/ops/llm_reference.py, vLLM's native code paths), at Llama-7B shapes: hidden
-4096, 32 heads of 128, intermediate 11008, block size 16; float32. Issue 15's goal: the fused ops
+4096, 32 heads of 128, intermediate 11008, block size 16; float32, and BFloat16 for the four
+fused ops. Issue 15's goal: the fused ops
 (rms_norm, fused_add_rms_norm, silu_and_mul, rotary_embedding) at <= 0.5x the composite's time."""
 
 from __future__ import annotations
@@ -54,6 +55,51 @@ def _paged_inputs() -> tuple[torch.Tensor, ...]:
     tables = torch.randperm(blocks).reshape(seqs, max_blocks).to(torch.int32)
     query = torch.randn(seqs, HEADS, HEAD_SIZE)
     return query, torch.randn(cache_shape), torch.randn(cache_shape), tables, lengths
+
+
+def _bf16_cases(
+    x: torch.Tensor,
+    residual: torch.Tensor,
+    w: torch.Tensor,
+    gate_up: torch.Tensor,
+    positions: torch.Tensor,
+    q: torch.Tensor,
+    k: torch.Tensor,
+    cache: torch.Tensor,
+) -> list[Case]:
+    """The four fused ops again on BFloat16 activations, the dtype LLMs are served in."""
+    bf16 = torch.bfloat16
+    x, residual, w, gate_up = (t.to(bf16) for t in (x, residual, w, gate_up))
+    q, k, cache = (t.to(bf16) for t in (q, k, cache))
+    return [
+        Case(
+            "rms_norm bf16", "kiln::rms_norm.out", (x, w, 1e-6), {}, (bf16,), composite=ref.rms_norm
+        ),
+        Case(
+            "fused_add_rms_norm bf16",
+            "kiln::fused_add_rms_norm.out",
+            (x, residual, w, 1e-6),
+            {},
+            (bf16, bf16),
+            composite=ref.fused_add_rms_norm,
+        ),
+        Case(
+            "silu_and_mul bf16",
+            "kiln::silu_and_mul.out",
+            (gate_up,),
+            {},
+            (bf16,),
+            composite=ref.silu_and_mul,
+        ),
+        Case(
+            "rotary neox bf16",
+            "kiln::rotary_embedding.out",
+            (positions, q, k, HEAD_SIZE, cache, True),
+            {},
+            (bf16, bf16),
+            composite=_rotary,
+        ),
+    ]
 
 
 def cases() -> list[Case]:
@@ -113,6 +159,7 @@ def cases() -> list[Case]:
             (F32, F32),
             composite=_rotary,
         ),
+        *_bf16_cases(x, residual, w, gate_up, positions, q, k, cache),
         Case(
             "paged_attention 8 seq ~750 tok",
             "kiln::paged_attention.out",
