@@ -33,6 +33,8 @@ def cases() -> list[Case]:
         # The harness sizes out from a Float tensor: Half in, Float out (computed in Half).
         Case("sigmoid 1M float16->float32", "aten::sigmoid.out", (half,), {}),
         Case("exp 1M float16->float32", "aten::exp.out", (half,), {}),
+        Case("sin 1M float32", "aten::sin.out", (a,), {}),
+        Case("cos 1M float32", "aten::cos.out", (a,), {}),
         Case("tan 1M float32", "aten::tan.out", (a,), {}),
         Case("asin 1M float32", "aten::asin.out", (unit,), {}),
         Case("acos 1M float32", "aten::acos.out", (unit,), {}),

@@ -1,14 +1,13 @@
 // sin.out: the sine of self; integer and bool inputs compute in Float, and out may be any floating
 // dtype.
-#include <cmath>
-
+#include "kernels/portable/cpu/util/trig_ops.h"
 #include "kernels/portable/cpu/util/unary_kernels.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {
 
 Tensor& sin_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
-  return floating_unary_out(ctx, self, out, [](auto x) { return std::sin(x); });
+  return floating_unary_out(ctx, self, out, Sin{});
 }
 
 }  // namespace kiln::portable::native

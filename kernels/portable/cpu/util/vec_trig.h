@@ -46,11 +46,11 @@ inline void asin_reduce(float a, float* q, bool* big) {
   *q = asin_small(s);
 }
 
-// The odd-quadrant flag and tan r for x = n * pi/2 + r, |r| <= pi/4, |x| < kTanReduceLimit.
-// The reduction runs in double: pi/2 is split into a 25-bit head, so n * head is exact for
-// |n| < 2^28, and a 53-bit tail, as in fdlibm's medium-range reduction; n is rounded with the
-// 1.5 * 2^52 trick, which leaves n's parity in the lowest mantissa bit.
-inline float tan_reduced(float x) {
+// x = n * pi/2 + r with |r| <= pi/4, for |x| < kTrigReduceLimit: returns r and sets *n_bits to
+// a 64-bit pattern whose lowest bits are n's (read them with quadrant_mask). The reduction runs
+// in double: pi/2 is split into a 25-bit head, so n * head is exact for |n| < 2^28, and a 53-bit
+// tail, as in fdlibm's medium-range reduction; n is rounded with the 1.5 * 2^52 trick.
+inline float pi_over_2_reduce(float x, uint64_t* n_bits) {
   constexpr double kTwoOverPi = 0.63661977236758134308;
   constexpr double kHead = 1.57079631090164184570;  // 0x3FF921FB50000000
   constexpr double kTail = 1.58932547735281966916e-08;
@@ -58,10 +58,46 @@ inline float tan_reduced(float x) {
   const double xd = x;
   const double shifted = xd * kTwoOverPi + kRoundMagic;
   const double n = shifted - kRoundMagic;
-  const float r = static_cast<float>((xd - n * kHead) - n * kTail);
-  uint64_t bits;
-  std::memcpy(&bits, &shifted, sizeof(bits));
-  const float z = r * r;
+  std::memcpy(n_bits, &shifted, sizeof(*n_bits));
+  return static_cast<float>((xd - n * kHead) - n * kTail);
+}
+
+// All ones when bit `bit` of n (from pi_over_2_reduce) is set, else 0. (The mask comes straight
+// from the 64-bit pattern: a bool from it would keep GCC from vectorising the mix of float and
+// double lanes.)
+inline uint32_t quadrant_mask(uint64_t n_bits, int bit) {
+  return 0u - static_cast<uint32_t>((n_bits >> bit) & 1u);
+}
+
+// `mask ? a : b` on float bit patterns.
+inline float mask_select(uint32_t mask, float a, float b) {
+  return kiln::detail::bits_float((kiln::detail::float_bits(a) & mask) |
+                                  (kiln::detail::float_bits(b) & ~mask));
+}
+
+// x with its sign flipped where `mask` is all ones.
+inline float flip_sign(float x, uint32_t mask) {
+  return kiln::detail::bits_float(kiln::detail::float_bits(x) ^ (mask & 0x80000000u));
+}
+
+// sin r and cos r for |r| <= pi/4, z = r^2: r + r^3 S(z) and 1 - z/2 + z^2 C(z).
+inline float sin_reduced(float r, float z) {
+  float p = 2.71844124e-06f;
+  p = p * z - 1.98393522e-04f;
+  p = p * z + 8.33332911e-03f;
+  p = p * z - 1.66666672e-01f;
+  return r + r * z * p;
+}
+inline float cos_reduced(float z) {
+  float p = -2.72059538e-07f;
+  p = p * z + 2.47994631e-05f;
+  p = p * z - 1.38888834e-03f;
+  p = p * z + 4.16666679e-02f;
+  return 1.0f - 0.5f * z + z * z * p;
+}
+
+// tan r for |r| <= pi/4, z = r^2: r + r^3 P(z).
+inline float tan_reduced(float r, float z) {
   float p = 4.376285857e-03f;
   p = p * z + 8.950296255e-05f;
   p = p * z + 1.083584830e-02f;
@@ -69,21 +105,44 @@ inline float tan_reduced(float x) {
   p = p * z + 5.405992061e-02f;
   p = p * z + 1.333266329e-01f;
   p = p * z + 3.333334976e-01f;
-  const float t = r + r * z * p;
-  // Odd n: tan x = -1 / tan r. (The mask comes straight from the 64-bit parity: a bool from
-  // it would keep GCC from vectorising the mix of float and double lanes.)
-  const uint32_t odd = 0u - static_cast<uint32_t>(bits & 1u);
-  return kiln::detail::bits_float((kiln::detail::float_bits(-1.0f / t) & odd) |
-                                  (kiln::detail::float_bits(t) & ~odd));
+  return r + r * z * p;
 }
 
 }  // namespace detail
 
-// Beyond this |x|, tan_float's reduction is inexact: tan_compute takes the C library's tan.
-constexpr float kTanReduceLimit = 4.2e8f;  // about 2^28 * pi / 2
+// Beyond this |x|, the reduction of sin_float, cos_float and tan_float is inexact: their compute
+// types take the C library's functions there (util/trig_ops.h).
+constexpr float kTrigReduceLimit = 4.2e8f;  // about 2^28 * pi / 2
 
-// tan in float for |x| < kTanReduceLimit (and for infinities and NaN, which give NaN).
-inline float tan_float(float x) { return detail::tan_reduced(x); }
+// sin in float for |x| < kTrigReduceLimit (NaN gives NaN): by quadrant n mod 4, sin r, cos r,
+// -sin r, -cos r.
+inline float sin_float(float x) {
+  uint64_t n;
+  const float r = detail::pi_over_2_reduce(x, &n);
+  const float z = r * r;
+  const uint32_t odd = detail::quadrant_mask(n, 0);
+  const float value = detail::mask_select(odd, detail::cos_reduced(z), detail::sin_reduced(r, z));
+  return detail::flip_sign(value, detail::quadrant_mask(n, 1));
+}
+
+// cos in float for |x| < kTrigReduceLimit (NaN gives NaN): by quadrant n mod 4, cos r, -sin r,
+// -cos r, sin r.
+inline float cos_float(float x) {
+  uint64_t n;
+  const float r = detail::pi_over_2_reduce(x, &n);
+  const float z = r * r;
+  const uint32_t odd = detail::quadrant_mask(n, 0);
+  const float value = detail::mask_select(odd, detail::sin_reduced(r, z), detail::cos_reduced(z));
+  return detail::flip_sign(value, odd ^ detail::quadrant_mask(n, 1));
+}
+
+// tan in float for |x| < kTrigReduceLimit (NaN gives NaN): tan r, or -1 / tan r for odd n.
+inline float tan_float(float x) {
+  uint64_t n;
+  const float r = detail::pi_over_2_reduce(x, &n);
+  const float t = detail::tan_reduced(r, r * r);
+  return detail::mask_select(detail::quadrant_mask(n, 0), -1.0f / t, t);
+}
 
 // asin in float; |x| > 1 gives NaN.
 inline float asin_float(float x) {
