@@ -1,0 +1,212 @@
+"""Kiln's custom operators as PyTorch operators: ``import kiln.torch_ops`` registers the ``kiln::``
+operators of Kiln's built-in library with ``torch.library``.
+
+For each out variant (``kiln::rms_norm.out``) torch gets the out variant itself, schema as in
+custom_ops.yaml, and its functional form (``kiln::rms_norm(Tensor input, Tensor weight, float
+epsilon) -> Tensor``, derived with torchgen's FunctionSchema), whose CPU kernel allocates the outs
+and runs the out variant; an op that writes its arguments (``reshape_and_cache``) keeps its
+``(a!)`` schema. Every CPU kernel is Kiln's, through ``kiln.call_op`` on the backend chosen with
+:func:`set_backend` (``portable`` by default; ``ascend``: the emulated Ascend kernel where Kiln
+has one, else the portable one, counted in ``kiln.fallback_records()``). Fake kernels
+(``_torch_shapes.py``) give shapes and dtypes to torch.export and FakeTensorMode. A refused call
+raises ``kiln.KilnError``.
+
+Only operators of the library built into the kiln package can run from Python (``kiln.call_op``),
+so a user's own operators are registrable when their YAML is part of that build, under their own
+namespace: ``register_torch_ops(namespace="my_ns", shapes={"my_ns::op": rule})``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from torchgen.model import FunctionSchema
+
+from kiln._call import backends_for, call_op
+from kiln._errors import KilnError
+from kiln._manifest import Operator, operators
+from kiln._torch_shapes import RULES, ResultSpec
+
+_backend = "portable"
+
+
+def set_backend(backend: str) -> None:
+    """The backend every registered operator's CPU kernel runs on: "portable" or "ascend"."""
+    global _backend
+    try:
+        backends_for(backend)
+    except ValueError as error:
+        raise KilnError(str(error), "InvalidArgument") from None
+    _backend = backend
+
+
+def get_backend() -> str:
+    return _backend
+
+
+@contextlib.contextmanager
+def use_backend(backend: str) -> Iterator[None]:
+    """``with kiln.torch_ops.use_backend("ascend"): ...`` runs the block's calls there."""
+    previous = _backend
+    set_backend(backend)
+    try:
+        yield
+    finally:
+        set_backend(previous)
+
+
+@dataclass(frozen=True)
+class Registration:
+    """What register_torch_ops defined in one namespace: the torch operator names."""
+
+    namespace: str
+    operators: tuple[str, ...]
+
+
+# torch.library.Library has no type hints; its methods are used as documented.
+_Library: Any = torch.library.Library
+_libraries: dict[str, tuple[Any, Registration]] = {}
+
+
+def _bind(
+    schema: torch._C.FunctionSchema, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> list[Any]:
+    """The call's arguments in schema order, defaults filled in."""
+    values = list(args)
+    for argument in schema.arguments[len(args) :]:
+        if argument.name in kwargs:
+            values.append(kwargs[argument.name])
+        elif argument.has_default_value():
+            values.append(argument.default_value)
+        else:
+            raise KilnError(f"{schema.name}: missing argument '{argument.name}'", "InvalidArgument")
+    return values
+
+
+def _run(op: Operator, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """call_op on the chosen backend; the outs go as out= (an out may itself be named "out")."""
+    names = [a.name for a in op.outs]
+    outs = tuple(kwargs.pop(name) for name in names if name in kwargs)
+    result = call_op(op.name, *args, out=outs or None, backend=_backend, **kwargs)
+    return None if result == () else result
+
+
+def _out_kernel(op: Operator) -> Callable[..., Any]:
+    def kernel(*args: Any, **kwargs: Any) -> Any:
+        return _run(op, args, dict(kwargs))
+
+    return kernel
+
+
+def _out_fake(op: Operator, rule: Callable[..., list[ResultSpec]] | None) -> Callable[..., Any]:
+    outs = [a.name for a in op.outs]
+
+    def fake(*args: Any, **kwargs: Any) -> Any:
+        out_values = [kwargs[name] for name in outs]
+        if rule is not None:
+            inputs = {k: v for k, v in kwargs.items() if k not in outs}
+            for value, (sizes, _) in zip(out_values, rule(*args, **inputs), strict=True):
+                value.resize_(sizes)
+        return out_values[0] if len(out_values) == 1 else tuple(out_values)
+
+    return fake
+
+
+def _functional_kernel(
+    op: Operator, schema: Callable[[], torch._C.FunctionSchema], rule: Callable[..., Any]
+) -> Callable[..., Any]:
+    outs = [a.name for a in op.outs]
+
+    def kernel(*args: Any, **kwargs: Any) -> Any:
+        values = _bind(schema(), args, kwargs)
+        results = [torch.empty(sizes, dtype=dtype) for sizes, dtype in rule(*values)]
+        _run(op, tuple(values), dict(zip(outs, results, strict=True)))
+        return results[0] if len(results) == 1 else tuple(results)
+
+    return kernel
+
+
+def _functional_fake(
+    schema: Callable[[], torch._C.FunctionSchema], rule: Callable[..., Any]
+) -> Callable[..., Any]:
+    def fake(*args: Any, **kwargs: Any) -> Any:
+        values = _bind(schema(), args, kwargs)
+        tensor = next(v for v in values if isinstance(v, torch.Tensor))
+        results = [tensor.new_empty(sizes, dtype=dtype) for sizes, dtype in rule(*values)]
+        return results[0] if len(results) == 1 else tuple(results)
+
+    return fake
+
+
+def _mutating_fake(*args: Any, **kwargs: Any) -> None:
+    return None
+
+
+def _local(name: str) -> str:
+    return name.split("::", 1)[1]
+
+
+def _torch_schema(qualified: str) -> Callable[[], torch._C.FunctionSchema]:
+    namespace, rest = qualified.split("::", 1)
+    base, _, overload = rest.partition(".")
+
+    def schema() -> torch._C.FunctionSchema:
+        packet = getattr(getattr(torch.ops, namespace), base)
+        found: torch._C.FunctionSchema = getattr(packet, overload or "default")._schema
+        return found
+
+    return schema
+
+
+def register_torch_ops(
+    namespace: str = "kiln",
+    shapes: dict[str, Callable[..., list[ResultSpec]]] | None = None,
+) -> Registration:
+    """Registers every operator of ``namespace`` in Kiln's built-in library with torch.library
+    (idempotent: a second call returns the first registration). ``shapes`` adds shape rules
+    (see _torch_shapes.py) for functional forms of a user's out variants; an out variant without
+    a rule gets no functional form."""
+    if namespace in _libraries:
+        return _libraries[namespace][1]
+    if namespace in ("aten", "prim", "prims"):
+        raise KilnError(f"namespace '{namespace}' is torch's own", "InvalidArgument")
+    ops = [op for name, op in operators().items() if name.split("::")[0] == namespace]
+    if not ops:
+        namespaces = sorted({name.split("::")[0] for name in operators()} - {"aten"})
+        raise KilnError(
+            f"Kiln's library has no operator in namespace '{namespace}' (it has: "
+            f"{', '.join(namespaces)}); only operators built into the kiln package can run from "
+            "Python",
+            "OperatorMissing",
+        )
+    rules = {**RULES, **(shapes or {})}
+    library = _Library(namespace, "FRAGMENT")
+    defined: list[str] = []
+    for op in ops:
+        schema = FunctionSchema.parse(_local(op.schema))
+        library.define(_local(op.schema))
+        defined.append(op.name)
+        library.impl(_local(op.name), _out_kernel(op), "CPU")
+        if op.outs:
+            functional = f"{namespace}::{schema.name.name}"
+            rule = rules.get(functional)
+            library._register_fake(_local(op.name), _out_fake(op, rule))
+            if rule is None or schema.kind().name != "out":
+                continue
+            library.define(str(schema.signature(strip_default=False)))
+            defined.append(functional)
+            torch_schema = _torch_schema(functional)
+            library.impl(_local(functional), _functional_kernel(op, torch_schema, rule), "CPU")
+            library._register_fake(_local(functional), _functional_fake(torch_schema, rule))
+        else:
+            library._register_fake(_local(op.name), _mutating_fake)
+    registration = Registration(namespace, tuple(defined))
+    _libraries[namespace] = (library, registration)
+    return registration
+
+
+register_torch_ops()
