@@ -6,7 +6,9 @@ memory instead; a call on constants is computed now (``constants.py``). A Python
 schema wants a tensor selects the operator's Scalar overload (``mul.Tensor`` ->
 ``mul.Scalar_out``) or, without one, becomes a 0-dim constant tensor. Parameters and constants
 become constant tensors when used; a buffer the graph mutates becomes a buffer tensor, written
-back at the end of each run with ``aten::copy_``. Anything a program cannot express is an
+back at the end of each run with ``aten::copy_``. Kiln's custom operators (``kiln::rms_norm``)
+lower to their out variants like ATen's; those that write their arguments come wrapped in
+``auto_functionalized`` (``mutations.py``). Anything a program cannot express is an
 ExportError naming the node and the operator.
 """
 
@@ -36,6 +38,7 @@ from kiln._export.graph import (
     TensorArg,
     TensorSpec,
 )
+from kiln._export.mutations import WRAPPERS, lower_auto_functionalized
 from kiln._export.nodes import node_error, op_name, static_sizes, where
 from kiln._export.operators import (
     WRITE_BACK_OP,
@@ -100,6 +103,7 @@ class _Lowering:
         signature = program.graph_signature
         self.input_specs: dict[str, InputSpec] = {s.arg.name: s for s in signature.input_specs}
         self.mutated = set(signature.buffers_to_mutate.values())
+        self.order = {n: i for i, n in enumerate(program.graph.nodes)}
 
     # ---- tensors ----
 
@@ -204,6 +208,9 @@ class _Lowering:
                 raise node_error(node, "getitem", "it indexes a value that is not a tensor list")
             self.env[node] = found[index]
             return
+        if isinstance(target, torch._ops.HigherOrderOperator) and target.__name__ in WRAPPERS:
+            lower_auto_functionalized(self, node)
+            return
         if isinstance(target, torch._ops.HigherOrderOperator):
             raise node_error(
                 node,
@@ -300,7 +307,10 @@ class _Lowering:
                 "model without it"
             )
             if op.namespace != "aten":
-                problem = "kiln.export lowers ATen operators only, not custom operators"
+                problem = (
+                    "kiln.export lowers ATen operators and Kiln's own custom operators only "
+                    "(custom_ops.yaml), not other custom operators"
+                )
             raise node_error(node, what, problem)
         reason = unavailable_reason(out_name)
         if reason is not None:
@@ -323,7 +333,8 @@ class _Lowering:
             elif spec.kind == OutputKind.USER_INPUT_MUTATION:
                 raise ExportError(
                     f"forward mutates its input '{spec.target}' in place; Kiln programs cannot "
-                    "write to their inputs: return the new value instead"
+                    "write to their inputs: return the new value instead, or keep the state (a "
+                    "KV cache) in a module buffer"
                 )
             else:
                 raise ExportError(

@@ -68,11 +68,21 @@ def kiln_operators() -> frozenset[str]:
     return frozenset(names)
 
 
+@lru_cache(maxsize=1)
+def _executorch_namespaces() -> frozenset[str]:
+    return frozenset(name.split("::")[0] for name in EXECUTORCH_PORTABLE_OPS)
+
+
+def is_custom(name: str) -> bool:
+    """Whether ``name`` (``kiln::rms_norm.out``) is in a namespace of Kiln's own operators."""
+    return name.split("::")[0] not in _executorch_namespaces()
+
+
 def unavailable_reason(name: str) -> str | None:
     """Why a program may not call operator ``name`` (``aten::add.out``), or None if it may."""
     in_kiln = name in kiln_operators()
     in_executorch = name in EXECUTORCH_PORTABLE_OPS
-    if in_kiln and in_executorch:
+    if in_kiln and (in_executorch or is_custom(name)):
         return None
     if not in_kiln and not in_executorch:
         return "neither Kiln nor ExecuTorch's portable library has a kernel for it"
@@ -99,9 +109,16 @@ def functional_name(op: torch._ops.OpOverload) -> str:
 
 
 def out_variant(op: torch._ops.OpOverload) -> str | None:
-    """The out variant (``aten::add.out``) an ATen graph operator lowers to; None if it has none."""
+    """The out variant (``aten::add.out``) an ATen graph operator lowers to; None if it has none.
+
+    A Kiln custom operator's functional form (``kiln::rms_norm``) lowers to its ``.out``
+    overload (operators that write their arguments arrive wrapped in auto_functionalized, see
+    ``mutations.py``)."""
     if op.namespace != "aten":
-        return None
+        if op._schema.is_mutable or op._overloadname != "default":
+            return None
+        name = f"{op._schema.name}.out"
+        return name if name in kiln_operators() and is_custom(name) else None
     found = _out_variants().get(functional_name(op))
     return None if found is None else f"aten::{found}"
 

@@ -1,0 +1,135 @@
+"""Calls of operators that write their arguments, as torch.export records them: wrapped in
+``auto_functionalized`` (or ``auto_functionalized_v2``), which returns the written arguments' new
+values instead of writing them (``kiln::reshape_and_cache`` writing a KV cache).
+
+A program calls the operator itself, in place. A written argument that is a mutable buffer whose
+old value nothing reads afterwards is written where it is: the buffer then already holds the new
+value at the end of the run, so its write-back is skipped (a KV cache is updated in place, with
+no copy per step). Any other written argument (a computed tensor, an input, a constant, a value
+still read later) is copied first (``aten::copy_`` into a new tensor) and the copy is written.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import torch
+
+from kiln._export.arguments import ArgumentError, TensorRef, convert
+from kiln._export.graph import Arg, BoolArg, Call, Role, TensorArg, TensorListArg
+from kiln._export.nodes import node_error, op_name
+from kiln._export.operators import WRITE_BACK_OP, is_custom, kiln_operators, unavailable_reason
+
+if TYPE_CHECKING:
+    from kiln._export.lowering import _Lowering
+
+WRAPPERS = frozenset({"auto_functionalized", "auto_functionalized_v2"})
+
+
+def _is_written(argument: Any) -> bool:
+    return argument.alias_info is not None and argument.alias_info.is_write
+
+
+def _written_sources(node: torch.fx.Node, schema: Any, what: str) -> dict[str, torch.fx.Node]:
+    """Each written argument's graph value (v2: its entry of ``_all_bases``)."""
+    kwargs = node.kwargs
+    bases: Any = kwargs.get("_all_bases")
+    sources: dict[str, torch.fx.Node] = {}
+    for argument in schema.arguments:
+        if not _is_written(argument):
+            continue
+        name = argument.name
+        if bases is None:  # auto_functionalized (v1): the argument itself
+            source = kwargs.get(name)
+        else:
+            if any(f"_{name}_{part}" in kwargs for part in ("size", "stride", "storage_offset")):
+                raise node_error(
+                    node, what, f"it writes a view of a tensor ('{name}'); pass it whole"
+                )
+            index = kwargs.get(f"_{name}_base_index")
+            source = None if index is None else bases[index]
+        if not isinstance(source, torch.fx.Node):
+            raise node_error(node, what, f"written argument '{name}' is not a tensor of the graph")
+        sources[name] = source
+    return sources
+
+
+def _in_place(lowering: _Lowering, node: torch.fx.Node, source: torch.fx.Node, ref: Any) -> bool:
+    """Whether writing ``source`` where it is keeps the graph's meaning."""
+    if not isinstance(ref, TensorRef) or lowering.tensors[ref.tensor].role != Role.BUFFER:
+        return False
+    position = lowering.order[node]
+    return all(user is node or lowering.order[user] < position for user in source.users)
+
+
+def lower_auto_functionalized(lowering: _Lowering, node: torch.fx.Node) -> None:
+    op = node.args[0]
+    if not isinstance(op, torch._ops.OpOverload):
+        raise node_error(node, str(node.target), "it wraps something that is not an operator")
+    what = op_name(op)
+    if what not in kiln_operators() or not is_custom(what):
+        raise node_error(
+            node,
+            what,
+            "it writes its arguments; programs call such operators only when they are Kiln's "
+            "custom operators (custom_ops.yaml)",
+        )
+    reason = unavailable_reason(WRITE_BACK_OP)
+    schema = op._schema
+    targets: dict[str, int] = {}
+    for name, source in _written_sources(node, schema, what).items():
+        ref = lowering.resolve(source)
+        if _in_place(lowering, node, source, ref) and ref.tensor not in targets.values():
+            targets[name] = ref.tensor
+            continue
+        if reason is not None:
+            raise node_error(node, WRITE_BACK_OP, f"copying '{name}' is not possible: {reason}")
+        if not isinstance(ref, TensorRef):
+            raise node_error(node, what, f"written argument '{name}' is not a tensor")
+        copy = lowering.temp(node, source.meta.get("val"), f"{node.name}.{name}")
+        copy_args = (TensorArg(copy.tensor), TensorArg(ref.tensor), BoolArg(False))
+        lowering.calls.append(Call(WRITE_BACK_OP, copy_args, TensorArg(copy.tensor), node.name))
+        targets[name] = copy.tensor
+    args: list[Arg] = []
+    for argument in schema.arguments:
+        if argument.name in targets:
+            args.append(TensorArg(targets[argument.name]))
+            continue
+        raw = node.kwargs.get(argument.name, argument.default_value)
+        try:
+            args.append(convert(lowering.resolve(raw), argument.real_type))
+        except ArgumentError as error:
+            raise node_error(node, what, f"argument '{argument.name}': {error}") from None
+    # What the operator returns: the written arguments it aliases (an out variant's outs).
+    returned = [
+        TensorRef(targets[_aliased(schema, r)]) if r.alias_info is not None else None
+        for r in schema.returns
+    ]
+    result: Arg | None = None
+    if len(returned) > 1:
+        result = TensorListArg(tuple(r.tensor for r in returned if r is not None))
+    elif returned and returned[0] is not None:
+        result = TensorArg(returned[0].tensor)
+    lowering.calls.append(Call(what, tuple(args), result, node.name))
+    new_values = [TensorRef(targets[name]) for name in _base_order(node, schema)]
+    lowering.env[node] = (*(returned or [None]), *new_values)
+
+
+def _aliased(schema: Any, value: Any) -> str:
+    """The written argument a return aliases (same alias set)."""
+    for argument in schema.arguments:
+        if argument.alias_info is not None and argument.alias_info.before_set == (
+            value.alias_info.before_set
+        ):
+            return str(argument.name)
+    raise ValueError(f"{schema.name}: a return aliases no argument")
+
+
+def _base_order(node: torch.fx.Node, schema: Any) -> list[str]:
+    """The written arguments in the order the wrapper returns their new values."""
+    written = [a.name for a in schema.arguments if _is_written(a)]
+    if "_all_bases" not in node.kwargs:
+        return written
+    by_index = {node.kwargs[f"_{name}_base_index"]: name for name in written}
+    bases: Any = node.kwargs["_all_bases"]
+    return [by_index[i] for i in range(len(bases))]
