@@ -8,8 +8,9 @@ and runs the out variant; an op that writes its arguments (``reshape_and_cache``
 ``(a!)`` schema. Every CPU kernel is Kiln's, through ``kiln.call_op`` on the backend chosen with
 :func:`set_backend` (``portable`` by default; ``ascend``: the emulated Ascend kernel where Kiln
 has one, else the portable one, counted in ``kiln.fallback_records()``). Fake kernels
-(``_torch_shapes.py``) give shapes and dtypes to torch.export and FakeTensorMode. A refused call
-raises ``kiln.KilnError``.
+(``_torch_shapes.py``) give shapes and dtypes to torch.export and FakeTensorMode, and
+``_torch_autograd.py`` registers the backward of rms_norm, silu_and_mul and rotary_embedding. A
+refused call raises ``kiln.KilnError``.
 
 Only operators of the library built into the kiln package can run from Python (``kiln.call_op``),
 so a user's own operators are registrable when their YAML is part of that build, under their own
@@ -206,6 +207,10 @@ def register_torch_ops(
             library._register_fake(_local(op.name), _mutating_fake)
     registration = Registration(namespace, tuple(defined))
     _libraries[namespace] = (library, registration)
+    if namespace == "kiln":
+        from kiln import _torch_autograd
+
+        _torch_autograd.register()
     return registration
 
 
