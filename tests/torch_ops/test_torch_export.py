@@ -197,16 +197,47 @@ def test_written_copies_of_inputs() -> None:
 
 class WritesInput(torch.nn.Module):
     def forward(
-        self, key_cache: torch.Tensor, kv: torch.Tensor, slots: torch.Tensor
+        self,
+        key_cache: torch.Tensor,
+        value_cache: torch.Tensor,
+        kv: torch.Tensor,
+        slots: torch.Tensor,
     ) -> torch.Tensor:
-        ops.reshape_and_cache(kv[0], kv[1], key_cache, key_cache, slots)
+        ops.reshape_and_cache(kv[0], kv[1], key_cache, value_cache, slots)
         return kv.sum()
 
 
 def test_writing_an_input_is_a_clear_export_error() -> None:
     key_cache = torch.zeros(2, BLOCK_SIZE, 2, HEAD_SIZE)
-    inputs = (key_cache, randn(2, 2, 2, HEAD_SIZE), torch.tensor([0, 1]))
+    inputs = (key_cache, key_cache.clone(), randn(2, 2, 2, HEAD_SIZE), torch.tensor([0, 1]))
     with pytest.raises(
         kiln.ExportError, match="keep the state \\(a KV cache\\) in a module buffer"
     ):
         kiln.export(WritesInput(), inputs)
+
+
+class CallsOutVariant(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return ops.silu_and_mul.out(x, out=torch.empty(0))
+
+
+def test_modules_call_functional_forms() -> None:
+    """torch.export cannot functionalize a custom out variant (its result aliases an argument)."""
+    with pytest.raises(kiln.ExportError, match="output has alias annotations"):
+        kiln.export(CallsOutVariant(), (torch.randn(2, 8),))
+
+
+class OneCacheTwice(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("cache", torch.zeros(2, BLOCK_SIZE, 2, HEAD_SIZE))
+
+    def forward(self, kv: torch.Tensor, slots: torch.Tensor) -> torch.Tensor:
+        ops.reshape_and_cache(kv[0], kv[1], self.cache, self.cache, slots)
+        return self.cache.sum()
+
+
+def test_one_tensor_written_through_two_arguments_is_refused() -> None:
+    inputs = (randn(2, 2, 2, HEAD_SIZE), torch.tensor([0, 1]))
+    with pytest.raises(kiln.ExportError, match="writes one tensor through two arguments"):
+        kiln.export(OneCacheTwice(), inputs)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from kiln._export.arguments import ArgumentError, TensorRef, convert
-from kiln._export.graph import Arg, BoolArg, Call, Role, TensorArg, TensorListArg
+from kiln._export.graph import Arg, BoolArg, Call, Role, TensorArg
 from kiln._export.nodes import node_error, op_name
 from kiln._export.operators import WRITE_BACK_OP, is_custom, kiln_operators, unavailable_reason
 
@@ -50,6 +50,8 @@ def _written_sources(node: torch.fx.Node, schema: Any, what: str) -> dict[str, t
             source = None if index is None else bases[index]
         if not isinstance(source, torch.fx.Node):
             raise node_error(node, what, f"written argument '{name}' is not a tensor of the graph")
+        if source in sources.values():
+            raise node_error(node, what, f"it writes one tensor through two arguments ('{name}')")
         sources[name] = source
     return sources
 
@@ -74,12 +76,17 @@ def lower_auto_functionalized(lowering: _Lowering, node: torch.fx.Node) -> None:
             "it writes its arguments; programs call such operators only when they are Kiln's "
             "custom operators (custom_ops.yaml)",
         )
-    reason = unavailable_reason(WRITE_BACK_OP)
     schema = op._schema
+    if schema.returns:
+        # torch.export refuses outs that alias (out variants); a new tensor beside the writes
+        # has no place in Kiln's call form.
+        problem = "it returns tensors besides writing its arguments, which programs cannot call"
+        raise node_error(node, what, problem)
+    reason = unavailable_reason(WRITE_BACK_OP)
     targets: dict[str, int] = {}
     for name, source in _written_sources(node, schema, what).items():
         ref = lowering.resolve(source)
-        if _in_place(lowering, node, source, ref) and ref.tensor not in targets.values():
+        if _in_place(lowering, node, source, ref):
             targets[name] = ref.tensor
             continue
         if reason is not None:
@@ -100,29 +107,10 @@ def lower_auto_functionalized(lowering: _Lowering, node: torch.fx.Node) -> None:
             args.append(convert(lowering.resolve(raw), argument.real_type))
         except ArgumentError as error:
             raise node_error(node, what, f"argument '{argument.name}': {error}") from None
-    # What the operator returns: the written arguments it aliases (an out variant's outs).
-    returned = [
-        TensorRef(targets[_aliased(schema, r)]) if r.alias_info is not None else None
-        for r in schema.returns
-    ]
-    result: Arg | None = None
-    if len(returned) > 1:
-        result = TensorListArg(tuple(r.tensor for r in returned if r is not None))
-    elif returned and returned[0] is not None:
-        result = TensorArg(returned[0].tensor)
-    lowering.calls.append(Call(what, tuple(args), result, node.name))
+    lowering.calls.append(Call(what, tuple(args), None, node.name))
+    # The wrapper returns the operator's result (None: it returns nothing), then the new values.
     new_values = [TensorRef(targets[name]) for name in _base_order(node, schema)]
-    lowering.env[node] = (*(returned or [None]), *new_values)
-
-
-def _aliased(schema: Any, value: Any) -> str:
-    """The written argument a return aliases (same alias set)."""
-    for argument in schema.arguments:
-        if argument.alias_info is not None and argument.alias_info.before_set == (
-            value.alias_info.before_set
-        ):
-            return str(argument.name)
-    raise ValueError(f"{schema.name}: a return aliases no argument")
+    lowering.env[node] = (None, *new_values)
 
 
 def _base_order(node: torch.fx.Node, schema: Any) -> list[str]:

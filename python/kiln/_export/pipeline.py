@@ -34,7 +34,13 @@ def _capture(module: torch.nn.Module | ExportedProgram, example_inputs: Any) -> 
             f"kiln.export takes a torch.nn.Module or a torch.export.ExportedProgram, not "
             f"{type(module).__name__}"
         )
-    return cast(ExportedProgram, program.run_decompositions())
+    try:
+        return cast(ExportedProgram, program.run_decompositions())
+    except Exception as error:  # e.g. a custom out variant, which functionalization refuses
+        first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        raise ExportError(
+            f"torch.export cannot decompose the program: {type(error).__name__}: {first}"
+        ) from error
 
 
 def export(
