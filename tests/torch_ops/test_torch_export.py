@@ -241,3 +241,20 @@ def test_one_tensor_written_through_two_arguments_is_refused() -> None:
     inputs = (randn(2, 2, 2, HEAD_SIZE), torch.tensor([0, 1]))
     with pytest.raises(kiln.ExportError, match="writes one tensor through two arguments"):
         kiln.export(OneCacheTwice(), inputs)
+
+
+def test_buffer_whose_old_value_is_read_later_is_written_as_a_copy() -> None:
+    """A graph that reads the cache's old value after the write (the order torch.export may
+    leave): the write goes to a copy, the copy is written back, and the read sees the old value."""
+    module = ReadsOldCache()
+    exported = torch.export.export(ReadsOldCache(), cache_step(0)).run_decompositions()
+    graph = exported.graph
+    (write,) = (n for n in graph.nodes if "auto_functionalized" in str(n.target))
+    (read,) = (n for n in graph.nodes if n.target == torch.ops.aten.sum.dim_IntList)
+    write.append(read)  # move the read of the old cache after the write
+    graph.lint()
+    program = kiln.load(kiln.export(exported))
+    assert "aten::copy_" in program.operators
+    for step in range(3):
+        inputs = cache_step(step)
+        assert_near(program.run(*inputs)[0], module(*inputs), 2)
