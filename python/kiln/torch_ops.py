@@ -125,7 +125,10 @@ def _functional_kernel(
     def kernel(*args: Any, **kwargs: Any) -> Any:
         values = _bind(schema(), args, kwargs)
         results = [torch.empty(sizes, dtype=dtype) for sizes, dtype in rule(*values)]
-        _run(op, tuple(values), dict(zip(outs, results, strict=True)))
+        # The out variant takes the same arguments, keyword-only ones by name.
+        named = {a.name: v for a, v in zip(op.inputs, values, strict=True) if a.kwarg_only}
+        positional = tuple(v for a, v in zip(op.inputs, values, strict=True) if not a.kwarg_only)
+        _run(op, positional, {**named, **dict(zip(outs, results, strict=True))})
         return results[0] if len(results) == 1 else tuple(results)
 
     return kernel
@@ -163,12 +166,20 @@ def _torch_schema(qualified: str) -> Callable[[], torch._C.FunctionSchema]:
     return schema
 
 
+def _torch_has(qualified: str) -> bool:
+    namespace, rest = qualified.split("::", 1)
+    base, _, overload = rest.partition(".")
+    packet = getattr(getattr(torch.ops, namespace), base, None)
+    return packet is not None and (overload or "default") in packet.overloads()
+
+
 def register_torch_ops(
     namespace: str = "kiln",
     shapes: dict[str, Callable[..., list[ResultSpec]]] | None = None,
 ) -> Registration:
     """Registers every operator of ``namespace`` in Kiln's built-in library with torch.library
-    (idempotent: a second call returns the first registration). ``shapes`` adds shape rules
+    (idempotent: a later call returns the first registration, whatever its ``shapes``; a name
+    torch already has from another library is a KilnError). ``shapes`` adds shape rules
     (see _torch_shapes.py) for functional forms of a user's out variants; an out variant without
     a rule gets no functional form."""
     if namespace in _libraries:
@@ -183,6 +194,13 @@ def register_torch_ops(
             f"{', '.join(namespaces)}); only operators built into the kiln package can run from "
             "Python",
             "OperatorMissing",
+        )
+    taken = [op.name for op in ops if _torch_has(op.name)]
+    if taken:
+        raise KilnError(
+            f"torch already has {', '.join(taken)} (defined by another library); Kiln cannot "
+            "register its own operators under those names",
+            "InvalidArgument",
         )
     rules = {**RULES, **(shapes or {})}
     library = _Library(namespace, "FRAGMENT")

@@ -4,6 +4,9 @@ that write their arguments write them; bad arguments raise KilnError."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import llm_reference as ref
 import pytest
 import torch
@@ -134,3 +137,38 @@ def test_bad_arguments_raise_kiln_errors() -> None:
     key = randn(1, 2, HEAD_SIZE)
     with pytest.raises(kiln.KilnError, match="slot"):
         ops.reshape_and_cache(key, key, key_cache, value_cache, torch.tensor([10_000]))
+
+
+# In a fresh interpreter: torch's operator registry is process-wide, and other tests import
+# ExecuTorch, which defines these namespaces itself.
+_OTHER_NAMESPACE = """
+import torch, kiln
+rule = lambda x, *args, **kwargs: [(tuple(x.shape), x.dtype)]
+registration = kiln.register_torch_ops(
+    "dim_order_ops", shapes={"dim_order_ops::_clone_dim_order": rule}
+)
+assert "dim_order_ops::_clone_dim_order" in registration.operators
+assert "dim_order_ops::_empty_dim_order" not in registration.operators  # no rule: out only
+x = torch.randn(2, 3)
+assert torch.equal(torch.ops.dim_order_ops._clone_dim_order(x), x)
+print("ok")
+"""
+_TAKEN_NAMESPACE = """
+import kiln
+import executorch.exir  # defines et_copy::_h2d_copy.out itself
+try:
+    kiln.register_torch_ops("et_copy")
+except kiln.KilnError as error:
+    assert "torch already has et_copy::" in str(error), error
+else:
+    raise AssertionError("et_copy registered over ExecuTorch's operators")
+print("ok")
+"""
+
+
+@pytest.mark.parametrize("script", [_OTHER_NAMESPACE, _TAKEN_NAMESPACE], ids=["other", "taken"])
+def test_another_namespace_of_the_built_in_library(script: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
