@@ -56,8 +56,8 @@ def export(
 
     Raises ``kiln.ExportError`` naming the graph node and operator when the module uses something
     a program cannot express: an operator without an out variant or without a kernel in both Kiln
-    and ExecuTorch's portable library, dynamic shapes, control flow, non-tensor values between
-    calls."""
+    and ExecuTorch's portable library (Kiln's own custom operators, ``kiln::rms_norm``, need only
+    Kiln's), dynamic shapes, control flow, non-tensor values between calls."""
     program = _capture(module, example_inputs)
     lowered = lower(program)
     data = serialize(emit(lowered, plan_memory(lowered)))
