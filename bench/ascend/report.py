@@ -128,6 +128,7 @@ def cases() -> list[Case]:
             (_e(), _e(torch.int64)),
         ),
         *move_cases(),
+        *llm_cases(),
     ]
 
 
@@ -185,6 +186,23 @@ def move_cases() -> list[Case]:
             (_t(8, 64, 56, 56),),
             {"dim_order": [0, 2, 3, 1]},
             torch.empty(8, 64, 56, 56, dtype=H).contiguous(memory_format=torch.channels_last),
+        ),
+    ]
+
+
+def llm_cases() -> list[Case]:
+    """Kiln's LLM operators (custom_ops.yaml) at issue 15's shape: a decode batch of 16 tokens,
+    hidden 4096 (32 heads of 128)."""
+    tokens, hidden = 16, 4096
+    x = _t(tokens, hidden)
+    return [
+        Case("kiln::rms_norm.out", "16x4096 fp16", (x, _t(hidden), 1e-6), {}, _e()),
+        Case(
+            "kiln::fused_add_rms_norm.out",
+            "16x4096 fp16 + residual",
+            (x, _t(tokens, hidden), _t(hidden), 1e-6),
+            {},
+            (_e(), _e()),
         ),
     ]
 
