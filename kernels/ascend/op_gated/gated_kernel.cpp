@@ -1,0 +1,170 @@
+// Ascend C gated activation kernel (kiln::silu_and_mul, kiln::gelu_and_mul): out = act(x) * y,
+// where each input row holds x then y. Each core takes whole rows of out.
+//
+// The host lays the input out as rows of pairs (row 2i: x of row i, row 2i + 1: y), each padded
+// to the pitch, so one strided DataCopy brings the x of a tile's rows into one contiguous tile
+// and another their y; the formula then runs once over the whole tile. As vLLM computes it: act
+// in float, rounded to the dtype, then the product rounded. Rows longer than a tile go in chunks.
+#include <type_traits>
+
+#include "kernel_operator.h"
+#include "kernels/ascend/common/kernel_util.h"
+#include "kernels/ascend/common/row_io.h"
+#include "kernels/ascend/common/row_math.h"
+#include "kernels/ascend/op_gated/gated_kernels.h"
+#include "kernels/ascend/op_gated/gated_tiling.h"
+#include "kernels/ascend/op_unary/unary_math.h"
+
+using namespace AscendC;
+
+namespace kiln::ascend {
+namespace {
+
+constexpr int32_t kBufferNum = 2;  // double buffering: tile i+1 copies in while tile i computes
+
+// silu(x) = x / (1 + exp(-x)), one division as torch computes it; exp overflows to inf for
+// x < -88 and the result is -0, as in torch.
+__aicore__ inline void silu_float(const LocalTensor<float>& dst, const LocalTensor<float>& x,
+                                  const UnaryWork& w, uint32_t n) {
+  Muls(w.s0, x, -1.0f, n);
+  Exp(w.s0, w.s0, n);
+  Adds(w.s0, w.s0, 1.0f, n);
+  Div(dst, x, w.s0, n);
+}
+
+template <typename T>
+class GatedKernel {
+  static constexpr bool kWide = !std::is_same_v<T, float>;
+  static constexpr uint32_t kBlockElems = 32 / sizeof(T);
+
+ public:
+  __aicore__ inline void Init(GM_ADDR input, GM_ADDR out, const GatedTiling& tiling) {
+    op_ = static_cast<GatedOp>(tiling.op);
+    split_ = tiling.split;
+    block_ = row_block(split_);
+    if (block_.rows == 0) return;
+    input_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(input) + 2 * block_.first * split_.pitch,
+                           2 * block_.rows * split_.pitch);
+    out_gm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(out) + block_.first * split_.pitch,
+                            block_.rows * split_.pitch);
+    const uint32_t lanes = Lanes(block_.tile_elems);
+    pipe_.InitBuffer(x_in_, kBufferNum, lanes * sizeof(T));
+    pipe_.InitBuffer(y_in_, kBufferNum, lanes * sizeof(T));
+    pipe_.InitBuffer(out_, kBufferNum, lanes * sizeof(T));
+    xf_.Init(pipe_, lanes);
+    yf_.Init(pipe_, lanes);
+    of_.Init(pipe_, lanes);
+    const GatedNeeds needs = gated_needs(op_);
+    pipe_.InitBuffer(scratch_, needs.scratch_tiles * lanes * sizeof(float));
+    if (needs.masks > 0) pipe_.InitBuffer(mask_, lanes / 8);
+  }
+
+  __aicore__ inline void Process() {
+    if (block_.rows == 0) return;
+    if (block_.chunked) {
+      for (uint64_t row = 0; row < block_.rows; ++row) {
+        for (uint32_t offset = 0; offset < split_.pitch; offset += split_.chunk) {
+          Tile(row, 1, offset, chunk_copied(split_, offset));
+        }
+      }
+      return;
+    }
+    for (uint64_t first = 0; first < block_.rows; first += block_.tile_rows) {
+      Tile(first, block_.TileRowsAt(first), 0, split_.pitch);
+    }
+  }
+
+ private:
+  // Elements the vector unit computes for `count`: whole 256-byte float repeats, since Compare
+  // and Select take nothing less. The tail past `count` is scratch, never copied out.
+  __aicore__ inline static uint32_t Lanes(uint32_t count) {
+    return (count + kFloatRepeat - 1) / kFloatRepeat * kFloatRepeat;
+  }
+
+  // Out elements [offset, offset + cols) of `rows` rows from this core's row `first`.
+  __aicore__ inline void Tile(uint64_t first, uint32_t rows, uint32_t offset, uint32_t cols) {
+    const uint32_t count = rows * cols;
+    const uint32_t lanes = Lanes(count);
+    const uint64_t src = 2 * first * split_.pitch + offset;
+    CopyIn(x_in_, src, rows, cols);
+    CopyIn(y_in_, src + split_.pitch, rows, cols);
+    LocalTensor<T> x = x_in_.DeQue<T>();
+    LocalTensor<T> y = y_in_.DeQue<T>();
+    LocalTensor<T> o = out_.AllocTensor<T>();
+    const LocalTensor<float> xf = xf_.View(x, lanes);
+    const LocalTensor<float> yf = yf_.View(y, lanes);
+    const LocalTensor<float> of = of_.View(o);
+    Activate(of, xf, lanes);
+    PipeBarrier<PIPE_V>();
+    if constexpr (kWide) {  // vLLM rounds the activation to the dtype before the product
+      narrow(o, of, lanes);
+      PipeBarrier<PIPE_V>();
+      widen(of, o, lanes);
+    }
+    Mul(of, of, yf, lanes);
+    of_.Emit(out_, o, lanes);
+    x_in_.FreeTensor(x);
+    y_in_.FreeTensor(y);
+    copy_out(out_gm_[first * split_.pitch + offset], out_, count);
+  }
+
+  // GM -> UB: `cols` elements of `rows` input rows two pitches apart (every other row: the x or
+  // the y rows), packed into one tile.
+  template <typename Que>
+  __aicore__ inline void CopyIn(Que& que, uint64_t src, uint32_t rows, uint32_t cols) {
+    LocalTensor<T> tile = que.template AllocTensor<T>();
+    if (rows == 1) {
+      DataCopy(tile, input_[src], cols);
+    } else {
+      const uint16_t gap = static_cast<uint16_t>((2 * split_.pitch - cols) / kBlockElems);
+      DataCopy(tile, input_[src],
+               DataCopyParams(static_cast<uint16_t>(rows),
+                              static_cast<uint16_t>(cols / kBlockElems), gap, 0));
+    }
+    que.EnQue(tile);
+  }
+
+  __aicore__ inline void Activate(const LocalTensor<float>& dst, const LocalTensor<float>& x,
+                                  uint32_t n) {
+    const uint32_t lanes = Lanes(block_.tile_elems);
+    LocalTensor<float> scratch = scratch_.Get<float>();
+    UnaryWork work;
+    work.s0 = scratch;
+    if (op_ == GatedOp::GeluErf) {
+      work.s1 = scratch[lanes];
+      work.s2 = scratch[2 * lanes];
+      work.m0 = mask_.Get<uint8_t>();
+      gelu_erf_float(dst, x, work, n);
+    } else if (op_ == GatedOp::GeluTanh) {
+      gelu_tanh_float(dst, x, work, n);
+    } else {
+      silu_float(dst, x, work, n);
+    }
+  }
+
+  TPipe pipe_;
+  TQue<TPosition::VECIN, 1> x_in_;
+  TQue<TPosition::VECIN, 1> y_in_;
+  TQue<TPosition::VECOUT, 1> out_;
+  ComputeIn<T> xf_;
+  ComputeIn<T> yf_;
+  ComputeOut<T> of_;
+  TBuf<TPosition::VECCALC> scratch_;
+  TBuf<TPosition::VECCALC> mask_;
+  GlobalTensor<T> input_;
+  GlobalTensor<T> out_gm_;
+  RowSplit split_{};
+  RowBlock block_;
+  GatedOp op_ = GatedOp::Silu;
+};
+
+template <typename T>
+__aicore__ inline void run_gated(GM_ADDR input, GM_ADDR out, GM_ADDR tiling) {
+  run_kernel<GatedKernel<T>>(load_tiling<GatedTiling>(tiling), input, out);
+}
+
+}  // namespace
+}  // namespace kiln::ascend
+
+#define KILN_GATED_RUN kiln::ascend::run_gated
+KILN_ASCEND_DEFINE_KERNELS(KILN_GATED)

@@ -1,0 +1,48 @@
+// Tiling of the gated activations kiln::silu_and_mul and kiln::gelu_and_mul: a POD the host fills
+// with gated_tiling(), plus what each activation needs in UB (shared by the tiling and the
+// kernel).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/ascend/common/row_split.h"
+#include "kernels/ascend/common/tiling.h"
+
+namespace kiln::ascend {
+
+enum class GatedOp : uint32_t {
+  Silu = 0,  // silu_and_mul
+  GeluErf,   // gelu_and_mul, approximate="none"
+  GeluTanh,  // gelu_and_mul, approximate="tanh"
+};
+
+// Float scratch tiles and one-bit-per-element masks the activation's formula takes
+// (op_unary/unary_math.h for the gelus).
+struct GatedNeeds {
+  uint32_t scratch_tiles;
+  uint32_t masks;
+};
+
+constexpr GatedNeeds gated_needs(GatedOp op) {
+  return op == GatedOp::GeluErf ? GatedNeeds{3, 1} : GatedNeeds{1, 0};
+}
+
+// The most rows one strided DataCopy moves (its blockCount has 12 bits).
+constexpr uint32_t kGatedMaxTileRows = 4095;
+
+struct GatedTiling {
+  uint32_t op;     // GatedOp
+  uint32_t dtype;  // DeviceDtype of input and out
+  // Over the rows of out, row_len d. The input is laid out as 2 * rows rows of the same pitch:
+  // row 2i holds x of row i, row 2i + 1 its y.
+  RowSplit split;
+};
+
+// Pure: the split of `rows` rows of out, `d` elements each, on a device with `ub_bytes` of UB
+// per core and `cores` vector cores. A tile of whole rows takes x and y of each row with one
+// strided DataCopy each; longer rows go in chunks.
+GatedTiling gated_tiling(GatedOp op, DeviceDtype dtype, uint64_t rows, uint64_t d, size_t ub_bytes,
+                         uint32_t cores);
+
+}  // namespace kiln::ascend
