@@ -192,9 +192,10 @@ def move_cases() -> list[Case]:
 
 def llm_cases() -> list[Case]:
     """Kiln's LLM operators (custom_ops.yaml) at issue 15's shape: a decode batch of 16 tokens,
-    hidden 4096 (32 heads of 128)."""
-    tokens, hidden = 16, 4096
+    hidden 4096 (32 heads of 128), and Llama's MLP width 11008 for the gates."""
+    tokens, hidden, intermediate = 16, 4096, 11008
     x = _t(tokens, hidden)
+    gates = _t(tokens, 2 * intermediate)
     return [
         Case("kiln::rms_norm.out", "16x4096 fp16", (x, _t(hidden), 1e-6), {}, _e()),
         Case(
@@ -204,6 +205,9 @@ def llm_cases() -> list[Case]:
             {},
             (_e(), _e()),
         ),
+        Case("kiln::silu_and_mul.out", "16x(2x11008) fp16", (gates,), {}, _e()),
+        Case("kiln::gelu_and_mul.out", "16x(2x11008) fp16, exact", (gates,), {}, _e()),
+        Case("kiln::gelu_and_mul.out", "16x(2x11008) fp16, tanh", (gates, "tanh"), {}, _e()),
     ]
 
 
