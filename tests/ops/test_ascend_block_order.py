@@ -59,6 +59,7 @@ CASES: dict[str, tuple[str, tuple[Any, ...], dict[str, Any], Callable[[], Any]]]
         lambda: (_e(), _e()),
     ),
     "gated": ("kiln::gelu_and_mul.out", (_t(300, 2 * 257),), {}, _e),
+    "gated_chunked": ("kiln::silu_and_mul.out", (_t(3, 2 * 30_011),), {}, _e),
     "to_copy": ("aten::_to_copy.out", (_t(100_003, dtype=torch.float32),), {}, _e),
     "matmul": ("aten::mm.out", (_t(130, 300), _t(300, 200)), {}, _e),
     "move_rows": ("aten::permute_copy.out", (_t(64, 3, 700), [1, 0, 2]), {}, _e),

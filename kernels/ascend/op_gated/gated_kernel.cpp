@@ -4,7 +4,8 @@
 // The host lays the input out as rows of pairs (row 2i: x of row i, row 2i + 1: y), each padded
 // to the pitch, so one strided DataCopy brings the x of a tile's rows into one contiguous tile
 // and another their y; the formula then runs once over the whole tile. As vLLM computes it: act
-// in float, rounded to the dtype, then the product rounded. Rows longer than a tile go in chunks.
+// in float, rounded to the dtype, then the product rounded. Rows longer than a tile go in chunks,
+// which the cores share out one by one.
 #include <type_traits>
 
 #include "kernel_operator.h"
@@ -42,7 +43,19 @@ class GatedKernel {
     op_ = static_cast<GatedOp>(tiling.op);
     split_ = tiling.split;
     block_ = row_block(split_);
-    if (block_.rows == 0) return;
+    if (block_.chunked) {
+      // Rows in chunks: the cores share out (row, chunk) pieces, not rows, so that a few long
+      // rows (a decode batch's MLP) still spread over every core. GM is seen whole.
+      chunks_per_row_ = (split_.pitch + split_.chunk - 1) / split_.chunk;
+      const BlockRange range = block_range(split_.rows * chunks_per_row_, tiling.block_pieces);
+      first_piece_ = range.start;
+      pieces_ = range.length;
+      if (pieces_ == 0) return;
+      block_.first = 0;
+      block_.rows = split_.rows;
+    } else if (block_.rows == 0) {
+      return;
+    }
     input_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(input) + 2 * block_.first * split_.pitch,
                            2 * block_.rows * split_.pitch);
     out_gm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(out) + block_.first * split_.pitch,
@@ -60,12 +73,10 @@ class GatedKernel {
   }
 
   __aicore__ inline void Process() {
-    if (block_.rows == 0) return;
     if (block_.chunked) {
-      for (uint64_t row = 0; row < block_.rows; ++row) {
-        for (uint32_t offset = 0; offset < split_.pitch; offset += split_.chunk) {
-          Tile(row, 1, offset, chunk_copied(split_, offset));
-        }
+      for (uint64_t piece = first_piece_; piece < first_piece_ + pieces_; ++piece) {
+        const uint32_t offset = static_cast<uint32_t>(piece % chunks_per_row_) * split_.chunk;
+        Tile(piece / chunks_per_row_, 1, offset, chunk_copied(split_, offset));
       }
       return;
     }
@@ -155,6 +166,9 @@ class GatedKernel {
   GlobalTensor<T> out_gm_;
   RowSplit split_{};
   RowBlock block_;
+  uint64_t chunks_per_row_ = 0;  // chunked rows: the (row, chunk) pieces of this core
+  uint64_t first_piece_ = 0;
+  uint64_t pieces_ = 0;
   GatedOp op_ = GatedOp::Silu;
 };
 

@@ -24,7 +24,26 @@ GatedTiling gated_tiling(GatedOp op, DeviceDtype dtype, uint64_t rows, uint64_t 
   tiling.op = static_cast<uint32_t>(op);
   tiling.dtype = static_cast<uint32_t>(dtype);
   tiling.split = split_rows(rows, d, size, costs, ub_bytes, cores);
-  if (tiling.split.tile_rows > kGatedMaxTileRows) tiling.split.tile_rows = kGatedMaxTileRows;
+  RowSplit& split = tiling.split;
+  if (split.tile_rows > kGatedMaxTileRows) split.tile_rows = kGatedMaxTileRows;
+  // Elementwise, so a chunk of a row is a unit of work on its own: rows that leave cores idle (a
+  // decode batch's few long rows) or do not fit in UB go in chunks, which the cores share out.
+  const bool idle_cores = split.block_dim < cores && split.pitch >= 2 * kGatedMinPiece;
+  if (split.tile_rows == 0 || idle_cores) {
+    const uint64_t ub_chunk =
+        (ub_bytes - costs.fixed) / costs.per_chunk_element / kFloatRepeat * kFloatRepeat;
+    uint64_t chunk = align_up((rows * split.pitch + cores - 1) / cores, kFloatRepeat);
+    if (chunk < kGatedMinPiece) chunk = kGatedMinPiece;
+    if (chunk > ub_chunk) chunk = ub_chunk;
+    if (chunk > split.pitch) chunk = split.pitch;
+    split.tile_rows = 0;
+    split.chunk = static_cast<uint32_t>(chunk);
+    const uint64_t pieces = rows * ((split.pitch + chunk - 1) / chunk);
+    const uint64_t blocks = pieces < cores ? pieces : cores;
+    tiling.block_pieces = (pieces + blocks - 1) / blocks;
+    split.block_dim =
+        static_cast<uint32_t>((pieces + tiling.block_pieces - 1) / tiling.block_pieces);
+  }
   return tiling;
 }
 

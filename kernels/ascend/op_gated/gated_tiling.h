@@ -31,17 +31,24 @@ constexpr GatedNeeds gated_needs(GatedOp op) {
 // The most rows one strided DataCopy moves (its blockCount has 12 bits).
 constexpr uint32_t kGatedMaxTileRows = 4095;
 
+// The fewest elements a core gets when rows are cut into chunks to spread over more cores.
+constexpr uint64_t kGatedMinPiece = 4096;
+
 struct GatedTiling {
   uint32_t op;     // GatedOp
   uint32_t dtype;  // DeviceDtype of input and out
   // Over the rows of out, row_len d. The input is laid out as 2 * rows rows of the same pitch:
   // row 2i holds x of row i, row 2i + 1 its y.
   RowSplit split;
+  // Rows in chunks (split.tile_rows == 0): the (row, chunk) pieces per core, rows taken in order
+  // and each row's chunks in order; split.block_dim counts the cores they need.
+  uint64_t block_pieces;
 };
 
 // Pure: the split of `rows` rows of out, `d` elements each, on a device with `ub_bytes` of UB
 // per core and `cores` vector cores. A tile of whole rows takes x and y of each row with one
-// strided DataCopy each; longer rows go in chunks.
+// strided DataCopy each. Rows longer than UB, or too few rows to keep the cores busy, go in
+// chunks, which the cores share out.
 GatedTiling gated_tiling(GatedOp op, DeviceDtype dtype, uint64_t rows, uint64_t d, size_t ub_bytes,
                          uint32_t cores);
 
