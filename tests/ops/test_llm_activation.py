@@ -106,8 +106,11 @@ def test_ascend_gates_llm_shapes(soc: str) -> None:
 
 
 def test_ascend_gates_special_values_and_shapes() -> None:
+    # On Ascend910B (IEEE): infinities and NaN as torch gives them, exp overflowing, signed zeros.
     tail = [-100.0, -88.5, -20.0, -0.0, 0.0, 1e-30, -1e-30, 20.0, 100.0, 3.0e4, -3.0e4]
-    check_ascend_gates(torch.tensor([tail + [2.0] * len(tail)]))  # x then y along the last dim
+    tail += [float("inf"), -float("inf"), float("nan")]
+    for dtype in (torch.float32, torch.float16, torch.bfloat16):
+        check_ascend_gates(torch.tensor([tail + [2.0] * len(tail)], dtype=dtype))  # x, then y
     check_ascend_gates(randn(2, 3, 2 * 80, seed=5))
     check_ascend_gates(torch.randn(0, 8))
     check_ascend_gates(torch.randn(3, 0))

@@ -150,6 +150,18 @@ def test_ascend_rms_norm_in_place_and_empty() -> None:
     check_ascend_norm(torch.randn(2, 0, 64), torch.randn(64), 1e-6, torch.randn(2, 0, 64))
 
 
+def test_ascend_rms_norm_special_values() -> None:
+    # On Ascend910B (IEEE): NaN and inf rows as torch gives them, a sum that overflows half, a
+    # zero row (rstd = 1/sqrt(eps)), tiny values.
+    inf, nan = float("inf"), float("nan")
+    rows = [[6e4, 1.0, 2.0], [nan, 1.0, 2.0], [inf, 1.0, 2.0], [0.0, -0.0, 0.0], [1e-4, -1e-4, 0.0]]
+    for dtype in (torch.float16, torch.float32):
+        x = torch.tensor(rows, dtype=dtype)
+        w = torch.tensor([1.0, 2.0, 3.0], dtype=dtype)
+        check_ascend_norm(x, w, 1e-6)
+        check_ascend_norm(x, w, 1e-6, torch.tensor([[6e4, 1.0, 2.0]] * 5, dtype=dtype))
+
+
 def test_ascend_rms_norm_declines_what_it_cannot_take() -> None:
     # Bad input (test_bad_input) is declined too, and the portable kernel's message reports it.
     x = torch.randn(4, 8)
