@@ -73,6 +73,12 @@ def _parser() -> argparse.ArgumentParser:
         "unboxing refuses unselected dtypes with NotSupported",
     )
     parser.add_argument(
+        "--mindspore-aot",
+        action="store_true",
+        help='also write MindSporeAot.cpp: one extern "C" MindSpore AOT entry point '
+        '(ops.Custom(func_type="aot"), CPU) per out-variant operator',
+    )
+    parser.add_argument(
         "--aten-mode",
         action="store_true",
         help="ATen mode: ATen ops run libtorch's at::_ops kernels (for -DKILN_ATEN_MODE=ON "
@@ -121,6 +127,13 @@ def generate(options: argparse.Namespace) -> Library:
             "no operators given",
             "pass --root-ops or --selected-ops (or an operator YAML to take its operators)",
         )
+    if options.mindspore_aot and options.aten_mode:
+        raise UserError(
+            "--mindspore-aot",
+            None,
+            "the MindSpore entry points view MindSpore's buffers as Kiln's lean tensors",
+            "drop --mindspore-aot (or MINDSPORE_AOT) in ATen mode",
+        )
     if options.dtype_selective_build is not None and options.aten_mode:
         raise UserError(
             "--dtype-selective-build",
@@ -149,7 +162,11 @@ def run(argv: Sequence[str] | None = None) -> list[str]:
     options = _parser().parse_args(argv)
     library = generate(options)
     outputs = files.emit(
-        library, options.static_registration, options.embed_manifest, options.dtype_selective_build
+        library,
+        options.static_registration,
+        options.embed_manifest,
+        options.dtype_selective_build,
+        options.mindspore_aot,
     )
     written = []
     for name, text in outputs.items():

@@ -6,6 +6,7 @@ from codegen.dest import (
     dtype_selected,
     functions,
     manifest,
+    mindspore_aot,
     native_functions,
     register_kernels,
     selected_variants,
@@ -19,9 +20,10 @@ def emit(
     static_registration: bool,
     embed_manifest: bool = False,
     kernel_sources: str | None = None,
+    mindspore: bool = False,
 ) -> dict[str, str]:
     """Generated files by name; ``kernel_sources`` (a source list file) makes the build
-    dtype-selective."""
+    dtype-selective; ``mindspore`` adds the MindSpore AOT entry points."""
     manifest_json = manifest.emit(library)
     outputs = {
         "NativeFunctions.h": native_functions.emit(library),
@@ -36,6 +38,8 @@ def emit(
         "selected_op_variants.h": selected_variants.emit(library),
         f"{library.name}.manifest.json": manifest_json,
     }
+    if mindspore:
+        outputs["MindSporeAot.cpp"] = mindspore_aot.emit(library)
     if kernel_sources is not None:
         for source in plan_sources(library, kernel_sources):
             outputs[f"dtype_selected/{source.stem}.cpp"] = dtype_selected.emit(library.name, source)
