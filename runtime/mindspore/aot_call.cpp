@@ -4,6 +4,8 @@
 #include <array>
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
+#include <mutex>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -19,15 +21,21 @@
 namespace kiln::mindspore {
 namespace {
 
-thread_local char t_last_error[512] = {};
+// Process-wide, not per thread: MindSpore launches kernels on its own threads, and the caller
+// asks from Python's.
+std::mutex g_last_error_mutex;
+char g_last_error[512] = {};
 
 int fail(const char* format, ...) __attribute__((format(printf, 1, 2)));
 int fail(const char* format, ...) {
+  char message[sizeof(g_last_error)];
   va_list args;
   va_start(args, format);
-  std::vsnprintf(t_last_error, sizeof(t_last_error), format, args);
+  std::vsnprintf(message, sizeof(message), format, args);
   va_end(args);
-  KILN_LOG(Error, "MindSpore AOT: %s", t_last_error);
+  KILN_LOG(Error, "MindSpore AOT: %s", message);
+  std::lock_guard<std::mutex> lock(g_last_error_mutex);
+  std::memcpy(g_last_error, message, sizeof(message));
   return 1;
 }
 
@@ -106,7 +114,6 @@ const char* expected_dtypes(AotArg kind) {
 
 int run_aot_op(const AotOp& op, int nparam, void** params, const int* ndims, int64_t* const* shapes,
                const char* const* dtypes) {
-  t_last_error[0] = '\0';
   if (op.registration != Error::Ok) {
     return fail("%s: registering the library's kernels failed (%s): %s", op.name,
                 to_string(op.registration), registry_last_error());
@@ -177,10 +184,16 @@ int run_aot_op(const AotOp& op, int nparam, void** params, const int* ndims, int
   return 0;
 }
 
-const char* last_error() { return t_last_error; }
+const char* last_error() {
+  static char copy[sizeof(g_last_error)];
+  std::lock_guard<std::mutex> lock(g_last_error_mutex);
+  std::memcpy(copy, g_last_error, sizeof(copy));
+  return copy;
+}
+
+void clear_last_error() {
+  std::lock_guard<std::mutex> lock(g_last_error_mutex);
+  g_last_error[0] = '\0';
+}
 
 }  // namespace kiln::mindspore
-
-extern "C" __attribute__((visibility("default"))) const char* kiln_mindspore_last_error() {
-  return kiln::mindspore::last_error();
-}

@@ -40,10 +40,8 @@ struct AotOp {
 int run_aot_op(const AotOp& op, int nparam, void** params, const int* ndims, int64_t* const* shapes,
                const char* const* dtypes);
 
-// The last failure's message on this thread ("" after a success).
+// The message of the last failure in this process ("" before any).
 const char* last_error();
+void clear_last_error();
 
 }  // namespace kiln::mindspore
-
-// For the Python side (ctypes): the message of this thread's last failed entry point.
-extern "C" const char* kiln_mindspore_last_error();
