@@ -18,6 +18,8 @@
 #   kiln_add_operator_library(NAME n ROOT_OPS|OPS_YAML|MODEL ... [BACKENDS ...] ...)
 #   kiln_add_runner(<target> OPERATOR_LIBRARY n)
 #     (kiln_runner for .pte programs, holding only library n's kernels; see runner/)
+#   kiln_add_mindspore_library(<target> OPERATOR_LIBRARY n)
+#     (a shared library of MindSpore AOT entry points; n made with MINDSPORE_AOT)
 #
 # The three calls share state through the LIB_NAME; the result is a target `n` that an
 # executable links with target_link_libraries() and nothing else: its registration code is an
@@ -181,7 +183,7 @@ endfunction()
 # Runs `python -m codegen` for the library; the generated files land in
 # ${CMAKE_CURRENT_BINARY_DIR}/<lib>/ and are rewritten only when their content changes.
 function(generate_bindings_for_kernels)
-  cmake_parse_arguments(ARG "STATIC_REGISTRATION;EMBED_MANIFEST"
+  cmake_parse_arguments(ARG "STATIC_REGISTRATION;EMBED_MANIFEST;MINDSPORE_AOT"
                         "LIB_NAME;FUNCTIONS_YAML;CUSTOM_OPS_YAML"
                         "BACKENDS" ${ARGN})
   _kiln_check_common(generate_bindings_for_kernels ARG)
@@ -244,6 +246,11 @@ or cann, or drop ascend from BACKENDS")
     list(APPEND command --aten-mode)
   endif()
   set(kernel_outputs "")
+  if(ARG_MINDSPORE_AOT)
+    list(APPEND command --mindspore-aot)
+    list(APPEND kernel_outputs "${gen_dir}/MindSporeAot.cpp")
+    set_property(GLOBAL PROPERTY KILN_MINDSPORE_AOT_${ARG_LIB_NAME} TRUE)
+  endif()
   get_property(dtype_selective GLOBAL PROPERTY KILN_DTYPE_SELECTIVE_${ARG_LIB_NAME})
   if(dtype_selective)
     get_property(kernel_sources GLOBAL PROPERTY KILN_PORTABLE_KERNEL_SOURCES)
@@ -341,13 +348,15 @@ endfunction()
 # The common case in one call: selects operators, generates the bindings and creates target
 # <NAME> to link into an executable.
 #   kiln_add_operator_library(NAME <lib> [ROOT_OPS ...] [OPS_YAML ...] [MODEL ...]
-#                             [INCLUDE_ALL_OPS] [DTYPE_SELECTIVE_BUILD] [BACKENDS ...]
+#                             [INCLUDE_ALL_OPS] [DTYPE_SELECTIVE_BUILD] [MINDSPORE_AOT]
+#                             [BACKENDS ...]
 #                             [FUNCTIONS_YAML <f>] [CUSTOM_OPS_YAML <f>] [KERNEL_LIBS ...])
 # FUNCTIONS_YAML defaults to Kiln's functions.yaml (with Kiln's custom_ops.yaml), with or without
 # CUSTOM_OPS_YAML: adding a custom operator keeps Kiln's operators selectable. Kiln's kernel
 # libraries are linked whenever Kiln's functions.yaml is used, after any KERNEL_LIBS given.
 function(kiln_add_operator_library)
-  cmake_parse_arguments(ARG "INCLUDE_ALL_OPS;DTYPE_SELECTIVE_BUILD" "NAME;FUNCTIONS_YAML;CUSTOM_OPS_YAML"
+  cmake_parse_arguments(ARG "INCLUDE_ALL_OPS;DTYPE_SELECTIVE_BUILD;MINDSPORE_AOT"
+                        "NAME;FUNCTIONS_YAML;CUSTOM_OPS_YAML"
                         "ROOT_OPS;OPS_YAML;MODEL;BACKENDS;KERNEL_LIBS" ${ARGN})
   if(ARG_UNPARSED_ARGUMENTS)
     _kiln_fail(kiln_add_operator_library "unknown arguments: ${ARG_UNPARSED_ARGUMENTS}")
@@ -380,6 +389,9 @@ function(kiln_add_operator_library)
   if(ARG_BACKENDS)
     list(APPEND binding_args BACKENDS ${ARG_BACKENDS})
   endif()
+  if(ARG_MINDSPORE_AOT)
+    list(APPEND binding_args MINDSPORE_AOT)
+  endif()
   generate_bindings_for_kernels(LIB_NAME ${ARG_NAME} ${binding_args})
 
   if(ARG_FUNCTIONS_YAML STREQUAL KILN_FUNCTIONS_YAML)
@@ -393,19 +405,26 @@ function(kiln_add_operator_library)
   gen_operators_lib(LIB_NAME ${ARG_NAME} KERNEL_LIBS ${ARG_KERNEL_LIBS})
 endfunction()
 
+# Sets <out_var> to the operator library target named by `OPERATOR_LIBRARY <n>` in the
+# arguments of <function_name> (kiln_add_runner, kiln_add_mindspore_library); fails otherwise.
+function(_kiln_operator_library_arg function_name out_var)
+  cmake_parse_arguments(ARG "" "OPERATOR_LIBRARY" "" ${ARGN})
+  if(ARG_UNPARSED_ARGUMENTS)
+    _kiln_fail(${function_name} "unknown arguments: ${ARG_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT ARG_OPERATOR_LIBRARY OR NOT TARGET ${ARG_OPERATOR_LIBRARY})
+    _kiln_fail(${function_name}
+               "OPERATOR_LIBRARY must name an operator library target made first with "
+               "kiln_add_operator_library(NAME <n> ...), got '${ARG_OPERATOR_LIBRARY}'")
+  endif()
+  set(${out_var} ${ARG_OPERATOR_LIBRARY} PARENT_SCOPE)
+endfunction()
+
 # kiln_add_runner(<target> OPERATOR_LIBRARY <n>): the program runner (runner/kiln_runner.cpp)
 # linked with operator library <n> (from kiln_add_operator_library or gen_operators_lib), whose
 # kernels are all it holds.
 function(kiln_add_runner target)
-  cmake_parse_arguments(ARG "" "OPERATOR_LIBRARY" "" ${ARGN})
-  if(ARG_UNPARSED_ARGUMENTS)
-    _kiln_fail(kiln_add_runner "unknown arguments: ${ARG_UNPARSED_ARGUMENTS}")
-  endif()
-  if(NOT ARG_OPERATOR_LIBRARY OR NOT TARGET ${ARG_OPERATOR_LIBRARY})
-    _kiln_fail(kiln_add_runner
-               "OPERATOR_LIBRARY must name an operator library target made first with "
-               "kiln_add_operator_library(NAME <n> ...), got '${ARG_OPERATOR_LIBRARY}'")
-  endif()
+  _kiln_operator_library_arg(kiln_add_runner ARG_OPERATOR_LIBRARY ${ARGN})
   if(NOT TARGET kiln_executor AND NOT TARGET Kiln::executor)
     _kiln_fail(kiln_add_runner "this Kiln has no program executor (an ATen-mode build?)")
   endif()
@@ -420,5 +439,38 @@ function(kiln_add_runner target)
     set(executor Kiln::executor)
   endif()
   target_link_libraries(${target} PRIVATE ${ARG_OPERATOR_LIBRARY} ${executor})
+  kiln_lean_target(${target})
+endfunction()
+
+# kiln_add_mindspore_library(<target> OPERATOR_LIBRARY <n>): shared library <target> holding
+# library <n>'s kernels and its MindSpore AOT entry points, for
+# ops.Custom("<path>/lib<target>.so:kiln_ms_<op>", func_type="aot") on CPU or
+# kiln.mindspore.custom(op, path). <n> must be generated with MINDSPORE_AOT.
+function(kiln_add_mindspore_library target)
+  _kiln_operator_library_arg(kiln_add_mindspore_library ARG_OPERATOR_LIBRARY ${ARGN})
+  get_property(aot GLOBAL PROPERTY KILN_MINDSPORE_AOT_${ARG_OPERATOR_LIBRARY})
+  if(NOT aot)
+    _kiln_fail(kiln_add_mindspore_library
+               "library '${ARG_OPERATOR_LIBRARY}' has no MindSpore entry points: add "
+               "MINDSPORE_AOT to its kiln_add_operator_library or generate_bindings_for_kernels")
+  endif()
+  if(TARGET kiln_mindspore_aot)
+    set(support kiln_mindspore_aot)
+  elseif(TARGET Kiln::mindspore_aot)
+    set(support Kiln::mindspore_aot)
+  else()
+    _kiln_fail(kiln_add_mindspore_library
+               "this Kiln has no MindSpore support library (an ATen-mode build?)")
+  endif()
+  _kiln_gen_dir(${ARG_OPERATOR_LIBRARY} gen_dir)
+  add_library(${target} SHARED "${gen_dir}/MindSporeAot.cpp")
+  # Only the entry points are exported: Kiln's runtime stays private to the library, so two such
+  # libraries, or one and kiln._C, do not share a registry in one process.
+  set_target_properties(${target} PROPERTIES CXX_VISIBILITY_PRESET hidden
+                                             VISIBILITY_INLINES_HIDDEN ON)
+  if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang" AND NOT APPLE)
+    target_link_options(${target} PRIVATE "-Wl,--exclude-libs,ALL")
+  endif()
+  target_link_libraries(${target} PRIVATE ${ARG_OPERATOR_LIBRARY} ${support})
   kiln_lean_target(${target})
 endfunction()

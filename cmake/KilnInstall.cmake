@@ -13,8 +13,8 @@ set(KILN_INSTALL_PORTABLE_DIR ${KILN_INSTALL_DATADIR}/kernels/portable)
 # Exported as Kiln::<name>. The emulator is exported because the Ascend kernels link it; with
 # CANN the device library (kernels/ascend, cmake/KilnCann.cmake) takes its place.
 # ATen mode's portable_kernels links aten_kernels (kernels/aten), so that is exported too.
-set(kiln_exported runtime executor portable_kernels aten_kernels ascend_kernels ascend_emu
-                  ascend_device)
+set(kiln_exported runtime executor mindspore_aot portable_kernels aten_kernels ascend_kernels
+                  ascend_emu ascend_device)
 set(kiln_install_targets "")
 foreach(name IN LISTS kiln_exported)
   if(TARGET kiln_${name})
