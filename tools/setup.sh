@@ -28,8 +28,9 @@ fi
 "$PYTHON" -m pip install -q torch==2.13.0
 "$PYTHON" -m pip install -q "scikit-build-core>=0.10" "pybind11>=2.12" "pyyaml>=6"
 # No build isolation: the build must see the installed torch instead of fetching another.
-# The `executorch` extra holds the light packages ExecuTorch 1.5.1 needs to export and run.
-"$PYTHON" -m pip install -q --no-build-isolation -e ".[dev,executorch]"
+# The `executorch` extra holds the light packages ExecuTorch 1.5.1 needs to export and run; the
+# `mindspore` extra is MindSpore (CPU) for tests/test_mindspore.py.
+"$PYTHON" -m pip install -q --no-build-isolation -e ".[dev,executorch,mindspore]"
 # ExecuTorch 1.5.1 itself, the reference the compatibility tests export and run with. Its hard
 # requirements include heavy packages it does not need for that (torchao, coremltools, pandas,
 # scikit-learn), so it goes in without them.
