@@ -80,9 +80,11 @@ include("${CMAKE_CURRENT_LIST_DIR}/KilnBackends.cmake")
 kiln_read_backends("${KILN_BACKENDS_DEF}" _kiln_backends)
 set(_KILN_KNOWN_BACKENDS ${_kiln_backends} CACHE INTERNAL "Backends Kiln kernels can target")
 
-# Fails configuration with a message naming the function and the problem.
+# Fails configuration with a message naming the function and the problem; a long message may
+# come in several strings, which are joined.
 function(_kiln_fail function_name message)
-  message(FATAL_ERROR "${function_name}: ${message}")
+  string(CONCAT text "${message}" ${ARGN})
+  message(FATAL_ERROR "${function_name}: ${text}")
 endfunction()
 
 function(_kiln_check_common function_name prefix)
