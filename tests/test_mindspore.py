@@ -17,7 +17,7 @@ import torch
 
 import kiln
 import kiln.mindspore
-from buildtools import BUILD_ROOT, REPO_ROOT, cmake_build, cmake_configure
+from buildtools import BUILD_ROOT, REPO_ROOT, cmake_build, cmake_configure, run
 from kiln._mindspore.shapes import broadcast, out_dtype_sources, out_shapes
 
 sys.path.insert(0, str(Path(__file__).parent / "ops"))
@@ -153,3 +153,42 @@ def test_shape_rules() -> None:
     assert out_shapes("kiln::rotary_embedding.out", rotary, 2) == ((5, 64), (5, 32))
     assert out_dtype_sources("kiln::rotary_embedding.out", list(rotary), 2) == ("query", "query")
     assert out_dtype_sources("aten::add.out", ["self", "other"], 1) == ("self",)
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            "kiln_add_operator_library(NAME l ROOT_OPS aten::add.out)\n"
+            "kiln_add_mindspore_library(l_ms OPERATOR_LIBRARY l)",
+            "library 'l' has no MindSpore entry points: add MINDSPORE_AOT",
+        ),
+        (
+            "kiln_add_mindspore_library(l_ms OPERATOR_LIBRARY nope)",
+            "OPERATOR_LIBRARY must name an operator library target",
+        ),
+        ("kiln_add_mindspore_library(l_ms LIBRARY l)", "unknown arguments: LIBRARY;l"),
+    ],
+)
+def test_bad_cmake_arguments_fail_clearly(tmp_path: Path, body: str, message: str) -> None:
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.22)\nproject(bad LANGUAGES CXX)\n"
+        'set(KILN_BUILD_EXAMPLES OFF CACHE BOOL "" FORCE)\n'
+        'set(KILN_ASCEND off CACHE STRING "" FORCE)\n'
+        f"add_subdirectory({REPO_ROOT} kiln)\n{body}\n"
+    )
+    result = run(
+        [
+            "cmake",
+            "-S",
+            str(tmp_path),
+            "-B",
+            str(tmp_path / "build"),
+            "-G",
+            "Ninja",
+            f"-DKILN_PYTHON_EXECUTABLE={sys.executable}",
+        ],
+        check=False,
+    )
+    assert result.returncode != 0
+    assert message in " ".join(result.stderr.split())
