@@ -1,7 +1,7 @@
 """Kiln's operators inside MindSpore (PyNative, CPU): an AOT library built with
-kiln_add_mindspore_library, called through kiln.mindspore.custom, matches the same kernel run by
-kiln.call_op and the PyTorch reference; a refused call is MindSpore's error turned KilnError with
-the kernel's message."""
+kiln_add_mindspore_library against the installed Kiln, called through kiln.mindspore.custom,
+matches the same kernel run by kiln.call_op and the PyTorch reference; a refused call is
+MindSpore's error turned KilnError with the kernel's message."""
 
 from __future__ import annotations
 
@@ -28,8 +28,9 @@ PROJECT = Path(__file__).parent / "cmake_projects" / "mindspore_aot"
 
 @pytest.fixture(scope="module")
 def library() -> Iterator[str]:
+    # Against the installed Kiln, whose kernels kiln.call_op runs too.
     build = BUILD_ROOT / "pytest-mindspore"
-    cmake_configure(PROJECT, build, f"-DKILN_SOURCE_DIR={REPO_ROOT}")
+    cmake_configure(PROJECT, build, f"-DCMAKE_PREFIX_PATH={kiln.cmake_prefix_path}")
     cmake_build(build, "ms_ops")
     ms.set_context(mode=ms.PYNATIVE_MODE, device_target="CPU")
     yield str(build / "libms_ops.so")
