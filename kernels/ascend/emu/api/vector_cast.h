@@ -33,7 +33,8 @@ inline constexpr bool kCastSupported =
     (std::is_same_v<Src, half> && kOneOf<Dst, float, int32_t>) ||
     (std::is_same_v<Src, float> && kOneOf<Dst, half, bfloat16_t, int32_t, float>) ||
     (std::is_same_v<Src, bfloat16_t> && std::is_same_v<Dst, float>) ||
-    (std::is_same_v<Src, int32_t> && std::is_same_v<Dst, float>);
+    (std::is_same_v<Src, int32_t> && std::is_same_v<Dst, float>) ||
+    (std::is_same_v<Src, int8_t> && std::is_same_v<Dst, half>);
 
 // The round modes a pair takes, one bit per RoundMode, per SoC: the modes CANN 8.1.RC1's
 // CastIntrinsicsImpl accepts (impl/dav_c220 and impl/dav_m200 kernel_operator_vec_vconv_impl.h).
@@ -59,7 +60,10 @@ template <class Dst, class Src>
 constexpr CastModes cast_modes() {
   constexpr uint32_t kNone = kCastNoneOnly;
   constexpr uint32_t kOdd = round_mode_bit(AscendC::RoundMode::CAST_ODD);
-  if constexpr (std::is_same_v<Dst, float> && !std::is_same_v<Src, float>) {
+  if constexpr (std::is_same_v<Src, int8_t>) {
+    // int8_t -> half is exact: CAST_NONE on both SoCs.
+    return CastModes{kNone, kNone};
+  } else if constexpr (std::is_same_v<Dst, float> && !std::is_same_v<Src, float>) {
     // Widening half/bfloat16 is exact; int32_t -> float rounds above 2^24, on 910B in any
     // named mode, on 310P only as CAST_NONE (to nearest even).
     return std::is_same_v<Src, int32_t> ? CastModes{kNone | kCastNamedRoundings, kNone}
@@ -182,6 +186,8 @@ constexpr const char* cast_pair_name() {
     return "bfloat16_t->float";
   } else if constexpr (std::is_same_v<Src, int32_t>) {
     return "int32_t->float";
+  } else if constexpr (std::is_same_v<Src, int8_t>) {
+    return "int8_t->half";
   } else if constexpr (std::is_same_v<Dst, half>) {
     return "float->half";
   } else if constexpr (std::is_same_v<Dst, bfloat16_t>) {
@@ -203,7 +209,7 @@ void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode&
   static_assert(kiln::ascend::emu::detail::kCastSupported<T, U>,
                 "Cast: the vector unit does not convert this source/destination type pair "
                 "(supported: half->float/int32_t, float->half/bfloat16_t/int32_t/float, "
-                "bfloat16_t->float, int32_t->float)");
+                "bfloat16_t->float, int32_t->float, int8_t->half)");
   namespace detail = kiln::ascend::emu::detail;
   detail::require_dtype<T>("Cast");
   detail::require_dtype<U>("Cast");
