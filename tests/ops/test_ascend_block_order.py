@@ -82,6 +82,12 @@ CASES: dict[str, tuple[str, tuple[Any, ...], dict[str, Any], Callable[[], Any]]]
         {},
         lambda: (_e(), _e(torch.int64)),
     ),
+    "weight_int8_linear": (
+        "kiln::weight_int8_linear.out",
+        (_t(9, 300), torch.randint(-128, 128, (200, 300), dtype=torch.int8), _t(200), _t(200)),
+        {},
+        _e,
+    ),
 }
 
 

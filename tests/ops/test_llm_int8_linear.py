@@ -9,6 +9,7 @@ from typing import Any
 import llm_reference as ref
 import pytest
 import torch
+from ascend_checks import SOCS, check_ascend, check_declines, float_dtypes, on_soc
 from llm_checks import LLM_DTYPES, assert_same
 from op_compare import raises
 
@@ -67,3 +68,47 @@ def test_bad_input(call_op: Any) -> None:
         call_op(OP, x, weight, scales, bias.half(), out=torch.empty(0))
     with raises(call_op, "pass a Float, Half or BFloat16"):
         call_op(OP, x.double(), weight, scales, None, out=torch.empty(0, dtype=torch.float64))
+
+
+# The Ascend kernel itself (emulated), fallback disabled, on both SoC profiles: x rows over
+# several token tiles, k over several chunks (4096 elements each), channel tails, hidden 4096.
+ASCEND_SHAPES = [((1,), 4096, 300), ((5, 7), 80, 513), ((40,), 64, 48), ((3,), 5000, 40)]
+
+
+def check_on_ascend(x: torch.Tensor, weight: torch.Tensor, scales: torch.Tensor, bias: Any) -> None:
+    """Against the float64 reference rounded once, within the Ascend tolerances plus the float
+    sums' rounding: 2 L eps(float32) S, S the largest sum of |x w scale| over an output and L
+    the bit length of k (the kernel sums each chunk as a tree)."""
+    expected = ref.weight_int8_linear(x, weight, scales, bias)
+    magnitude = (x.double().abs() @ weight.double().abs().T) * scales.double().abs()
+    largest = float(magnitude.max()) if magnitude.numel() else 0.0
+    atol = 2 * weight.shape[1].bit_length() * torch.finfo(torch.float32).eps * largest
+    out = torch.empty(0, dtype=x.dtype)
+    check_ascend(OP, expected, x, weight, scales, bias, out=out, atol=atol)
+
+
+@pytest.mark.parametrize("soc", SOCS)
+@pytest.mark.parametrize(("rows", "k", "n"), ASCEND_SHAPES)
+def test_ascend_kernel(soc: str, rows: tuple, k: int, n: int) -> None:
+    with on_soc(soc):
+        for dtype in float_dtypes(soc):
+            x, weight, scales, bias = inputs(rows, k, n, dtype, seed=k + n)
+            check_on_ascend(x, weight, scales, bias)
+            check_on_ascend(x, weight, scales.to(dtype), None)
+
+
+@pytest.mark.parametrize("soc", SOCS)
+def test_ascend_decode_shape(soc: str) -> None:
+    # Issue 15's shape: 16 tokens through a 4096 x 4096 projection.
+    with on_soc(soc):
+        x, weight, scales, bias = inputs((16,), 4096, 4096, torch.float16, seed=15)
+        check_on_ascend(x, weight, scales, bias)
+
+
+def test_ascend_declines() -> None:
+    x, weight, scales, bias = inputs((2,), 16, 8, torch.float32)
+    out = torch.empty(0)
+    with on_soc("Ascend310P"):
+        x[0, 0] = float("inf")
+        check_declines(OP, x, weight, scales, bias, out=out, reason="input holding inf")
+    check_declines(OP, x[:, :0], weight[:, :0], scales, bias, out=out, reason="in_features = 0")
