@@ -127,6 +127,18 @@ def cases() -> list[Case]:
             {},
             (_e(), _e(torch.int64)),
         ),
+        Case(
+            "kiln::weight_int8_linear.out",
+            "16x4096 fp16 by int8 4096x4096, fp32 scales, bias",
+            (
+                _t(16, 4096),
+                torch.randint(-128, 128, (4096, 4096), dtype=torch.int8),
+                torch.rand(4096) * 0.02,
+                _t(4096),
+            ),
+            {},
+            _e(),
+        ),
         *move_cases(),
         *llm_cases(),
     ]
