@@ -88,6 +88,19 @@ CASES: dict[str, tuple[str, tuple[Any, ...], dict[str, Any], Callable[[], Any]]]
         {},
         _e,
     ),
+    "paged_attention": (
+        "kiln::paged_attention.out",
+        (
+            _t(6, 8, 64),
+            _t(20, 16, 2, 64),
+            _t(20, 16, 2, 64) * 2,
+            torch.randperm(20)[:18].reshape(6, 3).int(),
+            torch.tensor([1, 40, 0, 33, 16, 48], dtype=torch.int32),
+            0.125,
+        ),
+        {},
+        _e,
+    ),
 }
 
 

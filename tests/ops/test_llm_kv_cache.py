@@ -11,10 +11,13 @@ from typing import Any
 import llm_reference as ref
 import pytest
 import torch
+from ascend_checks import SOCS, check_ascend, check_declines, float_dtypes, on_soc
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from llm_checks import LLM_DTYPES, assert_near, randn
 from op_compare import raises
+
+import kiln
 
 SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 CACHE = "kiln::reshape_and_cache"
@@ -154,6 +157,57 @@ def test_paged_attention_bad_input(call_op: Any) -> None:
     empty = key_cache[:, :0].contiguous()
     with raises(call_op, "block_size \\(dim 1\\) must be positive"):
         attend(query, empty, empty, tables, torch.zeros(2, dtype=torch.int32))
+
+
+# The Ascend kernel itself (emulated), fallback disabled, on both SoC profiles: ragged contexts
+# over several token chunks, grouped-query heads, head sizes 64/80/128, alibi, and the issue's
+# shape (32 query heads of 128 over 8 kv heads).
+ASCEND_CASES = [(16, 4, 4, 64), (32, 8, 2, 80), (16, 32, 8, 128), (16, 6, 1, 128)]
+
+
+@pytest.mark.parametrize("soc", SOCS)
+@pytest.mark.parametrize(("block_size", "heads", "kv_heads", "head_size"), ASCEND_CASES)
+def test_paged_attention_ascend(
+    soc: str, block_size: int, heads: int, kv_heads: int, head_size: int
+) -> None:
+    lengths = [1, 37, 0, 200, block_size, 2 * block_size + 1]
+    with on_soc(soc):
+        for dtype in float_dtypes(soc):
+            inputs = paged_inputs(lengths, block_size, heads, kv_heads, head_size, dtype, seed=7)
+            scale = head_size**-0.5
+            slopes = torch.rand(heads) if heads == 6 else None
+            expected = ref.paged_attention(*inputs, scale, slopes)
+            out = torch.empty(0, dtype=dtype)
+            # The softmax weights are formed in float, in another order than the reference's.
+            check_ascend(ATTENTION, expected, *inputs, scale, slopes, out=out, atol=0.0)
+
+
+def test_paged_attention_ascend_declines() -> None:
+    query, key_cache, value_cache, tables, lens = paged_inputs(
+        [5, 20], 16, 4, 2, 8, torch.float16, 0
+    )
+    out = torch.empty(0, dtype=torch.float16)
+    check_declines(
+        ATTENTION, query, key_cache, value_cache, tables, lens, 0.1, out=out, reason="head_size 8"
+    )
+    query, key_cache, value_cache, tables, lens = paged_inputs(
+        [5, 20], 16, 4, 2, 64, torch.float32, 0
+    )
+    # Out-of-range input declines too: the portable kernel reports it.
+    bad = torch.tensor([5, 33], dtype=torch.int32)
+    with pytest.raises(kiln.KilnError, match="does not take context_lens\\[1\\] outside"):
+        kiln.call_op(
+            ATTENTION,
+            query,
+            key_cache,
+            value_cache,
+            tables,
+            bad,
+            0.1,
+            out=torch.empty(0),
+            backend="ascend",
+            allow_fallback=False,
+        )
 
 
 def step_state(
