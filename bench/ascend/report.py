@@ -139,6 +139,20 @@ def cases() -> list[Case]:
             {},
             _e(),
         ),
+        Case(
+            "kiln::paged_attention.out",
+            "8 seqs of 500..1000 tokens, 32 heads of 128 over 8 kv heads, block 16 fp16",
+            (
+                _t(8, 32, 128),
+                _t(8 * 63, 16, 8, 128),
+                _t(8 * 63, 16, 8, 128),
+                torch.randperm(8 * 63).reshape(8, 63).int(),
+                torch.tensor([500, 571, 642, 713, 784, 855, 926, 1000], dtype=torch.int32),
+                128**-0.5,
+            ),
+            {},
+            _e(),
+        ),
         *move_cases(),
         *llm_cases(),
     ]
