@@ -180,6 +180,10 @@ def test_paged_attention_ascend(
             out = torch.empty(0, dtype=dtype)
             # The softmax weights are formed in float, in another order than the reference's.
             check_ascend(ATTENTION, expected, *inputs, scale, slopes, out=out, atol=0.0)
+        # Long block tables and context lengths reach the kernel as int32.
+        query, key_cache, value_cache, tables, lens = inputs
+        long_inputs = (query, key_cache, value_cache, tables.long(), lens.long())
+        check_ascend(ATTENTION, expected, *long_inputs, scale, slopes, out=out, atol=0.0)
 
 
 def test_paged_attention_ascend_declines() -> None:
