@@ -61,6 +61,7 @@ EMULATOR_TESTS = (
     "EmuCannRuleTest.CastToInt32NamesItsRounding",
     "EmuCannRuleTest.CastFloatToFloatOnlyOn910B",
     "EmuCannRuleTest.CastInt32ToFloatRoundsToNearestOn310P",
+    "EmuCannRuleTest.CastInt8ToHalfTakesCastNoneOnly",
     "EmuCannRuleTest.CompareCountIsWholeRepeats",
     "EmuCannRuleTest.CompareInt32IsEqualityOn910BOnly",
     "EmuCannRuleTest.DataCopyBlockCountFitsTwelveBits",

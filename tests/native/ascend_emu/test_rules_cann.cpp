@@ -26,6 +26,22 @@ constexpr auto emu_cast_half_to_int32 = &emu_cast_pair<int32_t, half>;
 constexpr auto emu_cast_float_to_float = &emu_cast_pair<float, float>;
 constexpr auto emu_cast_int32_to_float = &emu_cast_pair<float, int32_t>;
 
+// Casts 64 int8_t copied in from x to half in round mode `mode` (Duplicate takes no int8_t).
+extern "C" __global__ __aicore__ void emu_cast_int8_to_half(GM_ADDR x, uint32_t mode) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> src, dst;
+  pipe.InitBuffer(src, 64);
+  pipe.InitBuffer(dst, 64 * sizeof(half));
+  GlobalTensor<int8_t> gx;
+  gx.SetGlobalBuffer(reinterpret_cast<__gm__ int8_t*>(x), 64);
+  LocalTensor<int8_t> s = src.Get<int8_t>();
+  DataCopy(s, gx, 64);
+  const int32_t id = static_cast<int32_t>(GetTPipePtr()->FetchEventID(HardEvent::MTE2_V));
+  SetFlag<HardEvent::MTE2_V>(id);
+  WaitFlag<HardEvent::MTE2_V>(id);
+  Cast(dst.Get<half>(), s, static_cast<RoundMode>(mode), 64);
+}
+
 // `count` blocks of 32 B, GM -> UB, with DataCopyParams.
 extern "C" __global__ __aicore__ void emu_copy_blocks(GM_ADDR x, uint32_t count) {
   TPipe pipe;
@@ -127,6 +143,20 @@ TEST(EmuCannRuleTest, CastInt32ToFloatRoundsToNearestOn310P) {
                       "Cast int32_t->float: RoundMode::CAST_TRUNC is not supported on Ascend310P",
                       "write RoundMode::CAST_NONE");
   EXPECT_LAUNCH_OK(cast_in(emu_cast_int32_to_float, RoundMode::CAST_NONE));
+}
+
+TEST(EmuCannRuleTest, CastInt8ToHalfTakesCastNoneOnly) {
+  DevicePool pool;
+  uint8_t* x = pool.alloc<uint8_t>(64);
+  const auto cast = [x](RoundMode m) {
+    return KILN_ASCEND_LAUNCH(emu_cast_int8_to_half, 1, nullptr, x, static_cast<uint32_t>(m));
+  };
+  EXPECT_LAUNCH_OK(cast(RoundMode::CAST_NONE));
+  EXPECT_LAUNCH_FAILS(cast(RoundMode::CAST_RINT),
+                      "Cast int8_t->half: RoundMode::CAST_RINT is not supported on Ascend910B",
+                      "write RoundMode::CAST_NONE");
+  SocScope soc("Ascend310P");
+  EXPECT_LAUNCH_OK(cast(RoundMode::CAST_NONE));
 }
 
 TEST(EmuCannRuleTest, CompareInt32IsEqualityOn910BOnly) {
