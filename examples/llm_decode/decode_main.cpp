@@ -120,7 +120,9 @@ int parse(int argc, char** argv, Options* options) {
   return 0;
 }
 
-// One step input: our own memory under the program's declared shape, re-bound every step.
+// One step input: our own memory under the program's declared shape. Every step sets all inputs
+// again, changed or not: the memory plan may reuse an input's bytes once it has been read, so a
+// second execute() without set_input() could read another value's bytes.
 struct StepInput {
   std::vector<int64_t> data;  // 8-byte aligned storage for Long or Int elements
   kiln::SizesType sizes[kiln::kTensorDimensionLimit] = {};
