@@ -8,7 +8,7 @@ serves every step."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import torch
 import torch.nn.functional as F
@@ -110,17 +110,17 @@ class KilnDecoder(torch.nn.Module):
         self.final_norm = torch.nn.Parameter(weights.final_norm, requires_grad=False)
         self.lm_head = torch.nn.Parameter(weights.lm_head, requires_grad=False)
         self.register_buffer("cos_sin", weights.cos_sin)
-        names = ("attn_norm", "qkv", "out", "mlp_norm", "gate_up", "down")
         for i, layer in enumerate(weights.layers):
-            for name in names:
-                param = torch.nn.Parameter(getattr(layer, name), requires_grad=False)
-                self.register_parameter(f"layer{i}_{name}", param)
+            for field in fields(LayerWeights):
+                param = torch.nn.Parameter(getattr(layer, field.name), requires_grad=False)
+                self.register_parameter(f"layer{i}_{field.name}", param)
             cache = (config.num_blocks, config.block_size, config.kv_heads, config.head_size)
             # The KV caches are mutable buffers: the program writes them in place each step.
             self.register_buffer(f"layer{i}_key_cache", torch.zeros(cache))
             self.register_buffer(f"layer{i}_value_cache", torch.zeros(cache))
 
     def weight(self, layer: int, name: str) -> torch.Tensor:
+        """Layer `layer`'s parameter or KV cache `name`."""
         return getattr(self, f"layer{layer}_{name}")  # type: ignore[no-any-return]
 
     def forward(
