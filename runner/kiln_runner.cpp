@@ -207,7 +207,7 @@ int main(int argc, char** argv) {
   if (options.repeat > 0) {
     const uint64_t start = kiln::monotonic_ns();
     for (long r = 0; r < options.repeat; ++r) {
-      if (!run(options.profile)) return 1;
+      if (!inputs.rebind(*method) || !run(options.profile)) return 1;
     }
     const double mean = static_cast<double>(kiln::monotonic_ns() - start) /
                         static_cast<double>(options.repeat) / 1000.0;

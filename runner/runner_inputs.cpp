@@ -118,6 +118,7 @@ bool Inputs::bind(Method& method, const std::vector<const char*>& args, uint64_t
     const Tensor& tensor = declared.toTensor();
     const size_t nbytes = tensor.nbytes();
     Bound& bound = bound_.emplace_back();
+    bound.index = i;
     bound.data.reset(static_cast<uint8_t*>(std::aligned_alloc(64, (nbytes / 64 + 1) * 64)));
     if (bound.data == nullptr) {
       std::fprintf(stderr, "kiln_runner: input %zu: cannot allocate %zu bytes\n", i, nbytes);
@@ -139,6 +140,16 @@ bool Inputs::bind(Method& method, const std::vector<const char*>& args, uint64_t
     bound.impl.emplace(tensor.scalar_type(), dim, bound.sizes.data(), bound.data.get(),
                        bound.dim_order.data(), bound.strides.data());
     if (method.set_input(i, EValue(Tensor(&*bound.impl))) != Error::Ok) {
+      std::fprintf(stderr, "kiln_runner: %s\n", method.error_message());
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Inputs::rebind(Method& method) {
+  for (Bound& bound : bound_) {
+    if (method.set_input(bound.index, EValue(Tensor(&*bound.impl))) != Error::Ok) {
       std::fprintf(stderr, "kiln_runner: %s\n", method.error_message());
       return false;
     }

@@ -21,6 +21,10 @@ class Inputs {
   // scalar input) when given, else seeded values in [-1, 1) (integers in [0, 4), bools
   // alternating). Prints what is wrong and returns false on a bad argument.
   bool bind(Method& method, const std::vector<const char*>& args, uint64_t seed);
+  // Sets the bound tensor inputs again before another run: the memory plan may reuse an input's
+  // planned bytes once the input is read (ExecuTorch's planner does too), so a copied-in input
+  // does not survive a run. Prints what is wrong and returns false on failure.
+  bool rebind(Method& method);
 
  private:
   struct Free {
@@ -28,6 +32,7 @@ class Inputs {
   };
   // One input tensor: our buffer under the declared metadata.
   struct Bound {
+    size_t index = 0;  // the method input it is
     std::unique_ptr<uint8_t, Free> data;
     std::array<SizesType, kTensorDimensionLimit> sizes{};
     std::array<DimOrderType, kTensorDimensionLimit> dim_order{};

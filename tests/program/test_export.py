@@ -340,3 +340,36 @@ def test_capture_failures_and_wrong_arguments_are_export_errors() -> None:
         DataDependent(), (torch.randn(3),)
     )
     assert "not str" in _export_error("model.pt", (torch.randn(3),))
+
+
+class LooksUpThenReduces(nn.Module):
+    """An embedding lookup reduced to one value per index: the reduction is small enough to take
+    the index input's planned bytes once the lookup has read them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.table = nn.Embedding(50, 8)
+
+    def forward(self, index: torch.Tensor) -> torch.Tensor:
+        return self.table(index).sum(-1) * 2 + 1
+
+
+def test_repeated_runs_bind_again_an_input_whose_bytes_the_plan_reuses() -> None:
+    torch.manual_seed(0)
+    module, index = LooksUpThenReduces().eval(), torch.randint(0, 50, (64,))
+    lowered = lower(torch.export.export(module, (index,)).run_decompositions())
+    plan, live = plan_memory(lowered), lifetimes(lowered)
+    (given,) = lowered.inputs
+    start, end = plan.offsets[given], plan.offsets[given] + lowered.tensors[given].nbytes
+    reusers = [
+        t
+        for t in live
+        if t != given and start <= plan.offsets[t] < end and lowered.tensors[t].nbytes
+    ]
+    assert reusers, "the premise: a later value is planned into the input's bytes"
+    program = kiln.load(kiln.export(module, (index,)))
+    # Each timed run sets the input again; running on the bytes a previous run overwrote would
+    # look up garbage indices and fail.
+    assert program.time_execute(index, repeat=5) > 0
+    with torch.no_grad():
+        torch.testing.assert_close(program.run(index)[0], module(index))
