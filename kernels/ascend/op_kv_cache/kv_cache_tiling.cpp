@@ -1,0 +1,19 @@
+// Tiling of reshape_and_cache (kv_cache_tiling.h).
+#include "kernels/ascend/op_kv_cache/kv_cache_tiling.h"
+
+namespace kiln::ascend {
+
+KvCacheTiling kv_cache_tiling(uint64_t tokens, uint64_t row_len, uint64_t slots,
+                              size_t element_size, size_t ub_bytes, uint32_t cores) {
+  // Two double-buffered queues (in, out) of one tile each: four tile-sized buffers.
+  RowUbCosts costs{};
+  costs.per_tile_element = 4 * element_size;
+  costs.per_chunk_element = 4 * element_size;
+  costs.fixed = 128;
+  KvCacheTiling tiling{};
+  tiling.slots = slots;
+  tiling.split = split_rows(tokens, row_len, element_size, costs, ub_bytes, cores);
+  return tiling;
+}
+
+}  // namespace kiln::ascend

@@ -1,0 +1,98 @@
+"""The Ascend kernel of kiln::reshape_and_cache (op_kv_cache) against the portable kernel's
+semantics (token by token in order, so the last of tokens sharing a slot stays), on both SoC
+profiles, with fallback disabled: every activation dtype (bfloat16 on both SoCs: the kernel moves
+bytes), rows with unaligned tails, rows longer than a UB tile, the issue's shape (32 kv heads of
+128, 16 tokens), padding and slots written twice."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from ascend_checks import SOCS, call_ascend, on_soc
+from llm_checks import LLM_DTYPES, randn
+
+import kiln
+
+CACHE = "kiln::reshape_and_cache"
+
+# (tokens, num_blocks, block_size, kv_heads, head_size): tails (3 and 40-element rows), several
+# tiles per core, the issue's shape, and rows longer than a UB tile (chunked).
+SHAPES = [
+    (5, 4, 4, 1, 3),
+    (37, 10, 16, 2, 20),
+    (600, 40, 16, 8, 128),
+    (16, 64, 16, 32, 128),
+    (6, 3, 4, 64, 256),
+]
+
+
+def written(cache: torch.Tensor, rows: torch.Tensor, slots: torch.Tensor) -> torch.Tensor:
+    """`cache` with each token's row written to its slot in token order (padding skipped)."""
+    result = cache.clone()
+    flat = result.view(-1, rows[0].numel())
+    for token, slot in enumerate(slots.tolist()):
+        if slot >= 0:
+            flat[slot] = rows[token].reshape(-1)
+    return result
+
+
+def slots_for(tokens: int, count: int, seed: int) -> torch.Tensor:
+    """Distinct slots in random order, with padding (-1) and one slot written twice."""
+    generator = torch.Generator().manual_seed(seed)
+    slots = torch.randperm(count, generator=generator)[:tokens]
+    if tokens > 2:
+        slots[1] = -1
+    if tokens > 4:
+        slots[4] = slots[0]  # the later token's rows stay
+    return slots
+
+
+@pytest.mark.parametrize("soc", SOCS)
+@pytest.mark.parametrize("dtype", LLM_DTYPES)
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("index_dtype", [torch.int64, torch.int32])
+def test_reshape_and_cache_writes_slots(
+    soc: str, dtype: torch.dtype, shape: tuple[int, ...], index_dtype: torch.dtype
+) -> None:
+    tokens, blocks, block_size, heads, head_size = shape
+    key_cache = randn(blocks, block_size, heads, head_size, dtype=dtype, seed=1)
+    value_cache = randn(blocks, block_size, heads, head_size, dtype=dtype, seed=2)
+    key = randn(tokens, heads, head_size, dtype=dtype, seed=3)
+    value = randn(tokens, heads * head_size, dtype=dtype, seed=4)
+    slots = slots_for(tokens, blocks * block_size, seed=tokens).to(index_dtype)
+    expected_k, expected_v = written(key_cache, key, slots), written(value_cache, value, slots)
+    with on_soc(soc):
+        launches = call_ascend(CACHE, key, value, key_cache, value_cache, slots, out=None)
+    assert [launch["kernel"] for launch in launches] == [
+        "kiln_kv_cache_b32" if dtype == torch.float32 else "kiln_kv_cache_b16"
+    ]
+    assert torch.equal(key_cache, expected_k)
+    assert torch.equal(value_cache, expected_v)
+
+
+def test_only_padding_launches_nothing_and_writes_nothing() -> None:
+    key_cache = randn(2, 4, 1, 8)
+    before = key_cache.clone()
+    key = randn(3, 1, 8)
+    launches = call_ascend(CACHE, key, key, key_cache, key_cache, torch.full((3,), -1), out=None)
+    assert torch.equal(key_cache, before)
+    assert all(launch["kernel"] == "kiln_kv_cache_b32" for launch in launches)
+
+
+def test_slot_past_the_caches_declines_and_portable_reports_it() -> None:
+    key_cache, value_cache = randn(2, 16, 2, 64), randn(2, 16, 2, 64)
+    before = key_cache.clone()
+    key = randn(3, 2, 64)
+    slots = torch.tensor([0, 32, 1])
+    with pytest.raises(kiln.KilnError, match="does not take a slot past the caches"):
+        call_ascend(CACHE, key, key, key_cache, value_cache, slots, out=None)
+    with pytest.raises(kiln.KilnError, match="past the caches' 32 slots"):
+        kiln.call_op(CACHE, key, key, key_cache, value_cache, slots, backend="ascend")
+    assert torch.equal(key_cache, before)
+
+
+def test_non_activation_cache_declines() -> None:
+    cache = torch.zeros(2, 4, 1, 8, dtype=torch.float64)
+    key = torch.ones(3, 1, 8, dtype=torch.float64)
+    with pytest.raises(kiln.KilnError, match="does not take key_cache of dtype Double"):
+        call_ascend(CACHE, key, key, cache, cache, torch.tensor([0, 1, 2]), out=None)
