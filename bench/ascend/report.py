@@ -155,6 +155,7 @@ def cases() -> list[Case]:
         ),
         *move_cases(),
         *llm_cases(),
+        *kv_cache_cases(),
     ]
 
 
@@ -234,6 +235,23 @@ def llm_cases() -> list[Case]:
         Case("kiln::silu_and_mul.out", "16x(2x11008) fp16", (gates,), {}, _e()),
         Case("kiln::gelu_and_mul.out", "16x(2x11008) fp16, exact", (gates,), {}, _e()),
         Case("kiln::gelu_and_mul.out", "16x(2x11008) fp16, tanh", (gates, "tanh"), {}, _e()),
+def kv_cache_cases() -> list[Case]:
+    """The KV cache writes at the issue's shape: 16 tokens of 32 kv heads of 128 (hidden 4096)
+    into caches of 64 blocks of 16 slots."""
+    return [
+        Case(
+            "kiln::reshape_and_cache",
+            "16 tokens x 32x128 fp16 into 64x16x32x128 caches",
+            (
+                _t(16, 32, 128),
+                _t(16, 32, 128),
+                _t(64, 16, 32, 128),
+                _t(64, 16, 32, 128),
+                torch.randperm(64 * 16)[:16],
+            ),
+            {},
+            None,
+        ),
     ]
 
 
