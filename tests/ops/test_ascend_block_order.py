@@ -151,6 +151,21 @@ WRITING_CASES: dict[str, tuple[str, Callable[[], tuple[Any, ...]], tuple[int, ..
         ),
         (2, 3),
     ),
+    "advance_step": (
+        "kiln::advance_step_flashattn",
+        lambda: (
+            1000,
+            990,
+            16,
+            torch.zeros(1000, dtype=torch.int64),
+            torch.arange(990).reshape(990, 1),
+            torch.zeros(1000, dtype=torch.int64),
+            torch.arange(1000, dtype=torch.int32) % 64,
+            torch.zeros(1000, dtype=torch.int64),
+            torch.arange(4000, dtype=torch.int32).reshape(1000, 4),
+        ),
+        (3, 5, 6, 7),
+    ),
 }
 
 

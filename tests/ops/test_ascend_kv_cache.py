@@ -2,10 +2,13 @@
 semantics (token by token in order, so the last of tokens sharing a slot stays), on both SoC
 profiles, with fallback disabled: every activation dtype (bfloat16 on both SoCs: the kernel moves
 bytes), rows with unaligned tails, rows longer than a UB tile, the issue's shape (32 kv heads of
-128, 16 tokens), padding and slots written twice."""
+128, 16 tokens), padding and slots written twice; and of kiln::advance_step_flashattn
+(op_advance_step) against vLLM's semantics in plain PyTorch (llm_reference): padding sequences,
+several cores, several UB tiles per core."""
 
 from __future__ import annotations
 
+import llm_reference as ref
 import pytest
 import torch
 from ascend_checks import SOCS, call_ascend, on_soc
@@ -14,6 +17,7 @@ from llm_checks import LLM_DTYPES, randn
 import kiln
 
 CACHE = "kiln::reshape_and_cache"
+ADVANCE = "kiln::advance_step_flashattn"
 
 # (tokens, num_blocks, block_size, kv_heads, head_size): tails (3 and 40-element rows), several
 # tiles per core, the issue's shape, and rows longer than a UB tile (chunked).
@@ -96,3 +100,56 @@ def test_non_activation_cache_declines() -> None:
     key = torch.ones(3, 1, 8, dtype=torch.float64)
     with pytest.raises(kiln.KilnError, match="does not take key_cache of dtype Double"):
         call_ascend(CACHE, key, key, cache, cache, torch.tensor([0, 1, 2]), out=None)
+
+
+def step_state(
+    num_seqs: int, num_queries: int, block_size: int, max_blocks: int, seed: int
+) -> list[torch.Tensor]:
+    """advance_step's tensors in schema order; every advancing sequence has its next block."""
+    g = torch.Generator().manual_seed(seed)
+    lengths = torch.randint(0, max_blocks * block_size, (num_seqs,), generator=g)
+    return [
+        torch.full((num_seqs,), 7, dtype=torch.int64),
+        torch.randint(0, 32000, (num_queries, 1), generator=g),
+        torch.full((num_seqs,), 9, dtype=torch.int64),
+        lengths.to(torch.int32),
+        torch.full((num_seqs,), 11, dtype=torch.int64),
+        torch.randint(0, 5000, (num_seqs, max_blocks), generator=g, dtype=torch.int32),
+    ]
+
+
+# (num_seqs, num_queries, block_size, max_blocks): one block, padding, a tail of the 8-sequence
+# blocks, many cores, and (on Ascend310P's 8 cores) several UB tiles per core.
+STEPS = [
+    (1, 1, 16, 1),
+    (9, 6, 16, 4),
+    (300, 256, 32, 8),
+    (1037, 1000, 1, 64),
+    (60_000, 59_999, 16, 2),
+]
+
+
+@pytest.mark.parametrize("soc", SOCS)
+@pytest.mark.parametrize("step", STEPS)
+def test_advance_step_matches_reference(soc: str, step: tuple[int, int, int, int]) -> None:
+    num_seqs, num_queries, block_size, max_blocks = step
+    state = step_state(num_seqs, num_queries, block_size, max_blocks, seed=num_seqs)
+    expected = [t.clone() for t in state]
+    ref.advance_step_flashattn(num_seqs, num_queries, block_size, *expected)
+    with on_soc(soc):
+        launches = call_ascend(ADVANCE, num_seqs, num_queries, block_size, *state, out=None)
+    assert [launch["kernel"] for launch in launches] == ["kiln_advance_step"]
+    for actual, wanted in zip(state, expected, strict=True):
+        assert torch.equal(actual, wanted)
+
+
+def test_advance_step_without_a_block_declines_and_writes_nothing() -> None:
+    state = step_state(4, 4, 16, 2, seed=1)
+    state[3][2] = 32  # needs block 2 of 2
+    before = [t.clone() for t in state]
+    with pytest.raises(kiln.KilnError, match="does not take a next position without a block"):
+        call_ascend(ADVANCE, 4, 4, 16, *state, out=None)
+    with pytest.raises(kiln.KilnError, match="seq_lens\\[2\\] = 32"):
+        kiln.call_op(ADVANCE, 4, 4, 16, *state, backend="ascend")
+    for actual, wanted in zip(state, before, strict=True):
+        assert torch.equal(actual, wanted)
