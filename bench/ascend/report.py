@@ -236,8 +236,9 @@ def llm_cases() -> list[Case]:
         Case("kiln::gelu_and_mul.out", "16x(2x11008) fp16, exact", (gates,), {}, _e()),
         Case("kiln::gelu_and_mul.out", "16x(2x11008) fp16, tanh", (gates, "tanh"), {}, _e()),
 def kv_cache_cases() -> list[Case]:
-    """The KV cache writes at the issue's shape: 16 tokens of 32 kv heads of 128 (hidden 4096)
-    into caches of 64 blocks of 16 slots."""
+    """The KV cache writes and the decode state's advance at the issue's shape: 16 tokens (one
+    per sequence) of 32 kv heads of 128 (hidden 4096), caches of 64 blocks of 16 slots, block
+    tables of 64 blocks per sequence."""
     return [
         Case(
             "kiln::reshape_and_cache",
@@ -248,6 +249,23 @@ def kv_cache_cases() -> list[Case]:
                 _t(64, 16, 32, 128),
                 _t(64, 16, 32, 128),
                 torch.randperm(64 * 16)[:16],
+            ),
+            {},
+            None,
+        ),
+        Case(
+            "kiln::advance_step_flashattn",
+            "16 sequences, block size 16, 64 blocks each",
+            (
+                16,
+                16,
+                16,
+                torch.zeros(16, dtype=torch.int64),
+                torch.randint(0, 32000, (16, 1)),
+                torch.zeros(16, dtype=torch.int64),
+                torch.randint(0, 1024, (16,), dtype=torch.int32),
+                torch.zeros(16, dtype=torch.int64),
+                torch.randint(0, 64, (16, 64), dtype=torch.int32),
             ),
             {},
             None,
