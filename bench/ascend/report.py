@@ -236,10 +236,24 @@ def llm_cases() -> list[Case]:
         Case("kiln::gelu_and_mul.out", "16x(2x11008) fp16, exact", (gates,), {}, _e()),
         Case("kiln::gelu_and_mul.out", "16x(2x11008) fp16, tanh", (gates, "tanh"), {}, _e()),
 def kv_cache_cases() -> list[Case]:
-    """The KV cache writes and the decode state's advance at the issue's shape: 16 tokens (one
-    per sequence) of 32 kv heads of 128 (hidden 4096), caches of 64 blocks of 16 slots, block
-    tables of 64 blocks per sequence."""
+    """Rotary embedding, the KV cache writes and the decode state's advance at the issue's shape:
+    16 tokens (one per sequence) of 32 heads of 128 (hidden 4096), a cache of 4096 positions,
+    KV caches of 64 blocks of 16 slots, block tables of 64 blocks per sequence."""
     return [
+        Case(
+            "kiln::rotary_embedding.out",
+            "16 tokens, 32+32 heads of 128 fp16, NeoX, fp32 cache",
+            (
+                torch.randint(0, 4096, (16,)),
+                _t(16, 32 * 128),
+                _t(16, 32 * 128),
+                128,
+                _t(4096, 128, dtype=torch.float32),
+                True,
+            ),
+            {},
+            (_e(), _e()),
+        ),
         Case(
             "kiln::reshape_and_cache",
             "16 tokens x 32x128 fp16 into 64x16x32x128 caches",
