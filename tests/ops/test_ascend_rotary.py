@@ -106,3 +106,23 @@ def test_rotary_declines_what_it_cannot_take() -> None:
         out=outs,
         reason="a Half cos_sin_cache with Float heads",
     )
+
+
+def test_rotary_on_310p_declines_inf_and_nan() -> None:
+    """Ascend310P's vector unit saturates (docs/ascend.md): non-finite heads go to portable."""
+    query = randn(2, 64)
+    query[1, 3] = float("nan")
+    outs = (torch.empty(0), torch.empty(0))
+    with on_soc("Ascend310P"):
+        check_declines(
+            ROTARY,
+            torch.tensor([0, 1]),
+            query,
+            None,
+            64,
+            randn(8, 64),
+            True,
+            out=outs,
+            reason="query holding inf or NaN",
+        )
+    assert torch.isnan(outs[0][1, 3])
