@@ -153,3 +153,10 @@ def test_advance_step_without_a_block_declines_and_writes_nothing() -> None:
         kiln.call_op(ADVANCE, 4, 4, 16, *state, backend="ascend")
     for actual, wanted in zip(state, before, strict=True):
         assert torch.equal(actual, wanted)
+
+
+def test_caches_without_slots_decline_a_slot() -> None:
+    empty = torch.zeros(0, 16, 2, 8)
+    key = randn(2, 2, 8)
+    with pytest.raises(kiln.KilnError, match="does not take a slot past the caches"):
+        call_ascend(CACHE, key, key, empty, empty, torch.tensor([-1, 0]), out=None)

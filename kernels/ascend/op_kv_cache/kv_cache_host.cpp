@@ -95,10 +95,13 @@ void reshape_and_cache(KernelRuntimeContext& ctx, const Tensor& key, const Tenso
   }
   const int64_t count = key_cache.size(0) * key_cache.size(1);
   const uint64_t row_len = static_cast<uint64_t>(key_cache.size(2) * key_cache.size(3));
-  if (tokens == 0 || count == 0 || row_len == 0) return;
+  if (tokens == 0) return;
   auto* slots = static_cast<int64_t*>(
       staging_memory(ctx, 2 * static_cast<size_t>(tokens) * sizeof(int64_t), "slot_mapping"));
-  if (slots == nullptr || !read_slots(ctx, slot_mapping, count, slots, slots + tokens)) return;
+  if (slots == nullptr || !read_slots(ctx, slot_mapping, count, slots, slots + tokens) ||
+      row_len == 0) {
+    return;
+  }
 
   const size_t width = key_cache.element_size();
   const Platform device = platform();
