@@ -235,6 +235,9 @@ def llm_cases() -> list[Case]:
         Case("kiln::silu_and_mul.out", "16x(2x11008) fp16", (gates,), {}, _e()),
         Case("kiln::gelu_and_mul.out", "16x(2x11008) fp16, exact", (gates,), {}, _e()),
         Case("kiln::gelu_and_mul.out", "16x(2x11008) fp16, tanh", (gates, "tanh"), {}, _e()),
+    ]
+
+
 def kv_cache_cases() -> list[Case]:
     """Rotary embedding, the KV cache writes and the decode state's advance at the issue's shape:
     16 tokens (one per sequence) of 32 heads of 128 (hidden 4096), a cache of 4096 positions,

@@ -100,6 +100,7 @@ CASES: dict[str, tuple[str, tuple[Any, ...], dict[str, Any], Callable[[], Any]]]
         ),
         {},
         _e,
+    ),
     "rotary": (
         "kiln::rotary_embedding.out",
         (torch.arange(64) % 50, _t(64, 8 * 128), _t(64, 2, 128), 128, _t(50, 64), False),
