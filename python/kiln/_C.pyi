@@ -23,20 +23,19 @@ class BoundOperator:
     """An operator's schema bound once for kiln.call_op (python/src/bound_operator.h)."""
 
     name: str
-    def __init__(
-        self,
-        name: str,
-        arguments: list[tuple[str, str, bool, bool, Any, bool]],
-        returns: list[int],
-        return_slots: int,
-        backends: list[str],
-        new_tensor: Callable[[Any], Any],
-        error_type: type[Exception],
-    ) -> None: ...
     def __call__(
-        self, args: tuple[Any, ...], out: Any, kwargs: dict[str, Any], allow_fallback: bool
+        self, args: tuple[Any, ...], out: Any, kwargs: dict[str, Any], allow_fallback: bool, /
     ) -> Any: ...
 
+def bind_operator(
+    name: str,
+    arguments: list[tuple[str, str, bool, bool, Any, bool]],
+    returns: list[int],
+    return_slots: int,
+    backends: list[str],
+    new_tensor: Callable[[Any], Any],
+    error_type: type[Exception],
+) -> BoundOperator: ...
 def backends() -> list[str]: ...
 def promote_types(a: int, b: int) -> int: ...
 def registered_kernels() -> list[dict[str, str]]: ...

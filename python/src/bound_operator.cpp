@@ -72,6 +72,20 @@ bool read_scalar(PyObject* value, EValue* result) {
   return true;
 }
 
+// The first backend's kernel when a call can run it without a lookup: the operator has no
+// kernel keys (which call_operator derives from the stack) and that backend has a kernel. Null
+// otherwise: calls then go through call_operator by name, which also records "no kernel"
+// fallbacks.
+const Kernel* direct_kernel(const std::string& name, const std::vector<Backend>& backends) {
+  if (backends.empty()) return nullptr;
+  for (size_t i = 0; i < registered_kernel_count(); ++i) {
+    const Kernel& kernel = registered_kernel(i);
+    if (kernel.key[0] != '\0' && name == kernel.name) return nullptr;
+  }
+  Result<const Kernel*> kernel = find_kernel(name, "", ArrayRef<Backend>(backends.data(), 1));
+  return kernel.ok() ? *kernel : nullptr;
+}
+
 // Marks the frame in use for one call and, whatever way the call ends, ends it.
 class FrameUse {
  public:
@@ -101,6 +115,7 @@ BoundOperator::BoundOperator(std::string name, const py::list& arguments, std::v
       return_slots_(return_slots),
       convertible_(true),
       backends_(parse_backends(backends)),
+      direct_(direct_kernel(name_, backends_)),
       new_tensor_(std::move(new_tensor)),
       error_type_(std::move(error_type)) {
   for (const auto& item : arguments) {
@@ -133,7 +148,7 @@ BoundOperator::BoundOperator(std::string name, const py::list& arguments, std::v
 
 BoundOperator::~BoundOperator() = default;
 
-py::object BoundOperator::call(const py::tuple& args, const py::handle& out, const py::dict& kwargs,
+py::object BoundOperator::call(py::handle args, py::handle out, py::handle kwargs,
                                bool allow_fallback) {
   if (!convertible_) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
   // A call while the frame is in use (another thread, during a kernel that released the GIL)
@@ -158,8 +173,8 @@ py::object BoundOperator::call(const py::tuple& args, const py::handle& out, con
 
 // Positional values fill the positional arguments in order, then keywords by name, then out=
 // (a tuple or list for several outs) the out arguments, as kiln/_call.py's _bind does.
-bool BoundOperator::bind(CallFrame& frame, const py::tuple& args, const py::handle& out,
-                         const py::dict& kwargs) const {
+bool BoundOperator::bind(CallFrame& frame, py::handle args, py::handle out,
+                         py::handle kwargs) const {
   const auto given = static_cast<size_t>(PyTuple_GET_SIZE(args.ptr()));
   if (given > positional_.size()) return false;
   for (size_t i = 0; i < given; ++i) frame.bound[positional_[i]] = PyTuple_GET_ITEM(args.ptr(), i);
@@ -310,12 +325,22 @@ py::object BoundOperator::run(CallFrame& frame, bool allow_fallback) {
   KernelRuntimeContext ctx(&frame.temp);
   const Span<EValue*> stack(frame.stack.data(), frame.stack.size());
   const ArrayRef<Backend> backends(backends_.data(), backends_.size());
+  // The direct kernel runs as call_operator would run it first. If it declines the inputs (it
+  // wrote nothing), call_operator redoes the call with the fallbacks and their records.
+  const auto dispatch = [&] {
+    if (direct_ != nullptr) {
+      const Error error = direct_->call(ctx, stack);
+      if (error != Error::KernelDeclined) return error;
+      ctx.reset_failure();
+    }
+    return call_operator(ctx, name_, stack, backends, allow_fallback);
+  };
   Error error = Error::Ok;
   if (frame.bytes >= kReleaseGilBytes) {
     py::gil_scoped_release release;
-    error = call_operator(ctx, name_, stack, backends, allow_fallback);
+    error = dispatch();
   } else {
-    error = call_operator(ctx, name_, stack, backends, allow_fallback);
+    error = dispatch();
   }
   if (error != Error::Ok) {
     py::object failure =

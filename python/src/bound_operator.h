@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/kernel/backend.h"
+#include "runtime/kernel/operator_registry.h"
 
 namespace kiln::python {
 
@@ -55,8 +55,9 @@ class BoundOperator {
 
   // Runs the operator on Python arguments: the outs (or self, or new tensors) as call_op returns
   // them, or NotImplemented when an argument needs the Python path (it converts or rejects it).
-  pybind11::object call(const pybind11::tuple& args, const pybind11::handle& out,
-                        const pybind11::dict& kwargs, bool allow_fallback);
+  // `args` is a tuple and `kwargs` a dict (the caller checks).
+  pybind11::object call(pybind11::handle args, pybind11::handle out, pybind11::handle kwargs,
+                        bool allow_fallback);
 
   const std::string& name() const { return name_; }
 
@@ -65,8 +66,8 @@ class BoundOperator {
   ~BoundOperator();
 
  private:
-  bool bind(CallFrame& frame, const pybind11::tuple& args, const pybind11::handle& out,
-            const pybind11::dict& kwargs) const;
+  bool bind(CallFrame& frame, pybind11::handle args, pybind11::handle out,
+            pybind11::handle kwargs) const;
   bool convert(CallFrame& frame, size_t index, PyObject* value) const;
   pybind11::object run(CallFrame& frame, bool allow_fallback);
 
@@ -80,6 +81,8 @@ class BoundOperator {
   bool returns_new_tensors_;
   bool convertible_;  // false when some argument has a kind this binder lacks
   std::vector<Backend> backends_;
+  // The first backend's kernel when calls may run it without a lookup (see direct_kernel).
+  const Kernel* direct_;
   pybind11::object new_tensor_;
   pybind11::object error_type_;
   std::unique_ptr<CallFrame> frame_;

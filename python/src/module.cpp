@@ -7,7 +7,7 @@
 #include "backend_names.h"
 #include "boxed_call.h"
 #if !KILN_ATEN_MODE
-#include "bound_operator.h"
+#include "bound_operator_type.h"
 #include "program_bindings.h"
 #endif
 #if KILN_PYTHON_ASCEND_EMU
@@ -101,15 +101,7 @@ PYBIND11_MODULE(KILN_PYTHON_MODULE, m) {
   });
 
 #if !KILN_ATEN_MODE
-  // kiln.call_op's fast path (python/kiln/_call.py binds one per operator and backend).
-  py::class_<kiln::python::BoundOperator>(m, "BoundOperator")
-      .def(py::init<std::string, const py::list&, std::vector<int>, size_t,
-                    const std::vector<std::string>&, py::object, py::object>(),
-           py::arg("name"), py::arg("arguments"), py::arg("returns"), py::arg("return_slots"),
-           py::arg("backends"), py::arg("new_tensor"), py::arg("error_type"))
-      .def("__call__", &kiln::python::BoundOperator::call, py::arg("args"), py::arg("out"),
-           py::arg("kwargs"), py::arg("allow_fallback"))
-      .def_property_readonly("name", &kiln::python::BoundOperator::name);
+  kiln::python::bind_bound_operator(m);  // kiln.call_op's fast path
   kiln::python::bind_program(m);
 #endif
 #if KILN_PYTHON_ASCEND_EMU
