@@ -12,6 +12,7 @@ import pytest
 import torch
 
 import kiln
+from buildtools import REPO_ROOT, load_script
 from kiln import _call
 
 
@@ -150,3 +151,10 @@ def test_a_kernel_failure_raises_from_the_fast_path() -> None:
     with pytest.raises(kiln.KilnError, match=r"aten::add\.out: .*broadcast") as info:
         bound((torch.ones(2, 3), torch.ones(4)), torch.empty(0), {}, True)
     assert info.value.code == "InvalidArgument"
+
+
+def test_the_call_benchmark_gives_its_rows() -> None:
+    bench = load_script(REPO_ROOT / "bench/python_call.py", "python_call_bench")
+    rows = bench.rows(calls=5, rounds=1)
+    assert [label for label, _, _ in rows][0] == "add.out, 1 element"
+    assert all(kiln_us > 0 and torch_us > 0 for _, kiln_us, torch_us in rows)
