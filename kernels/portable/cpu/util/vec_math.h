@@ -328,12 +328,6 @@ inline float expm1_compute(float x) { return expm1_float(x); }
 inline double expm1_compute(double x) { return std::expm1(x); }
 inline float log_compute(float x) { return log_float(x); }
 inline double log_compute(double x) { return std::log(x); }
-inline float log2_compute(float x) { return log2_float(x); }
-inline double log2_compute(double x) { return std::log2(x); }
-inline float log10_compute(float x) { return log10_float(x); }
-inline double log10_compute(double x) { return std::log10(x); }
-inline float log1p_compute(float x) { return log1p_float(x); }
-inline double log1p_compute(double x) { return std::log1p(x); }
 inline float tanh_compute(float x) { return tanh_float(x); }
 inline double tanh_compute(double x) { return std::tanh(x); }
 inline float sigmoid_compute(float x) { return sigmoid_float(x); }
