@@ -269,25 +269,31 @@ inline float silu_float(float x) {
 }
 
 // The standard normal CDF Phi(x) = erfc(-x / sqrt(2)) / 2 in float, accurate in relative terms
-// on both tails: the lower tail is e^(-z^2) Q(u) / 2 with z = |x| / sqrt(2), u = 1 / (1 + z / 2)
-// and Q a least-squares fit of erfc(z) e^(z^2) for z in [0, 10] (beyond, e^(-z^2) is 0).
+// on both tails: the lower tail is e^(-x^2 / 2) Q(u) with u = 1 / (1 + |x| / (2 sqrt(2))) and Q
+// a least-squares fit of erfc(z) e^(z^2) / 2 (z = |x| / sqrt(2)) for z in [0, 10]; beyond,
+// e^(-x^2 / 2) is 0.
 inline float normal_cdf_float(float x) {
-  const float z = detail::abs_bits(x) * 0.707106781f;
-  const float u = 1.0f / (1.0f + 0.5f * z);
-  float q = -4.676148668e-02f;
-  q = q * u + 2.212749124e-01f;
-  q = q * u - 3.472745717e-01f;
-  q = q * u + 1.041517258e-01f;
-  q = q * u + 1.068594605e-01f;
-  q = q * u + 1.373072714e-01f;
-  q = q * u + 2.634685636e-01f;
-  q = q * u + 2.784970105e-01f;
-  q = q * u + 2.824952602e-01f;
-  q = q * u - 1.815825090e-05f;
-  // Past z = 9.5, e^(-z^2) < 1e-39: the tail is exactly 0 (so -inf * Phi(-inf) is NaN, as in
-  // ATen).
-  // z^2 as x^2 / 2 rounds once instead of twice.
-  const float tail = select(z > 9.5f, 0.0f, 0.5f * detail::exp_clamped(-0.5f * (x * x)) * q);
+  const float a = detail::abs_bits(x);
+  const float u = 1.0f / (1.0f + 0.353553391f * a);
+  float q = -2.338074334e-02f;
+  q = q * u + 1.106374562e-01f;
+  q = q * u - 1.736372859e-01f;
+  q = q * u + 5.207586290e-02f;
+  q = q * u + 5.342973025e-02f;
+  q = q * u + 6.865363570e-02f;
+  q = q * u + 1.317342818e-01f;
+  q = q * u + 1.392485053e-01f;
+  q = q * u + 1.412476301e-01f;
+  q = q * u - 9.079125450e-06f;
+  // e^(-x^2 / 2), with x^2 / 2 rounded once, clamped where 2^n stays a normal float. Past |x| =
+  // 13.43 the tail is below 1e-40: exactly 0 (so -inf * Phi(-inf) is NaN, as in ATen).
+  const float c = -0.5f * (x * x);
+  float r, shifted, p;
+  detail::exp_reduce(select(c < -87.3f, -87.3f, c), &r, &shifted);
+  detail::exp_polynomial(r, &p);
+  const float scale =
+      kiln::detail::bits_float(static_cast<uint32_t>(detail::exp_exponent(shifted) + 127) << 23);
+  const float tail = select(a > 13.435f, 0.0f, p * scale * q);
   return select(x < 0.0f, tail, 1.0f - tail);
 }
 
@@ -321,7 +327,7 @@ inline float erf_float(float x) {
 }
 
 // The compute-type overloads kernels call: float takes the vectorisable version, double the
-// C library's.
+// C library's (normal_cdf_compute's double is in vec_double.h).
 inline float exp_compute(float x) { return exp_float(x); }
 inline double exp_compute(double x) { return std::exp(x); }
 inline float expm1_compute(float x) { return expm1_float(x); }
@@ -337,6 +343,5 @@ inline double erf_compute(double x) { return std::erf(x); }
 inline float silu_compute(float x) { return silu_float(x); }
 inline double silu_compute(double x) { return x / (1.0 + std::exp(-x)); }
 inline float normal_cdf_compute(float x) { return normal_cdf_float(x); }
-inline double normal_cdf_compute(double x) { return 0.5 * std::erfc(-x * 0.70710678118654752); }
 
 }  // namespace kiln::portable
