@@ -45,20 +45,8 @@ inline double log_split(double x, double* e) {
   return bits_double((shifted & 0x000fffffffffffffu) + kSqrtHalf) - 1.0;
 }
 
-// log(1 + f) for f in [sqrt(1/2) - 1, sqrt(2) - 1]: f - f^2 / 2 + f^3 Q(f).
-inline float log1p_reduced(float f) {
-  const float f2 = f * f;
-  float q = -0.0736933202f;
-  q = q * f + 0.126235574f;
-  q = q * f - 0.132010549f;
-  q = q * f + 0.142265379f;
-  q = q * f - 0.166214257f;
-  q = q * f + 0.199998572f;
-  q = q * f - 0.250008523f;
-  q = q * f + 0.333333522f;
-  return f - 0.5f * f2 + f2 * f * q;
-}
-// Q of degree 18: relative error below 1.5e-17 on the interval.
+// log(1 + f) for f in [sqrt(1/2) - 1, sqrt(2) - 1]: float's is in vec_math.h; double's is
+// f - f^2 / 2 + f^3 Q(f) with Q of degree 18 (relative error below 1.5e-17 on the interval).
 inline double log1p_reduced(double f) {
   const double f2 = f * f;
   double q = 0.026890372080441777;

@@ -158,6 +158,21 @@ inline float expm1_float(float x) {
 
 namespace detail {
 
+// log(1 + f) for f in [sqrt(1/2) - 1, sqrt(2) - 1] = [-0.293, 0.415]: f - f^2 / 2 + f^3 Q(f),
+// Q a degree-7 least-squares fit in relative error (no division, unlike the atanh series).
+inline float log1p_reduced(float f) {
+  const float f2 = f * f;
+  float q = -0.0736933202f;
+  q = q * f + 0.126235574f;
+  q = q * f - 0.132010549f;
+  q = q * f + 0.142265379f;
+  q = q * f - 0.166214257f;
+  q = q * f + 0.199998572f;
+  q = q * f - 0.250008523f;
+  q = q * f + 0.333333522f;
+  return f - 0.5f * f2 + f2 * f * q;
+}
+
 // x = 2^e * m with m in [sqrt(1/2), sqrt(2)), for finite positive x: sets *e (as a float) and
 // *log_m = log m (natural), so that any logarithm of x is e * log(2) + log_m in that base.
 inline void log_reduce(float x, float* e, float* log_m) {
@@ -170,19 +185,7 @@ inline void log_reduce(float x, float* e, float* log_m) {
   const float m = kiln::detail::bits_float(mantissa - (static_cast<uint32_t>(high) << 23));
   *e = static_cast<float>(static_cast<int32_t>((bits >> 23) & 0xffu) - 127 +
                           static_cast<int32_t>(high) - 23 * static_cast<int32_t>(subnormal));
-  // log(1 + f) = f - f^2 / 2 + f^3 Q(f) for f = m - 1 in [-0.293, 0.415]: Q is a degree-7
-  // least-squares fit in relative error (no division, unlike the atanh series).
-  const float f = m - 1.0f;  // exact
-  const float f2 = f * f;
-  float q = -0.0736933202f;
-  q = q * f + 0.126235574f;
-  q = q * f - 0.132010549f;
-  q = q * f + 0.142265379f;
-  q = q * f - 0.166214257f;
-  q = q * f + 0.199998572f;
-  q = q * f - 0.250008523f;
-  q = q * f + 0.333333522f;
-  *log_m = f - 0.5f * f2 + f2 * f * q;
+  *log_m = log1p_reduced(m - 1.0f);  // m - 1 is exact
 }
 
 // A logarithm's value at the ends of its domain: +inf for +inf, -inf for 0, NaN below 0 and for
