@@ -96,7 +96,7 @@ struct LogConstants<double> {
 }  // namespace detail
 
 // Natural log, log2 and log10 of a positive normal x (the functors' vector formulas): within
-// 1.3, 2.4 and 2.8 ulp for float, about 1 ulp for double.
+// 1.3, 2.4 and 2.8 ulp for float, 1.6, 2.2 and 2.6 ulp for double (measured).
 template <typename T>
 inline T log_normal(T x) {
   using K = detail::LogConstants<T>;
