@@ -54,11 +54,12 @@ inline double exp_tail(double r) {
   }
 }
 
-// e^t in double: t = n ln2 + r with |r| <= ln2 / 2, e^r = 1 + r + r^2 exp_tail(r), times 2^n as
-// two factors so that subnormal results and n = 1024 stay in range. Overflow gives infinity and
-// NaN stays NaN. Within about 1 ulp (kForFloat: within 1e-10, for a result rounded to float).
+// e^(t + tail) in double, `tail` a correction far below t's ulp: t = n ln2 + r with |r| <=
+// ln2 / 2 (tail joins r), e^r = 1 + (r + r^2 exp_tail(r)), times 2^n as two factors so that
+// subnormal results and n = 1024 stay in range. Overflow gives infinity and NaN stays NaN.
+// Within about 1 ulp (kForFloat: within 1e-10, for a result rounded to float).
 template <bool kForFloat>
-inline double exp_double(double t) {
+inline double exp_double(double t, double tail = 0.0) {
   constexpr double kLog2e = 1.4426950408889634;
   constexpr double kLn2Hi = 0.6931471805598903;  // 42 bits: n * kLn2Hi is exact
   constexpr double kLn2Lo = 5.497923018708371e-14;
@@ -66,8 +67,8 @@ inline double exp_double(double t) {
   const double c = select(t < -746.0, -746.0, select(t > 710.0, 710.0, t));
   const double shifted = c * kLog2e + kDoubleRoundMagic;
   const double n = shifted - kDoubleRoundMagic;
-  const double r = (c - n * kLn2Hi) - n * kLn2Lo;
-  const double p = (exp_tail<kForFloat>(r) * r + 1.0) * r + 1.0;
+  const double r = ((c - n * kLn2Hi) - n * kLn2Lo) + tail;
+  const double p = 1.0 + (r + (r * r) * exp_tail<kForFloat>(r));
   // n (in [-1077, 1024]) from the low bits of shifted, a NaN giving garbage rather than UB.
   const uint64_t k = double_bits(shifted) - double_bits(kDoubleRoundMagic);
   const uint64_t low = static_cast<uint64_t>(static_cast<int64_t>(k) >> 1);

@@ -46,9 +46,9 @@ inline double log_split(double x, double* e) {
 }
 
 // log(1 + f) for f in [sqrt(1/2) - 1, sqrt(2) - 1]: float's is in vec_math.h; double's is
-// f - f^2 / 2 + f^3 Q(f) with Q of degree 18 (relative error below 1.5e-17 on the interval).
-inline double log1p_reduced(double f) {
-  const double f2 = f * f;
+// f - f^2 / 2 + f^3 Q(f) with Q (log1p_q) of degree 18 (relative error below 1.5e-17 on the
+// interval).
+inline double log1p_q(double f) {
   double q = 0.026890372080441777;
   q = q * f - 0.06070374531743512;
   q = q * f + 0.06508359808655338;
@@ -68,7 +68,11 @@ inline double log1p_reduced(double f) {
   q = q * f + 0.20000000000027737;
   q = q * f - 0.24999999999987546;
   q = q * f + 0.3333333333333325;
-  return f - 0.5 * f2 + f2 * f * q;
+  return q;
+}
+inline double log1p_reduced(double f) {
+  const double f2 = f * f;
+  return f - 0.5 * f2 + f2 * f * log1p_q(f);
 }
 
 // ln 2 and log10(2) split so that e times the head is exact for every exponent e.
