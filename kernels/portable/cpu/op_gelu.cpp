@@ -2,6 +2,7 @@
 // inputs only, out has self's dtype. Half and BFloat16 compute in float.
 #include <string_view>
 
+#include "kernels/portable/cpu/util/target.h"
 #include "kernels/portable/cpu/util/unary_kernels.h"
 #include "kernels/portable/cpu/util/vec_double.h"
 #include "kernels/portable/cpu/util/vec_math.h"
@@ -14,8 +15,8 @@ namespace {
 // compute types vectorise, so double loops take the AVX-512 clone too.
 struct GeluErf {
   static constexpr bool kVectorMath = true;
-  float operator()(float x) const { return x * normal_cdf_compute(x); }
-  double operator()(double x) const { return x * normal_cdf_compute(x); }
+  KILN_ALWAYS_INLINE float operator()(float x) const { return x * normal_cdf_compute(x); }
+  KILN_ALWAYS_INLINE double operator()(double x) const { return x * normal_cdf_compute(x); }
 };
 
 }  // namespace

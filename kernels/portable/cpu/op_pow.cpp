@@ -6,6 +6,7 @@
 #include "kernels/portable/cpu/util/elementwise.h"
 #include "kernels/portable/cpu/util/promotion.h"
 #include "kernels/portable/cpu/util/scalar_util.h"
+#include "kernels/portable/cpu/util/target.h"
 #include "kernels/portable/cpu/util/vec_pow.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
@@ -34,8 +35,12 @@ T int_pow(T base, T exponent) {
 // pow on floating values: vectorisable (util/vec_pow.h), so its loops take the AVX-512 clone.
 struct FloatingPow {
   static constexpr bool kVectorMath = true;
-  float operator()(float base, float exponent) const { return pow_float(base, exponent); }
-  double operator()(double base, double exponent) const { return pow_double(base, exponent); }
+  KILN_ALWAYS_INLINE float operator()(float base, float exponent) const {
+    return pow_float(base, exponent);
+  }
+  KILN_ALWAYS_INLINE double operator()(double base, double exponent) const {
+    return pow_double(base, exponent);
+  }
 };
 
 // out = 1 in out's dtype (any exponent 0, or a base of 1).

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kernels/portable/cpu/util/target.h"
 #include "kernels/portable/cpu/util/vec_math.h"
 
 namespace kiln::portable {
@@ -20,7 +21,7 @@ inline uint64_t double_bits(double x) {
   std::memcpy(&bits, &x, sizeof(bits));
   return bits;
 }
-inline double bits_double(uint64_t bits) {
+KILN_ALWAYS_INLINE double bits_double(uint64_t bits) {
   double x;
   std::memcpy(&x, &bits, sizeof(x));
   return x;
@@ -31,7 +32,7 @@ constexpr double kDoubleRoundMagic = 6755399441055744.0;  // 1.5 * 2^52: adding 
 // (e^r - 1 - r) / r^2 for |r| <= ln2 / 2: degree 10 (relative error of e^r below 1e-18), or for
 // kForFloat degree 5 (below 7e-11).
 template <bool kForFloat>
-inline double exp_tail(double r) {
+KILN_ALWAYS_INLINE double exp_tail(double r) {
   if constexpr (kForFloat) {
     double h = 0.0001991377588162892;
     h = h * r + 0.0013946216057323317;
@@ -59,7 +60,7 @@ inline double exp_tail(double r) {
 // subnormal results and n = 1024 stay in range. Overflow gives infinity and NaN stays NaN.
 // Within about 1 ulp (kForFloat: within 1e-10, for a result rounded to float).
 template <bool kForFloat>
-inline double exp_double(double t, double tail = 0.0) {
+KILN_ALWAYS_INLINE double exp_double(double t, double tail = 0.0) {
   constexpr double kLog2e = 1.4426950408889634;
   constexpr double kLn2Hi = 0.6931471805598903;  // 42 bits: n * kLn2Hi is exact
   constexpr double kLn2Lo = 5.497923018708371e-14;
@@ -82,7 +83,7 @@ inline double exp_double(double t, double tail = 0.0) {
 // degree 22 in u mapped onto [-1, 1], a fit of erfc(z) e^(z^2) / 2 (z = |x| / sqrt(2)) for z in
 // [0, 27]; beyond, e^(-x^2 / 2) is 0. x^2 is split into an exact head (x's top 26 bits squared)
 // and the rest, so that e^(-x^2 / 2) does not carry x^2's rounding error times up to 745.
-inline double normal_cdf_double(double x) {
+KILN_ALWAYS_INLINE double normal_cdf_double(double x) {
   const double a = bits_double(double_bits(x) & 0x7fffffffffffffffu);
   const double u = 1.0 / (1.0 + 0.35355339059327373 * a);
   const double t = u * 2.1481481481481484 - 1.1481481481481481;
@@ -121,6 +122,6 @@ inline double normal_cdf_double(double x) {
 
 }  // namespace detail
 
-inline double normal_cdf_compute(double x) { return detail::normal_cdf_double(x); }
+KILN_ALWAYS_INLINE double normal_cdf_compute(double x) { return detail::normal_cdf_double(x); }
 
 }  // namespace kiln::portable

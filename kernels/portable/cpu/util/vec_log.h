@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kernels/portable/cpu/util/target.h"
 #include "kernels/portable/cpu/util/vec_double.h"
 #include "kernels/portable/cpu/util/vec_math.h"
 
@@ -20,23 +21,23 @@ namespace detail {
 
 // Whether x is outside the positive normal numbers: zero, subnormal, negative, infinite or NaN
 // (one unsigned compare of the bits).
-inline bool outside_positive_normal(float x) {
+KILN_ALWAYS_INLINE bool outside_positive_normal(float x) {
   return kiln::detail::float_bits(x) - 0x00800000u >= 0x7f000000u;
 }
-inline bool outside_positive_normal(double x) {
+KILN_ALWAYS_INLINE bool outside_positive_normal(double x) {
   return double_bits(x) - 0x0010000000000000u >= 0x7fe0000000000000u;
 }
 
 // x = 2^e * m with m in [sqrt(1/2), sqrt(2)), for positive normal x: sets *e and returns
 // f = m - 1 (exact). Subtracting sqrt(1/2)'s bits moves the exponent boundary to the mantissa
 // sqrt(1/2), so one shift yields e and one mask m.
-inline float log_split(float x, float* e) {
+KILN_ALWAYS_INLINE float log_split(float x, float* e) {
   constexpr uint32_t kSqrtHalf = 0x3f3504f3u;
   const uint32_t shifted = kiln::detail::float_bits(x) - kSqrtHalf;
   *e = static_cast<float>(static_cast<int32_t>(shifted) >> 23);
   return kiln::detail::bits_float((shifted & 0x007fffffu) + kSqrtHalf) - 1.0f;
 }
-inline double log_split(double x, double* e) {
+KILN_ALWAYS_INLINE double log_split(double x, double* e) {
   constexpr uint64_t kSqrtHalf = 0x3fe6a09e667f3bcdu;
   const uint64_t shifted = double_bits(x) - kSqrtHalf;
   // e through the bits of 1.5 * 2^52 + e (AVX2 has no vector int64 to double conversion).
@@ -48,7 +49,7 @@ inline double log_split(double x, double* e) {
 // log(1 + f) for f in [sqrt(1/2) - 1, sqrt(2) - 1]: float's is in vec_math.h; double's is
 // f - f^2 / 2 + f^3 Q(f) with Q (log1p_q) of degree 18 (relative error below 1.5e-17 on the
 // interval).
-inline double log1p_q(double f) {
+KILN_ALWAYS_INLINE double log1p_q(double f) {
   double q = 0.026890372080441777;
   q = q * f - 0.06070374531743512;
   q = q * f + 0.06508359808655338;
@@ -70,7 +71,7 @@ inline double log1p_q(double f) {
   q = q * f + 0.3333333333333325;
   return q;
 }
-inline double log1p_reduced(double f) {
+KILN_ALWAYS_INLINE double log1p_reduced(double f) {
   const double f2 = f * f;
   return f - 0.5 * f2 + f2 * f * log1p_q(f);
 }
@@ -102,20 +103,20 @@ struct LogConstants<double> {
 // Natural log, log2 and log10 of a positive normal x (the functors' vector formulas): within
 // 1.3, 2.4 and 2.8 ulp for float, 1.6, 2.2 and 2.6 ulp for double (measured).
 template <typename T>
-inline T log_normal(T x) {
+KILN_ALWAYS_INLINE T log_normal(T x) {
   using K = detail::LogConstants<T>;
   T e;
   const T log_m = detail::log1p_reduced(detail::log_split(x, &e));
   return e * K::kLn2Hi + (e * K::kLn2Lo + log_m);
 }
 template <typename T>
-inline T log2_normal(T x) {
+KILN_ALWAYS_INLINE T log2_normal(T x) {
   T e;
   const T log_m = detail::log1p_reduced(detail::log_split(x, &e));
   return e + log_m * detail::LogConstants<T>::kLog2e;
 }
 template <typename T>
-inline T log10_normal(T x) {
+KILN_ALWAYS_INLINE T log10_normal(T x) {
   using K = detail::LogConstants<T>;
   T e;
   const T log_m = detail::log1p_reduced(detail::log_split(x, &e));
@@ -124,7 +125,7 @@ inline T log10_normal(T x) {
 
 // log(1 + x) in double where 1 + x is a positive normal number: log(u) for u = 1 + x rounded,
 // plus the rounding (x - (u - 1)) / u, which keeps tiny x (and -0) exact.
-inline double log1p_normal(double x) {
+KILN_ALWAYS_INLINE double log1p_normal(double x) {
   const double u = 1.0 + x;
   const double result = log_normal(u) + (x - (u - 1.0)) / u;
   return select(x == 0.0, x, result);
@@ -139,8 +140,8 @@ struct Logarithm {
   static constexpr bool kHasRareInputs = true;
   static constexpr bool kExactVectorises = true;
   static constexpr bool kVectorMath = true;
-  float operator()(float x) const { return kFloat(x); }
-  double operator()(double x) const { return kDouble(x); }
+  KILN_ALWAYS_INLINE float operator()(float x) const { return kFloat(x); }
+  KILN_ALWAYS_INLINE double operator()(double x) const { return kDouble(x); }
   bool rare(float x) const { return detail::outside_positive_normal(x); }
   bool rare(double x) const { return detail::outside_positive_normal(x); }
   float exact(float x) const { return kFloatExact(x); }
@@ -163,8 +164,8 @@ using Log10 =
 struct Log1p {
   static constexpr bool kHasRareInputs = true;
   static constexpr bool kVectorMath = true;
-  float operator()(float x) const { return log1p_float(x); }
-  double operator()(double x) const { return log1p_normal(x); }
+  KILN_ALWAYS_INLINE float operator()(float x) const { return log1p_float(x); }
+  KILN_ALWAYS_INLINE double operator()(double x) const { return log1p_normal(x); }
   bool rare(float) const { return false; }
   bool rare(double x) const { return detail::outside_positive_normal(1.0 + x); }
   float exact(float x) const { return log1p_float(x); }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "kernels/portable/cpu/util/target.h"
 #include "kernels/portable/cpu/util/vec_double.h"
 #include "kernels/portable/cpu/util/vec_log.h"
 #include "kernels/portable/cpu/util/vec_math.h"
@@ -16,7 +17,7 @@ namespace detail {
 // log(1 + f) for f in [sqrt(1/2) - 1, sqrt(2) - 1] to the accuracy a float power needs:
 // f - f^2 / 2 + f^3 Q(f) with Q of degree 11 (relative error below 4e-12, so that y log|x|
 // is off by less than 2^-31 wherever the float result is finite and nonzero).
-inline double log1p_reduced_for_float(double f) {
+KILN_ALWAYS_INLINE double log1p_reduced_for_float(double f) {
   const double f2 = f * f;
   double q = -0.04956519913432606;
   q = q * f + 0.09216581607548682;
@@ -35,7 +36,7 @@ inline double log1p_reduced_for_float(double f) {
 
 // log|x| for x widened from float: -inf for 0, +inf for infinities and NaN for NaN, with the
 // shorter polynomial (a float is never a subnormal double).
-inline double log_abs_for_float(double x) {
+KILN_ALWAYS_INLINE double log_abs_for_float(double x) {
   using K = LogConstants<double>;
   const double a = bits_double(double_bits(x) & 0x7fffffffffffffffu);
   double e;
@@ -47,14 +48,16 @@ inline double log_abs_for_float(double x) {
 }
 
 // a with its low 27 mantissa bits cleared: the product of two such heads is exact.
-inline double split_head(double a) { return bits_double(double_bits(a) & 0xfffffffff8000000u); }
+KILN_ALWAYS_INLINE double split_head(double a) {
+  return bits_double(double_bits(a) & 0xfffffffff8000000u);
+}
 
 // y log|x| for double x and y as an unevaluated sum, the returned head plus *tail, to about
 // 2^-100 relative: rounding y log|x| to one double would cost up to 709 * 2^-53 in the power.
 // log|x| = e ln2 + f - f^2 / 2 + f^3 Q(f) keeps e ln2's head, f and f^2 / 2 exact (f's 26-bit
 // head squared) and sums them without losing their rounding errors; the product with y is
 // Dekker's, from 26-bit heads. Zero, infinite and NaN x give -inf, +inf and NaN heads.
-inline double pow_exponent_double(double x, double y, double* tail) {
+KILN_ALWAYS_INLINE double pow_exponent_double(double x, double y, double* tail) {
   using K = LogConstants<double>;
   const double a = bits_double(double_bits(x) & 0x7fffffffffffffffu);
   const bool subnormal = a < 2.2250738585072014e-308;
@@ -93,7 +96,7 @@ inline double pow_exponent_double(double x, double y, double* tail) {
 // x^y from |x|^y = `magnitude` with pow's special cases: x^0 = 1 and 1^y = 1 even for NaN,
 // (-1)^(+-inf) = 1, a negative finite x with a non-integral y gives NaN, and an odd integral y
 // keeps x's sign (-0 and -inf included).
-inline double pow_signs(double x, double y, double magnitude) {
+KILN_ALWAYS_INLINE double pow_signs(double x, double y, double magnitude) {
   const double half = 0.5 * y;
   const bool integral = std::nearbyint(y) == y;
   const bool odd = integral & (std::nearbyint(half) != half);
@@ -110,7 +113,7 @@ inline double pow_signs(double x, double y, double magnitude) {
 
 // x^y in double as e^(y log|x|) with pow's special cases, within about 2 ulp (1.5 measured):
 // y log|x| is carried as a head and a tail, which exp_double adds to its reduced argument.
-inline double pow_double(double x, double y) {
+KILN_ALWAYS_INLINE double pow_double(double x, double y) {
   double tail;
   const double head = detail::pow_exponent_double(x, y, &tail);
   return detail::pow_signs(x, y, detail::exp_double<false>(head, tail));
@@ -118,7 +121,7 @@ inline double pow_double(double x, double y) {
 
 // x^y in float, computed in double and rounded once to float (correctly rounded but for rare
 // near-halfway cases).
-inline float pow_float(float x, float y) {
+KILN_ALWAYS_INLINE float pow_float(float x, float y) {
   const double a = x;
   const double b = y;
   return static_cast<float>(
