@@ -344,7 +344,7 @@ inline float erf_float(float x) {
 }
 
 // The compute-type overloads kernels call: float takes the vectorisable version, double the
-// C library's (normal_cdf_compute's double is in vec_double.h).
+// C library's (normal_cdf_compute's and erf_compute's doubles are in vec_double.h).
 inline float exp_compute(float x) { return exp_float(x); }
 inline double exp_compute(double x) { return std::exp(x); }
 inline float expm1_compute(float x) { return expm1_float(x); }
@@ -356,7 +356,6 @@ inline double tanh_compute(double x) { return std::tanh(x); }
 inline float sigmoid_compute(float x) { return sigmoid_float(x); }
 inline double sigmoid_compute(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 inline float erf_compute(float x) { return erf_float(x); }
-inline double erf_compute(double x) { return std::erf(x); }
 inline float silu_compute(float x) { return silu_float(x); }
 inline double silu_compute(double x) { return x / (1.0 + std::exp(-x)); }
 inline float normal_cdf_compute(float x) { return normal_cdf_float(x); }
