@@ -54,6 +54,14 @@ def cases() -> list[Case]:
         Case("log2 1M float64", "aten::log2.out", (positive.double(),), {}, (torch.float64,)),
         Case("log10 1M float64", "aten::log10.out", (positive.double(),), {}, (torch.float64,)),
         Case("log1p 1M float64", "aten::log1p.out", (positive.double(),), {}, (torch.float64,)),
+        Case("erf 1M float64", "aten::erf.out", (a.double(),), {}, (torch.float64,)),
         Case("logit 1M float32", "aten::logit.out", (probability,), {}),
+        Case(
+            "logit 1M float64",
+            "aten::logit.out",
+            (probability.double(),),
+            {},
+            (torch.float64,),
+        ),
         Case("glu 1024x2048 float32", "aten::glu.out", (pairs,), {}),
     ]
