@@ -81,3 +81,24 @@ def test_logit_errors(call_op: Any) -> None:
         call_op(LOGIT, torch.rand(3), None, out=torch.empty(0, dtype=torch.int32))
     with raises(call_op, "can't be cast"):
         call_op(LOGIT, torch.ones(3, dtype=torch.bool), 0.1, out=torch.empty(0, dtype=torch.bool))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("eps", [None, 0.0, 1e-6, 0.3])
+def test_logit_edge_blocks(call_op: Any, dtype: torch.dtype, eps: float | None) -> None:
+    # Float and double take the vectorised log where the clamped p is in [smallest normal, 1);
+    # a block holding 0, 1, a subnormal, -0, a value outside [0, 1], an infinity or NaN takes the
+    # edge-complete formula. Edges land in some blocks, around long runs of ordinary values.
+    info = torch.finfo(dtype)
+    edges = [0.0, -0.0, 1.0, info.tiny / 4, info.tiny, 1 - info.eps / 2, -0.5, 1.5]
+    edges += [float("inf"), -float("inf"), float("nan"), 2 * info.tiny]
+    gen = torch.Generator().manual_seed(13)
+    p = torch.rand(3000, generator=gen, dtype=torch.float64).to(dtype) * 0.98 + 0.01
+    p[torch.tensor([0, 1, 700, 701, 1500, 2999])] = torch.tensor(edges[:6], dtype=dtype)
+    p[2000:2006] = torch.tensor(edges[6:], dtype=dtype)
+    check_op(call_op, LOGIT, logit, (p, eps), out=torch.empty(0, dtype=dtype))
+    # Against float64 of the rounded quotient: within a few ulp, the edges exactly.
+    got = call_op(LOGIT, p, eps, out=torch.empty(0, dtype=dtype))
+    x = p if eps is None else p.clamp(eps, 1 - eps)
+    expected = (x / (1 - x)).double().log().to(dtype)
+    torch.testing.assert_close(got, expected, rtol=4 * info.eps, atol=0, equal_nan=True)

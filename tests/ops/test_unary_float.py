@@ -185,3 +185,40 @@ def test_log_family_float64_accuracy(call_op: Any, op: str) -> None:
     got = call_op(f"aten::{op}.out", a, out=torch.empty(0, dtype=torch.float64))
     # ATen's log1p drops digits of subnormal x (whose log1p is x); the atol covers them.
     torch.testing.assert_close(got, getattr(torch, op)(a), rtol=1e-15, atol=1e-300, equal_nan=True)
+
+
+def test_erf_float64_accuracy(call_op: Any) -> None:
+    # Both of erf's double formulas (|x| < 1 and beyond) and the switch between them, tiny and
+    # subnormal x (erf(x) ~ 2x / sqrt(pi)), the range where erf rounds to 1, and the edges: against
+    # torch's float64 (within 1 ulp), to a few ulp.
+    gen = torch.Generator().manual_seed(9)
+    exponents = torch.randint(-1074, 4, (20000,), generator=gen).double()
+    a = torch.rand(20000, generator=gen, dtype=torch.float64).add(1).mul(2.0**exponents)
+    edges = [0.0, 1.0, 1 - 2**-53, 1 + 2**-52, 6.0, 5.9, 27.0, 1e300, float("inf"), float("nan")]
+    a = torch.cat(
+        [
+            a,
+            torch.linspace(0, 7, 14001, dtype=torch.float64),
+            torch.tensor(edges + [5e-324], dtype=torch.float64),
+        ]
+    )
+    a = torch.cat([a, -a])
+    got = call_op("aten::erf.out", a, out=torch.empty(0, dtype=torch.float64))
+    # Subnormal results may differ by their last step (5e-324): the atol covers a few.
+    torch.testing.assert_close(got, torch.erf(a), rtol=5e-16, atol=2e-323, equal_nan=True)
+    # The sign of zero survives: erf(-0) = -0.
+    zeros = call_op("aten::erf.out", torch.tensor([0.0, -0.0], dtype=torch.float64), out=a[:0])
+    assert zeros.signbit().tolist() == [False, True]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_erf_edges(call_op: Any, dtype: torch.dtype) -> None:
+    tiny = torch.finfo(dtype).tiny
+    values = [0.0, -0.0, tiny / 4, -tiny / 4, 3.9, 4.0, 4.5, 6.5, 40.0, 1e30]
+    a = torch.tensor(values + [float("inf"), float("nan")], dtype=dtype)
+    a = torch.cat([a, -a])
+    got = call_op("aten::erf.out", a, out=torch.empty(0, dtype=dtype))
+    expected = torch.erf(a.double()).to(dtype)
+    rtol = 2 * eps(dtype)
+    torch.testing.assert_close(got, expected, rtol=rtol, atol=0, equal_nan=True)
+    assert torch.equal(got.signbit(), a.signbit())
