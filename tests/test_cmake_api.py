@@ -31,6 +31,19 @@ def test_add_subdirectory_project_builds_and_registers() -> None:
     assert sorted(auto.stdout.split()) == ["aten::mul.out", "aten::relu.out"]
 
 
+def test_add_only_build_compiles_only_the_selected_kernels(tmp_path: Path) -> None:
+    # From clean, the add library compiles op_add.cpp and the util/ sources it includes, not
+    # the whole kernel archive: no other operator's object appears in the tree.
+    build = tmp_path / "build"
+    cmake_configure(PROJECTS / "subdirectory", build, f"-DKILN_SOURCE_DIR={REPO_ROOT}")
+    cmake_build(build, "add_lib_demo")
+    objects = {path.name for path in build.rglob("*.o")}
+    assert {"op_add.cpp.o", "elementwise.cpp.o", "broadcast.cpp.o"} <= objects, objects
+    assert not {"op_convolution.cpp.o", "op_sub.cpp.o", "gemm.cpp.o"} & objects, objects
+    assert not list(build.rglob("libkiln_portable_kernels.a"))
+    assert "[21, 42, 63]" in run([str(build / "add_lib_demo")]).stdout
+
+
 @pytest.fixture(scope="module")
 def installed_prefix(native_build: Path) -> Path:
     """`cmake --install` of the native build, in a fixed place: an install copies only changed
