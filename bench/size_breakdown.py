@@ -57,8 +57,8 @@ def _source_group(object_file: Path) -> str:
         return f"{match.group(1)}.cpp"
     if match := _DTYPE_COPY.search(text):
         return f"{'util/' if match.group(1) else ''}{match.group(2)}.cpp"
-    if "/runtime/" in text:
-        layer = text.split("/runtime/", 1)[1].split("/", 1)[0]
+    if "/runtime/CMakeFiles/" in text:  # runtime/CMakeFiles/<target>.dir/<layer>/<file>.o
+        layer = text.split(".dir/", 1)[1].split("/", 1)[0]
         return f"runtime/{layer}"
     return "generated/app"
 
