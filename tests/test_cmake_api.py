@@ -371,6 +371,8 @@ def _configure_with_fake_cann(
         (cann / "include/tiling/platform").mkdir(parents=True)
         (cann / "include/tiling/platform/platform_ascendc.h").write_text("")
     command = ["cmake", "-S", str(REPO_ROOT), "-B", str(tmp_path / "build"), "-G", "Ninja"]
+    # The configure runs the codegen (operator selection), with this session's Python.
+    command += [f"-DKILN_PYTHON_EXECUTABLE={sys.executable}"]
     command += ["-DKILN_ASCEND=cann", f"-DASCEND_CANN_PACKAGE_PATH={cann}"]
     command += ["-DSOC_VERSION=Ascend910B3", *flags]
     return subprocess.run(command, capture_output=True, text=True)
