@@ -77,6 +77,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--symbols", metavar="TARGET", choices=TARGETS, help="break one down")
     parser.add_argument("--top", type=int, default=40, help="largest symbols listed (--symbols)")
+    parser.add_argument(
+        "--only", metavar="TARGET", nargs="+", choices=TARGETS, help="measure these rows only"
+    )
     options = parser.parse_args()
     jobs = str(os.cpu_count() or 2)
     if options.symbols:
@@ -85,7 +88,7 @@ def main() -> None:
         _build(options.symbols, jobs)
         print(report(_binary(options.symbols), BUILD, options.top))
         return
-    for target in TARGETS:
+    for target in options.only or TARGETS:
         _configure()  # clean, so each time counts everything the target needs
         elapsed = _build(target, jobs)
         size = _stripped_size(_binary(target))

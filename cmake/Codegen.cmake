@@ -387,7 +387,7 @@ function(gen_operators_lib)
     target_link_options(${ARG_LIB_NAME} INTERFACE "-Wl,-dead_strip")
   endif()
   if(COMMAND kiln_lean_target AND dtype_selective)
-    kiln_lean_target(${ARG_LIB_NAME} NO_UNWIND_TABLES)  # it holds kernels
+    kiln_lean_target(${ARG_LIB_NAME} KERNELS)  # it holds kernels
   elseif(COMMAND kiln_lean_target)
     kiln_lean_target(${ARG_LIB_NAME})
   endif()
@@ -433,7 +433,7 @@ function(_kiln_add_selected_kernels target sources)
   else()
     target_link_libraries(${target} PUBLIC Kiln::runtime)
   endif()
-  kiln_lean_target(${target} NO_UNWIND_TABLES)
+  kiln_lean_target(${target} KERNELS)
 endfunction()
 
 # The common case in one call: selects operators, generates the bindings and creates target
