@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 _CLONE = re.compile(r"\.(arch_[a-z0-9_]+|resolver)$")
-_PORTABLE = re.compile(r"kernels/portable/cpu/(.+)\.cpp\.o$")
+_PORTABLE = re.compile(r"/cpu/((?:util/)?[^/]+)\.cpp\.o$")  # the archive's and a library's copies
 _DTYPE_COPY = re.compile(r"dtype_selected/(util_)?(.+)\.cpp\.o$")
 
 
