@@ -4,9 +4,10 @@
 #   gen_selected_ops(LIB_NAME n [ROOT_OPS op...] [OPS_YAML file...] [MODEL program...]
 #                    [INCLUDE_ALL_OPS] [DTYPE_SELECTIVE_BUILD])
 #     (OPS_YAML: functions/custom-ops YAML, or a selected_operators.yaml; MODEL: a .pte program
-#     or a torch.export.save program, its ops with the dtypes each call uses;
-#     DTYPE_SELECTIVE_BUILD: the library compiles the portable kernels itself for the selected
-#     dtypes only)
+#     or a torch.export.save program, its ops with the dtypes each call uses; the selection is
+#     made at configure time, and the library compiles only the portable kernel sources it needs
+#     instead of linking kiln_portable_kernels, unless it selects every operator;
+#     DTYPE_SELECTIVE_BUILD: it compiles them for the selected dtypes only)
 #   generate_bindings_for_kernels(LIB_NAME n [FUNCTIONS_YAML f] [CUSTOM_OPS_YAML f]
 #                                 [BACKENDS portable ascend] [STATIC_REGISTRATION]
 #                                 [EMBED_MANIFEST])
