@@ -172,16 +172,16 @@ KILN_HOT_LOOP void reduced_row(const T* a, int64_t sa, const T* b, int64_t sb, R
   }
 }
 
-// Runs `row` (binary_row or reduced_row) over every row of the plan.
+// Runs `row` (binary_row or reduced_row) over every row of the plan, split over ctx's threads.
 template <typename T, typename R, typename Row>
-void binary_rows(const BroadcastPlan& plan, const void* a, const void* b, void* out,
-                 const Row& row) {
+void binary_rows(const KernelRuntimeContext& ctx, const BroadcastPlan& plan, const void* a,
+                 const void* b, void* out, const Row& row) {
   const T* pa = static_cast<const T*>(a);
   const T* pb = static_cast<const T*>(b);
   R* po = static_cast<R*>(out);
   const int64_t sa = plan.row_stride(0);
   const int64_t sb = plan.row_stride(1);
-  for_each_row(plan, [&](const int64_t* offsets, int64_t out_offset, int64_t n) {
+  for_each_row_parallel(ctx, plan, [&](const int64_t* offsets, int64_t out_offset, int64_t n) {
     row(pa + offsets[0], sa, pb + offsets[1], sb, po + out_offset, n);
   });
 }
@@ -198,15 +198,13 @@ KILN_HOT_LOOP void map_buffers(const C* x, const C* y, R* z, int64_t n, const Op
 
 // Rows through compute-type buffers. An operand (or out) that already holds C contiguously is
 // read (or written) in place, so only the operands that need converting pay for a copy. A
-// predicate's 0/1 results store into any out dtype without rounding to `common`.
+// predicate's 0/1 results store into any out dtype without rounding to `common`. Split over
+// ctx's threads, each row with its own buffers.
 template <typename C, bool kPredicate, typename Op>
-void binary_converting(const BroadcastPlan& plan, const ElementwiseInput& a,
-                       const ElementwiseInput& b, bool round_b, ScalarType common, void* out,
-                       ScalarType out_type, const Op& op) {
+void binary_converting(const KernelRuntimeContext& ctx, const BroadcastPlan& plan,
+                       const ElementwiseInput& a, const ElementwiseInput& b, bool round_b,
+                       ScalarType common, void* out, ScalarType out_type, const Op& op) {
   constexpr ScalarType kComputeType = CppToScalarType<C>::value;
-  C a_buf[kElementwiseChunk];
-  C b_buf[kElementwiseChunk];
-  C out_buf[kElementwiseChunk];
   const int64_t sa = plan.row_stride(0);
   const int64_t sb = plan.row_stride(1);
   const bool a_direct = a.dtype == kComputeType && a.dtype == common && sa == 1;
@@ -218,7 +216,10 @@ void binary_converting(const BroadcastPlan& plan, const ElementwiseInput& a,
   const char* pa = static_cast<const char*>(a.data);
   const char* pb = static_cast<const char*>(b.data);
   char* po = static_cast<char*>(out);
-  for_each_row(plan, [&](const int64_t* offsets, int64_t out_offset, int64_t n) {
+  for_each_row_parallel(ctx, plan, [&](const int64_t* offsets, int64_t out_offset, int64_t n) {
+    C a_buf[kElementwiseChunk];
+    C b_buf[kElementwiseChunk];
+    C out_buf[kElementwiseChunk];
     for (int64_t start = 0; start < n; start += kElementwiseChunk) {
       const int64_t m = n - start < kElementwiseChunk ? n - start : kElementwiseChunk;
       const char* a_row = pa + (offsets[0] + start * sa) * a_size;
@@ -264,8 +265,8 @@ namespace detail {
 // The shared driver: kPredicate ops return bool (written as 0/1 into out's dtype), others return
 // the compute type (rounded to `common`, then converted to out's dtype).
 template <bool kPredicate, unsigned kCategories, ScalarOther kScalarOther, typename MakeOp>
-void apply_binary(ElementwiseInput a, ElementwiseInput b, ScalarType common, Tensor& out,
-                  MakeOp&& make_op) {
+void apply_binary(const KernelRuntimeContext& ctx, ElementwiseInput a, ElementwiseInput b,
+                  ScalarType common, Tensor& out, MakeOp&& make_op) {
   if (out.numel() == 0) return;
   const bool round_b = kScalarOther == ScalarOther::kRound || !is_reduced_floating_type(common) ||
                        compute_numel(b.sizes) != 1;
@@ -290,9 +291,9 @@ void apply_binary(ElementwiseInput a, ElementwiseInput b, ScalarType common, Ten
       const auto op = make_op(T{});
       const auto row = [&](auto... args) { binary_row(args..., op); };
       if constexpr (kPredicate) {
-        if (float_out) return binary_rows<T, float>(plan, a.data, b.data, out_data, row);
+        if (float_out) return binary_rows<T, float>(ctx, plan, a.data, b.data, out_data, row);
       }
-      binary_rows<T, R>(plan, a.data, b.data, out_data, row);
+      binary_rows<T, R>(ctx, plan, a.data, b.data, out_data, row);
     });
     if (done) return;
     if constexpr ((kCategories & kFloatingTypes) != 0) {
@@ -305,9 +306,9 @@ void apply_binary(ElementwiseInput a, ElementwiseInput b, ScalarType common, Ten
           using T = typename decltype(tag)::type;
           using R = std::conditional_t<kPredicate, bool, T>;
           if (float_out) {
-            binary_rows<T, float>(plan, a.data, b.data, out_data, row);
+            binary_rows<T, float>(ctx, plan, a.data, b.data, out_data, row);
           } else {
-            binary_rows<T, R>(plan, a.data, b.data, out_data, row);
+            binary_rows<T, R>(ctx, plan, a.data, b.data, out_data, row);
           }
         };
         // Unselected 16-bit floats take the converting path below.
@@ -322,7 +323,8 @@ void apply_binary(ElementwiseInput a, ElementwiseInput b, ScalarType common, Ten
   }
   dispatch_compute_type<kCategories>(common, [&](auto tag) {
     using C = typename decltype(tag)::type;
-    binary_converting<C, kPredicate>(plan, a, b, round_b, common, out_data, out_type, make_op(C{}));
+    binary_converting<C, kPredicate>(ctx, plan, a, b, round_b, common, out_data, out_type,
+                                     make_op(C{}));
   });
 }
 
@@ -332,21 +334,22 @@ void apply_binary(ElementwiseInput a, ElementwiseInput b, ScalarType common, Ten
 // kernel): all dtypes supported, `common` is the promoted dtype, out already has the broadcast
 // shape and a dtype `common` can be cast to. Values are computed in `common` (rounded there) and
 // then converted to out's dtype, as ATen does. Code is generated only for dtypes in kCategories;
-// `common` must be one of them.
+// `common` must be one of them. Large outputs are split over ctx's thread pool; the functor is
+// then called from several threads at once.
 template <unsigned kCategories = kAllTypes, ScalarOther kScalarOther = ScalarOther::kRound,
           typename MakeOp>
-void apply_binary_op(ElementwiseInput a, ElementwiseInput b, ScalarType common, Tensor& out,
-                     MakeOp&& make_op) {
-  detail::apply_binary<false, kCategories, kScalarOther>(a, b, common, out, make_op);
+void apply_binary_op(const KernelRuntimeContext& ctx, ElementwiseInput a, ElementwiseInput b,
+                     ScalarType common, Tensor& out, MakeOp&& make_op) {
+  detail::apply_binary<false, kCategories, kScalarOther>(ctx, a, b, common, out, make_op);
 }
 
 // out = pred(a, b) for comparisons and logical ops: inputs convert to `common` as in
 // apply_binary_op, pred returns bool, and out (of any dtype) receives 0 or 1.
 template <unsigned kCategories = kAllTypes, ScalarOther kScalarOther = ScalarOther::kRound,
           typename MakePred>
-void apply_binary_predicate(ElementwiseInput a, ElementwiseInput b, ScalarType common, Tensor& out,
-                            MakePred&& make_pred) {
-  detail::apply_binary<true, kCategories, kScalarOther>(a, b, common, out, make_pred);
+void apply_binary_predicate(const KernelRuntimeContext& ctx, ElementwiseInput a, ElementwiseInput b,
+                            ScalarType common, Tensor& out, MakePred&& make_pred) {
+  detail::apply_binary<true, kCategories, kScalarOther>(ctx, a, b, common, out, make_pred);
 }
 
 }  // namespace kiln::portable
