@@ -8,6 +8,7 @@
 #include "kernels/portable/cpu/util/checks.h"
 #include "kernels/portable/cpu/util/convert.h"
 #include "kernels/portable/cpu/util/dtype_util.h"
+#include "kernels/portable/cpu/util/parallel.h"
 #include "kernels/portable/cpu/util/reduce_math.h"
 #include "kernels/portable/cpu/util/target.h"
 #include "kernels/portable/cpu/util/vec_math.h"
@@ -183,22 +184,26 @@ Tensor& softmax_common(KernelRuntimeContext& ctx, const Tensor& self, int64_t di
   int64_t inner = 1;
   for (int64_t d = axis + 1; d < self.dim(); ++d) inner *= self.size(d);
   const int64_t outer = self.numel() / (size * inner);
+  // Work items: a row (inner == 1) or a block of up to kSoftmaxChunk neighbouring slices, each
+  // computed alone, so threads split them without changing any result.
+  constexpr int64_t kChunk = softmax_detail::kSoftmaxChunk;
+  const int64_t blocks = (inner + kChunk - 1) / kChunk;
+  const int64_t grain = items_grain(size * (inner < kChunk ? inner : kChunk));
   dispatch_compute_type<kFloatingTypes>(self.scalar_type(), [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (compute_type_selected<C>()) {
-      softmax_detail::SoftmaxRunner<C> runner(self, out, log);
-      for (int64_t o = 0; o < outer; ++o) {
-        const int64_t base = o * size * inner;
-        if (inner == 1) {
-          runner.row(base, size);
-          continue;
+      parallel_for(ctx, 0, outer * blocks, grain, [&](int64_t first, int64_t last) {
+        softmax_detail::SoftmaxRunner<C> runner(self, out, log);
+        for (int64_t item = first; item < last; ++item) {
+          const int64_t base = item / blocks * size * inner;
+          if (inner == 1) {
+            runner.row(base, size);
+            continue;
+          }
+          const int64_t i = item % blocks * kChunk;
+          runner.columns(base + i, size, inner, inner - i < kChunk ? inner - i : kChunk);
         }
-        for (int64_t i = 0; i < inner; i += softmax_detail::kSoftmaxChunk) {
-          runner.columns(base + i, size, inner,
-                         inner - i < softmax_detail::kSoftmaxChunk ? inner - i
-                                                                   : softmax_detail::kSoftmaxChunk);
-        }
-      }
+      });
     }
   });
   return out;
