@@ -7,6 +7,7 @@
 #include "kernels/portable/cpu/util/convert.h"
 #include "kernels/portable/cpu/util/dtype_util.h"
 #include "kernels/portable/cpu/util/math.h"
+#include "kernels/portable/cpu/util/parallel.h"
 #include "kernels/portable/cpu/util/target.h"
 
 namespace kiln::portable {
@@ -86,31 +87,43 @@ class AccumulateRunner {
         src_(static_cast<const char*>(in.const_data_ptr())),
         dst_(static_cast<char*>(out.mutable_data_ptr())) {}
 
-  // Each output totals its runs, which are contiguous (run_stride 1).
-  void rows(const ReduceLayout& layout) {
+  // Outputs [first, last) each total their runs, which are contiguous (run_stride 1).
+  void rows(const ReduceLayout& layout, int64_t first, int64_t last) {
     int64_t pending = 0;
-    for_each_output(layout, [&](int64_t base) {
-      Total total = kProd ? 1 : 0;
-      for_each_run(layout, base, [&](int64_t offset) {
-        if (direct_) {
-          total = combine<kProd>(total, run_total<C, kProd>(pointer(offset), layout.run_size));
-          return;
-        }
-        for (int64_t s = 0; s < layout.run_size; s += kChunk) {
-          const int64_t m = layout.run_size - s < kChunk ? layout.run_size - s : kChunk;
-          total = combine<kProd>(total, run_total<C, kProd>(load(offset + s, 1, m), m));
-        }
-      });
-      totals_[pending++] = total;
-      if (pending == kChunk) flush(pending);
-    });
+    written_ = first;
+    for_each_offset_range(
+        layout.kept_sizes, layout.kept_strides, layout.kept_dim, first, last, [&](int64_t base) {
+          Total total = kProd ? 1 : 0;
+          for_each_run(layout, base, [&](int64_t offset) {
+            if (direct_) {
+              total = combine<kProd>(total, run_total<C, kProd>(pointer(offset), layout.run_size));
+              return;
+            }
+            for (int64_t s = 0; s < layout.run_size; s += kChunk) {
+              const int64_t m = layout.run_size - s < kChunk ? layout.run_size - s : kChunk;
+              total = combine<kProd>(total, run_total<C, kProd>(load(offset + s, 1, m), m));
+            }
+          });
+          totals_[pending++] = total;
+          if (pending == kChunk) flush(pending);
+        });
     flush(pending);
   }
 
   // The innermost dim is kept: neighbouring outputs read neighbouring inputs, so up to kChunk
-  // outputs accumulate side by side, one contiguous input row at a time.
-  void columns(const ReduceLayout& layout) {
-    for_each_output_block(layout, kChunk, [&](int64_t base, int64_t m) {
+  // outputs accumulate side by side, one contiguous input row at a time. Blocks [first, last) of
+  // column_blocks(layout) in output order.
+  void columns(const ReduceLayout& layout, int64_t first, int64_t last) {
+    const int32_t outer_kept = layout.kept_dim - 1;
+    const int64_t width = layout.kept_sizes[outer_kept];
+    const int64_t blocks = (width + kChunk - 1) / kChunk;
+    for (int64_t block = first; block < last; ++block) {
+      const int64_t k = block % blocks * kChunk;
+      const int64_t m = width - k < kChunk ? width - k : kChunk;
+      int64_t base = k;
+      for_each_offset_range(layout.kept_sizes, layout.kept_strides, outer_kept, block / blocks,
+                            block / blocks + 1, [&](int64_t offset) { base += offset; });
+      written_ = block / blocks * width + k;
       for (int64_t i = 0; i < m; ++i) totals_[i] = kProd ? 1 : 0;
       for_each_run(layout, base, [&](int64_t offset) {
         for (int64_t j = 0; j < layout.run_size; ++j) {
@@ -119,8 +132,15 @@ class AccumulateRunner {
           column_accumulate<C, kProd>(totals_, x, m);
         }
       });
-      flush(m);
-    });
+      int64_t pending = m;
+      flush(pending);
+    }
+  }
+
+  // How many blocks columns() splits the outputs into.
+  static int64_t column_blocks(const ReduceLayout& layout) {
+    const int64_t width = layout.kept_sizes[layout.kept_dim - 1];
+    return layout.outputs / width * ((width + kChunk - 1) / kChunk);
   }
 
  private:
@@ -167,31 +187,40 @@ class AccumulateRunner {
   Total totals_[kChunk];
 };
 
+// Outputs (or blocks of them) are split over ctx's threads; each output is totalled by one
+// thread, in the order one thread would, so the results do not depend on the thread count. A
+// reduction to a single value stays on one thread.
 template <bool kProd>
-void accumulate_typed(const Tensor& self, const ReduceLayout& layout, ScalarType op_type, bool mean,
-                      Tensor& out) {
+void accumulate_typed(const KernelRuntimeContext& ctx, const Tensor& self,
+                      const ReduceLayout& layout, ScalarType op_type, bool mean, Tensor& out) {
   dispatch_compute_type(op_type, [&](auto tag) {
-    using C = typename decltype(tag)::type;
-    AccumulateRunner<C, kProd> runner(self, op_type, mean, layout.count, out);
+    using Runner = AccumulateRunner<typename decltype(tag)::type, kProd>;
     if (layout.run_stride == 1) {
-      runner.rows(layout);
+      parallel_for(ctx, 0, layout.outputs, items_grain(layout.count),
+                   [&](int64_t first, int64_t last) {
+                     Runner(self, op_type, mean, layout.count, out).rows(layout, first, last);
+                   });
     } else {
-      runner.columns(layout);
+      const int64_t width = layout.kept_sizes[layout.kept_dim - 1];
+      const int64_t grain = items_grain(layout.count * (width < kChunk ? width : kChunk));
+      parallel_for(ctx, 0, Runner::column_blocks(layout), grain, [&](int64_t first, int64_t last) {
+        Runner(self, op_type, mean, layout.count, out).columns(layout, first, last);
+      });
     }
   });
 }
 
 }  // namespace
 
-void accumulate_reduce(const Tensor& self, DimMask mask, ScalarType op_type, AccumulateKind kind,
-                       Tensor& out) {
+void accumulate_reduce(const KernelRuntimeContext& ctx, const Tensor& self, DimMask mask,
+                       ScalarType op_type, AccumulateKind kind, Tensor& out) {
   if (out.numel() == 0) return;
   ReduceLayout layout;
   make_reduce_layout(self.sizes(), mask, &layout);
   if (kind == AccumulateKind::kProd) {
-    accumulate_typed<true>(self, layout, op_type, false, out);
+    accumulate_typed<true>(ctx, self, layout, op_type, false, out);
   } else {
-    accumulate_typed<false>(self, layout, op_type, kind == AccumulateKind::kMean, out);
+    accumulate_typed<false>(ctx, self, layout, op_type, kind == AccumulateKind::kMean, out);
   }
 }
 
@@ -218,7 +247,7 @@ Tensor& accumulate_out(KernelRuntimeContext& ctx, const Tensor& self,
   DimMask mask = 0;
   if (!make_dim_mask(ctx, dims, self.dim(), &mask)) return out;
   if (!resize_reduced(ctx, self, mask, keepdim, out)) return out;
-  accumulate_reduce(self, mask, op_type, kind, out);
+  accumulate_reduce(ctx, self, mask, op_type, kind, out);
   return out;
 }
 
