@@ -8,6 +8,7 @@
 #include "kernels/portable/cpu/util/convert.h"
 #include "kernels/portable/cpu/util/dtype_util.h"
 #include "kernels/portable/cpu/util/math.h"
+#include "kernels/portable/cpu/util/parallel.h"
 #include "kernels/portable/cpu/util/scalar_util.h"
 
 namespace kiln::portable {
@@ -315,9 +316,16 @@ struct Finisher {
   }
 };
 
-// The product with tile shape S, running each block through `run_block`.
+// Output rows [i_begin, i_end) and columns [j_begin, j_end) of the product.
+struct GemmPart {
+  int64_t i_begin, i_end, j_begin, j_end;
+};
+
+// One part of the product with tile shape S, running each block through `run_block`. A part
+// starts on a cache block boundary (a multiple of kMc rows, kNc columns), so every output element
+// sums over k in the same blocks, in the same order, whatever the partition.
 template <typename C, typename S>
-void gemm_typed(int64_t m, int64_t n, int64_t k, const GemmInput& a, const GemmInput& b,
+void gemm_typed(const GemmPart& part, int64_t k, const GemmInput& a, const GemmInput& b,
                 const GemmOutput& out, const GemmEpilogue& epilogue, BlockFn<C> run_block) {
   alignas(64) C a_packed[S::kMc * S::kKc];
   alignas(64) C b_packed[S::kKc * S::kNc];
@@ -332,18 +340,18 @@ void gemm_typed(int64_t m, int64_t n, int64_t k, const GemmInput& a, const GemmI
   if (out.dtype == CppToScalarType<C>::value) {
     // Accumulate straight into out, block row by block row, finishing after the last k block.
     C* dst = static_cast<C*>(out.data);
-    for (int64_t j0 = 0; j0 < n; j0 += S::kNc) {
-      const int64_t nc = n - j0 < S::kNc ? n - j0 : S::kNc;
+    for (int64_t j0 = part.j_begin; j0 < part.j_end; j0 += S::kNc) {
+      const int64_t nc = part.j_end - j0 < S::kNc ? part.j_end - j0 : S::kNc;
       if (k == 0) {
-        for (int64_t i = 0; i < m; ++i) {
+        for (int64_t i = part.i_begin; i < part.i_end; ++i) {
           for (int64_t j = 0; j < nc; ++j) dst[i * out.row_stride + j0 + j] = C(0);
         }
       }
       for (int64_t p0 = 0; p0 < k; p0 += S::kKc) {
         const int64_t kc = k - p0 < S::kKc ? k - p0 : S::kKc;
         pack_b<C, S::kNr>(b, p0, kc, j0, nc, b_packed, buffer);
-        for (int64_t i0 = 0; i0 < m; i0 += S::kMc) {
-          const int64_t mc = m - i0 < S::kMc ? m - i0 : S::kMc;
+        for (int64_t i0 = part.i_begin; i0 < part.i_end; i0 += S::kMc) {
+          const int64_t mc = part.i_end - i0 < S::kMc ? part.i_end - i0 : S::kMc;
           const C* a_block = a_packed;
           int64_t lda = -1;
           if (a_direct) {
@@ -357,7 +365,7 @@ void gemm_typed(int64_t m, int64_t n, int64_t k, const GemmInput& a, const GemmI
         }
       }
       if (finish.scale || finish.add_c) {
-        for (int64_t i = 0; i < m; ++i) {
+        for (int64_t i = part.i_begin; i < part.i_end; ++i) {
           finish.apply(dst + i * out.row_stride + j0, i, j0, nc, buffer);
         }
       }
@@ -366,10 +374,10 @@ void gemm_typed(int64_t m, int64_t n, int64_t k, const GemmInput& a, const GemmI
   }
   // Narrower out dtypes: accumulate a kMc x kNc block in C, then finish and round it once.
   alignas(64) C acc[S::kMc * S::kNc];
-  for (int64_t i0 = 0; i0 < m; i0 += S::kMc) {
-    const int64_t mc = m - i0 < S::kMc ? m - i0 : S::kMc;
-    for (int64_t j0 = 0; j0 < n; j0 += S::kNc) {
-      const int64_t nc = n - j0 < S::kNc ? n - j0 : S::kNc;
+  for (int64_t i0 = part.i_begin; i0 < part.i_end; i0 += S::kMc) {
+    const int64_t mc = part.i_end - i0 < S::kMc ? part.i_end - i0 : S::kMc;
+    for (int64_t j0 = part.j_begin; j0 < part.j_end; j0 += S::kNc) {
+      const int64_t nc = part.j_end - j0 < S::kNc ? part.j_end - j0 : S::kNc;
       if (k == 0) {
         for (int64_t i = 0; i < mc * S::kNc; ++i) acc[i] = C(0);
       }
@@ -388,10 +396,29 @@ void gemm_typed(int64_t m, int64_t n, int64_t k, const GemmInput& a, const GemmI
   }
 }
 
+// The product split over ctx's threads in whole cache blocks: column blocks when out is at least
+// as wide as tall, else row blocks. Each part packs its own blocks on its own stack.
+template <typename C, typename S>
+void gemm_parts(const KernelRuntimeContext& ctx, int64_t m, int64_t n, int64_t k,
+                const GemmInput& a, const GemmInput& b, const GemmOutput& out,
+                const GemmEpilogue& epilogue, BlockFn<C> run_block) {
+  const bool by_columns = n >= m;
+  const int64_t block = by_columns ? S::kNc : S::kMc;
+  const int64_t extent = by_columns ? n : m;
+  const int64_t block_work = block * (by_columns ? m : n) * (k > 0 ? k : 1);
+  const int64_t grain = block_work >= kGemmGrain ? 1 : (kGemmGrain + block_work - 1) / block_work;
+  parallel_for(ctx, 0, (extent + block - 1) / block, grain, [&](int64_t first, int64_t last) {
+    const int64_t begin = first * block;
+    const int64_t end = last * block < extent ? last * block : extent;
+    const GemmPart part = by_columns ? GemmPart{0, m, begin, end} : GemmPart{begin, end, 0, n};
+    gemm_typed<C, S>(part, k, a, b, out, epilogue, run_block);
+  });
+}
+
 }  // namespace
 
-void gemm(int64_t m, int64_t n, int64_t k, const GemmInput& a, const GemmInput& b,
-          const GemmOutput& out, const GemmEpilogue& epilogue) {
+void gemm(const KernelRuntimeContext& ctx, int64_t m, int64_t n, int64_t k, const GemmInput& a,
+          const GemmInput& b, const GemmOutput& out, const GemmEpilogue& epilogue) {
   if (m == 0 || n == 0) return;
   dispatch_compute_type(out.dtype, [&](auto tag) {
     using C = typename decltype(tag)::type;
@@ -400,16 +427,16 @@ void gemm(int64_t m, int64_t n, int64_t k, const GemmInput& a, const GemmInput& 
       switch (gemm_isa()) {
         case GemmIsa::kAvx512:
           if (wide_tiles_pay(m, n, k)) {
-            return gemm_typed<C, Shape<C, 64>>(m, n, k, a, b, out, epilogue, block_avx512<C>);
+            return gemm_parts<C, Shape<C, 64>>(ctx, m, n, k, a, b, out, epilogue, block_avx512<C>);
           }
           [[fallthrough]];
         case GemmIsa::kAvx2:
-          return gemm_typed<C, Shape<C, 32>>(m, n, k, a, b, out, epilogue, block_avx2<C>);
+          return gemm_parts<C, Shape<C, 32>>(ctx, m, n, k, a, b, out, epilogue, block_avx2<C>);
         case GemmIsa::kBase:
           break;
       }
 #endif
-      gemm_typed<C, Shape<C, 32>>(m, n, k, a, b, out, epilogue, block_base<C>);
+      gemm_parts<C, Shape<C, 32>>(ctx, m, n, k, a, b, out, epilogue, block_base<C>);
     }
   });
 }
