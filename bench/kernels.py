@@ -8,8 +8,8 @@ Cases live in bench/cases/<family>.py; --family runs one family. --cpu-time time
 the thread's CPU time instead, so that a machine other work loads does not skew the ratio.
 --threads N runs both on N threads (kiln.set_num_threads, torch.set_num_threads) and times wall
 time (CPU time does not add up across threads) in short blocks, Kiln's and ATen's alternating
-for --rounds times --min-time seconds, keeping each side's best block: on a loaded machine a
-descheduled worker slows whichever block it hits. --cases picks cases by label.
+over --rounds rounds, keeping each side's best block: on a loaded machine a descheduled worker
+slows whichever block it hits. --cases picks cases by label.
 """
 
 from __future__ import annotations
@@ -73,32 +73,38 @@ def _kiln_ns(
 def _threaded_ns(
     case: Case, outs: tuple[torch.Tensor, ...], min_time: float, rounds: int
 ) -> tuple[float, float]:
-    """(Kiln, ATen) wall nanoseconds per call on the current thread counts: short blocks of calls
-    (about 2 ms), Kiln's and ATen's alternating, each side's best block. A block in which a
-    worker thread was descheduled (a loaded machine) is slow on either side; the best blocks are
-    the ones both ran unhindered."""
+    """(Kiln, ATen) wall nanoseconds per call on the current thread counts. Each round times one
+    side, then the other: a run of short blocks of calls (about 0.3 ms each) back to back, so that
+    the side's workers stay awake, keeping its best block; between sides a pause lets the idle
+    workers (which spin a while, pthreadpool ~5 ms) go to sleep, so neither side runs against the
+    other's spinning threads. On a loaded machine a block in which a worker was descheduled is
+    slow on either side; the best blocks are the ones that ran unhindered."""
     call = bind_call(case.op, case.args, outs if len(outs) > 1 else outs[0], case.kwargs)
     case.aten(outs)
     start = time.perf_counter_ns()
     case.aten(outs)
-    calls = max(1, int(2e6 / max(1, time.perf_counter_ns() - start)))
-    kiln_best = aten_best = float("inf")
-    deadline = time.monotonic() + min_time * rounds
-    blocks = 0
-    while blocks < 2 * rounds or time.monotonic() < deadline:
-        # Each side's idle workers spin a while before they sleep: let the other side's settle.
-        time.sleep(0.02)
-        start = time.perf_counter_ns()
-        for _ in range(calls):
-            case.aten(outs)
-        aten_best = min(aten_best, (time.perf_counter_ns() - start) / calls)
-        time.sleep(0.02)
+    calls = max(1, int(3e5 / max(1, time.perf_counter_ns() - start)))
+    blocks = max(5, int(min_time * 1e9 / 3e5 / 10))
+
+    def kiln_block() -> float:
         outcome = _C.call_boxed(call.op.name, ["portable"], call.tagged, repeat=calls)
         if outcome.error != "Ok":
             raise SystemExit(f"{case.label}: {outcome.message}")
-        kiln_best = min(kiln_best, outcome.ns_per_call)
-        blocks += 1
-    return kiln_best, aten_best
+        return outcome.ns_per_call
+
+    def aten_block() -> float:
+        start = time.perf_counter_ns()
+        for _ in range(calls):
+            case.aten(outs)
+        return (time.perf_counter_ns() - start) / calls
+
+    best = {kiln_block: float("inf"), aten_block: float("inf")}
+    for _ in range(rounds):
+        for block in best:
+            time.sleep(0.02)
+            block()  # wakes the workers
+            best[block] = min(best[block], *(block() for _ in range(blocks)))
+    return best[kiln_block], best[aten_block]
 
 
 def main() -> None:
@@ -111,7 +117,7 @@ def main() -> None:
         help="time both sides by the thread's CPU time, for a machine other work loads",
     )
     parser.add_argument("--threads", type=int, default=1, help="threads for both Kiln and ATen")
-    parser.add_argument("--rounds", type=int, default=3, help="with --threads: min-time multiples")
+    parser.add_argument("--rounds", type=int, default=3, help="with --threads: alternations")
     parser.add_argument("--cases", help="comma-separated parts of case labels to run")
     options = parser.parse_args()
     if options.threads > 1 and options.cpu_time:
