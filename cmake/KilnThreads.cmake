@@ -11,7 +11,9 @@ if(KILN_PTHREADPOOL_INCLUDE_DIR AND KILN_PTHREADPOOL_LIBRARY)
 else()
   set(kiln_pthreadpool_found OFF)
 endif()
-option(KILN_THREADS "Run kernels on several threads through pthreadpool" ${kiln_pthreadpool_found})
+if(NOT DEFINED KILN_THREADS)
+  option(KILN_THREADS "Run kernels on several threads through pthreadpool" ${kiln_pthreadpool_found})
+endif()
 
 if(KILN_THREADS AND NOT kiln_pthreadpool_found)
   message(FATAL_ERROR
