@@ -87,6 +87,18 @@ def _elementwise() -> list[ThreadCase]:
             (torch.int32,),
             torch.remainder,
         ),
+        ThreadCase(
+            "_to_copy float32 to float16",
+            "aten::_to_copy.out",
+            lambda: (_make(n),),
+            (torch.float16,),
+        ),
+        ThreadCase(
+            "_to_copy bfloat16 to float32",
+            "aten::_to_copy.out",
+            lambda: (_make(300_001, dtype=torch.bfloat16),),
+            reference=lambda x: x.float(),
+        ),
         ThreadCase("relu", "aten::relu.out", lambda: (_make(n),), reference=torch.relu),
         ThreadCase("exp", "aten::exp.out", lambda: (_make(n),), reference=torch.exp),
         ThreadCase(
