@@ -4,6 +4,8 @@ errors."""
 
 from __future__ import annotations
 
+import faulthandler
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -355,6 +357,27 @@ def test_an_integer_division_by_zero_is_reported_on_any_thread() -> None:
         kiln.set_num_threads(threads)
         with pytest.raises(kiln.KilnError, match="ZeroDivisionError"):
             kiln.call_op("aten::remainder.Tensor_out", a, b, out=torch.empty(0, dtype=torch.int32))
+
+
+def test_a_forked_child_starts_over_on_one_thread() -> None:
+    kiln.set_num_threads(2)
+    a = _make(1 << 20)
+    expected = a + a
+    pid = os.fork()
+    if pid == 0:  # the child: the parent's workers are gone; waiting for them would hang
+        faulthandler.dump_traceback_later(60, exit=True)  # a hang fails instead of stalling
+        status = 1
+        try:
+            out = torch.empty(0)
+            kiln.call_op("aten::add.out", a, a, out=out)
+            # numpy compares: torch's OpenMP threads do not survive a fork either.
+            same = (out.numpy() == expected.numpy()).all()
+            status = 0 if kiln.get_num_threads() == 1 and same else 2
+        finally:
+            os._exit(status)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert kiln.get_num_threads() == 2
 
 
 def test_the_thread_count_is_the_callers() -> None:

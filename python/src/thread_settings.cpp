@@ -1,9 +1,11 @@
 // kiln.set_num_threads / get_num_threads on a kiln::PthreadPool.
 #include "thread_settings.h"
 
+#include <pthread.h>
 #include <pybind11/pybind11.h>
 
 #include <mutex>
+#include <new>
 #include <string>
 
 #include "runtime/threads/pthread_pool.h"
@@ -14,6 +16,16 @@ namespace {
 std::mutex pool_mutex;
 std::shared_ptr<ThreadPool> pool;  // guarded by pool_mutex
 int64_t pool_threads = 1;
+
+// A forked child (multiprocessing, DataLoader workers) has the pool but not its worker threads:
+// waiting for them would hang. It starts over at 1 thread; the old pool is left alone (a leak,
+// as joining threads that do not exist cannot be done), and the mutex another thread may have
+// held at the fork is made anew.
+void start_over_in_child() {
+  new (&pool_mutex) std::mutex();
+  new std::shared_ptr<ThreadPool>(std::move(pool));  // never freed: see above
+  pool_threads = 1;
+}
 
 }  // namespace
 
@@ -28,6 +40,8 @@ void set_num_threads(int64_t num_threads) {
     throw py::value_error("kiln.set_num_threads: the number of threads must be at least 1, got " +
                           std::to_string(num_threads));
   }
+  static std::once_flag fork_handler;
+  std::call_once(fork_handler, [] { pthread_atfork(nullptr, nullptr, start_over_in_child); });
   std::shared_ptr<ThreadPool> made;
   if (num_threads > 1) {
     Result<PthreadPool> created = PthreadPool::create(static_cast<size_t>(num_threads));
