@@ -125,50 +125,29 @@ KILN_HOT_LOOP void binary_row(const T* a, int64_t sa, const T* b, int64_t sb, R*
   }
 }
 
-// Half and BFloat16 widened to float and narrowed back inline, so a row converts, computes and
-// rounds in one vectorisable loop (the AVX2 clone does eight lanes of the bit arithmetic).
-// Widening Half: its exponent and mantissa shifted into float position and scaled by 2^112
-// rebias exactly (subnormals included); infinity and NaN, which land at 2^16 and above, get
-// float's top exponent.
-inline float widen(Half value) {
-  const uint32_t magnitude = static_cast<uint32_t>(value.x & 0x7fffu) << 13;
-  const float scaled = kiln::detail::bits_float(magnitude) * 5.192296858534828e+33f;
-  const uint32_t special = kiln::detail::mask_if(scaled >= 65536.0f) & 0x7f800000u;
-  const uint32_t sign = static_cast<uint32_t>(value.x & 0x8000u) << 16;
-  return kiln::detail::bits_float(kiln::detail::float_bits(scaled) | special | sign);
-}
-inline float widen(BFloat16 value) { return kiln::detail::bfloat16_bits_to_float(value.x); }
-template <typename T>
-inline T narrow(float value) {
-  if constexpr (std::is_same_v<T, Half>) {
-    return Half::from_bits(kiln::detail::float_to_half_bits(value));
-  } else {
-    return BFloat16::from_bits(kiln::detail::float_to_bfloat16_bits(value));
-  }
-}
-
-// binary_row for Half or BFloat16 elements with a float op. R is T, or float for a result
-// rounded to T and then widened (a float out); a predicate's bool result stores as 0 or 1.
+// binary_row for Half or BFloat16 elements with a float op, a chunk at a time: the operands widen
+// into float buffers (convert.h's rows, F16C where the CPU has it), binary_row computes in float
+// and the results narrow back. R is T, float (results rounded to T, then widened: a Float out) or
+// bool (a predicate into a Bool out); a predicate's result stores as 0 or 1.
 template <typename T, typename R, typename Op>
-KILN_HOT_LOOP void reduced_row(const T* a, int64_t sa, const T* b, int64_t sb, R* out, int64_t n,
-                               const Op& op) {
-  const auto store = [](auto value) {
-    if constexpr (std::is_same_v<decltype(value), bool>) {
-      return to_result<R>(value);
-    } else if constexpr (std::is_same_v<R, T>) {
-      return narrow<T>(value);
+void reduced_row(const T* a, int64_t sa, const T* b, int64_t sb, R* out, int64_t n, const Op& op) {
+  using V = decltype(op(0.0f, 0.0f));
+  float x[kElementwiseChunk];
+  float y[kElementwiseChunk];
+  if (sa == 0) widen_row(a, x, 1);
+  if (sb == 0) widen_row(b, y, 1);
+  for (int64_t start = 0; start < n; start += kElementwiseChunk) {
+    const int64_t m = n - start < kElementwiseChunk ? n - start : kElementwiseChunk;
+    if (sa != 0) widen_row(a + start, x, m);
+    if (sb != 0) widen_row(b + start, y, m);
+    if constexpr (std::is_same_v<V, bool> || std::is_same_v<R, float>) {
+      binary_row(x, sa, y, sb, out + start, m, op);
+      if constexpr (!std::is_same_v<V, bool>) round_floats_to<T>(out + start, m);
     } else {
-      return widen(narrow<T>(value));
+      float z[kElementwiseChunk];
+      binary_row(x, sa, y, sb, z, m, op);
+      narrow_row(z, out + start, m);
     }
-  };
-  if (sa != 0 && sb != 0) {
-    for (int64_t i = 0; i < n; ++i) out[i] = store(op(widen(a[i]), widen(b[i])));
-  } else if (sa == 0) {
-    const float x = widen(a[0]);
-    for (int64_t i = 0; i < n; ++i) out[i] = store(op(x, widen(b[i])));
-  } else {
-    const float y = widen(b[0]);
-    for (int64_t i = 0; i < n; ++i) out[i] = store(op(widen(a[i]), y));
   }
 }
 

@@ -66,28 +66,21 @@ void unary_loop(const In* in, Out* out, int64_t n, Op op) {
   }
 }
 
-// Half or BFloat16 values through a float op, rounded back to T and stored as T or as float: one
-// fused pass, so the conversions run in the multiversioned loop too.
-// (Written on the bit patterns, as in convert.cpp, so the compiler vectorises it.)
-inline float reduced_to_float(Half value) { return kiln::detail::half_bits_to_float(value.x); }
-inline float reduced_to_float(BFloat16 value) {
-  return kiln::detail::bfloat16_bits_to_float(value.x);
-}
-inline uint16_t float_to_reduced_bits(float value, Half) {
-  return kiln::detail::float_to_half_bits(value);
-}
-inline uint16_t float_to_reduced_bits(float value, BFloat16) {
-  return kiln::detail::float_to_bfloat16_bits(value);
-}
-
+// Half or BFloat16 values through a float op, rounded back to T and stored as T or as float, a
+// chunk at a time: widened into a float buffer (convert.h's rows, F16C where the CPU has it),
+// mapped by the float loop (with its AVX-512 clone for the math functions), narrowed back.
 template <typename T, typename Out, typename Op>
-KILN_HOT_LOOP void reduced_unary_loop(const T* in, Out* out, int64_t n, Op op) {
-  for (int64_t i = 0; i < n; ++i) {
-    const uint16_t bits = float_to_reduced_bits(op(reduced_to_float(in[i])), T{});
+void reduced_unary_loop(const T* in, Out* out, int64_t n, Op op) {
+  float x[kUnaryChunk];
+  for (int64_t start = 0; start < n; start += kUnaryChunk) {
+    const int64_t m = n - start < kUnaryChunk ? n - start : kUnaryChunk;
+    widen_row(in + start, x, m);
     if constexpr (std::is_same_v<Out, float>) {
-      out[i] = reduced_to_float(T::from_bits(bits));
+      unary_loop(x, out + start, m, op);
+      round_floats_to<T>(out + start, m);
     } else {
-      out[i].x = bits;
+      unary_loop(x, x, m, op);
+      narrow_row(x, out + start, m);
     }
   }
 }
