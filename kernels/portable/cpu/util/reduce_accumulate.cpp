@@ -96,8 +96,9 @@ class AccumulateRunner {
           total = combine<kProd>(total, run_total<C, kProd>(pointer(offset), layout.run_size));
           return;
         }
-        for (int64_t s = 0; s < layout.run_size; s += kChunk) {
-          const int64_t m = layout.run_size - s < kChunk ? layout.run_size - s : kChunk;
+        // Converted a block at a time, so the totals group as on the direct path.
+        for (int64_t s = 0; s < layout.run_size; s += kBlock) {
+          const int64_t m = layout.run_size - s < kBlock ? layout.run_size - s : kBlock;
           total = combine<kProd>(total, run_total<C, kProd>(load(offset + s, 1, m), m));
         }
       });
@@ -126,17 +127,18 @@ class AccumulateRunner {
  private:
   const C* pointer(int64_t offset) const { return reinterpret_cast<const C*>(src_) + offset; }
 
-  // n input elements spaced `stride` apart from `offset`, as values of the op dtype held in C.
+  // n <= kBlock input elements spaced `stride` apart from `offset`, as values of the op dtype
+  // held in C.
   const C* load(int64_t offset, int64_t stride, int64_t n) {
     const char* src = src_ + offset * in_size_;
     if constexpr (std::is_integral_v<C>) {
       if (op_type_ == ScalarType::Bool) {
-        load_row_nonzero(src, in_type_, stride, n, buf_);
-        return buf_;
+        load_row_nonzero(src, in_type_, stride, n, block_);
+        return block_;
       }
     }
-    load_row_as<C>(src, in_type_, stride, n, op_type_, buf_);
-    return buf_;
+    load_row_as<C>(src, in_type_, stride, n, op_type_, block_);
+    return block_;
   }
 
   // Stores the first n totals as the next n outputs.
@@ -163,7 +165,7 @@ class AccumulateRunner {
   const char* src_;
   char* dst_;
   int64_t written_ = 0;
-  C buf_[kChunk];
+  C block_[kBlock];
   Total totals_[kChunk];
 };
 
