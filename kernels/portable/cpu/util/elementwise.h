@@ -125,24 +125,69 @@ KILN_HOT_LOOP void binary_row(const T* a, int64_t sa, const T* b, int64_t sb, R*
   }
 }
 
-// binary_row for Half or BFloat16 elements with a float op, a chunk at a time: the operands widen
-// into float buffers (convert.h's rows, F16C where the CPU has it), binary_row computes in float
-// and the results narrow back. R is T, float (results rounded to T, then widened: a Float out) or
-// bool (a predicate into a Bool out); a predicate's result stores as 0 or 1.
-template <typename T, typename R, typename Op>
-void reduced_row(const T* a, int64_t sa, const T* b, int64_t sb, R* out, int64_t n, const Op& op) {
+// A 16-bit float (or an exact float scalar) as float.
+template <typename B>
+KILN_ALWAYS_INLINE float as_float(B value) {
+  if constexpr (std::is_same_v<B, float>) {
+    return value;
+  } else if constexpr (std::is_same_v<B, BFloat16>) {
+    return kiln::detail::bfloat16_bits_to_float(value.x);
+  } else {
+    return kiln::detail::half_bits_to_float(value.x);
+  }
+}
+
+// A float op's result as R: BFloat16, or float rounded to BFloat16 (a Float out), or a
+// predicate's 0/1.
+template <typename R, typename V>
+KILN_ALWAYS_INLINE R bfloat16_result(V value) {
+  if constexpr (std::is_same_v<V, bool>) {
+    return to_result<R>(value);
+  } else if constexpr (std::is_same_v<R, BFloat16>) {
+    return BFloat16::from_bits(kiln::detail::float_to_bfloat16_bits(value));
+  } else {
+    return kiln::detail::bfloat16_bits_to_float(kiln::detail::float_to_bfloat16_bits(value));
+  }
+}
+
+// binary_row for BFloat16 with a float op, converting inline: BFloat16 is a shift (and a
+// rounding add) that vectorises in the clones, cheaper fused than a pass through buffers. B is
+// BFloat16, or float for an exact scalar b (sb == 0).
+template <typename R, typename B, typename Op>
+KILN_HOT_LOOP void bfloat16_row(const BFloat16* a, int64_t sa, const B* b, int64_t sb, R* out,
+                                int64_t n, const Op& op) {
+  if (sa != 0 && sb != 0) {
+    for (int64_t i = 0; i < n; ++i) {
+      out[i] = bfloat16_result<R>(op(as_float(a[i]), as_float(b[i])));
+    }
+  } else if (sa == 0) {
+    const float x = as_float(a[0]);
+    for (int64_t i = 0; i < n; ++i) out[i] = bfloat16_result<R>(op(x, as_float(b[i])));
+  } else {
+    const float y = as_float(b[0]);
+    for (int64_t i = 0; i < n; ++i) out[i] = bfloat16_result<R>(op(as_float(a[i]), y));
+  }
+}
+
+// binary_row for Half with a float op, a chunk at a time: the operands widen into float buffers
+// (convert.h's rows, F16C where the CPU has it), binary_row computes in float and the results
+// narrow back. B is Half, or float for an exact scalar b (sb == 0).
+template <typename R, typename B, typename Op>
+void half_row(const Half* a, int64_t sa, const B* b, int64_t sb, R* out, int64_t n, const Op& op) {
   using V = decltype(op(0.0f, 0.0f));
   float x[kElementwiseChunk];
   float y[kElementwiseChunk];
   if (sa == 0) widen_row(a, x, 1);
-  if (sb == 0) widen_row(b, y, 1);
+  if (sb == 0) y[0] = as_float(b[0]);
   for (int64_t start = 0; start < n; start += kElementwiseChunk) {
     const int64_t m = n - start < kElementwiseChunk ? n - start : kElementwiseChunk;
     if (sa != 0) widen_row(a + start, x, m);
-    if (sb != 0) widen_row(b + start, y, m);
+    if constexpr (std::is_same_v<B, Half>) {
+      if (sb != 0) widen_row(b + start, y, m);
+    }
     if constexpr (std::is_same_v<V, bool> || std::is_same_v<R, float>) {
       binary_row(x, sa, y, sb, out + start, m, op);
-      if constexpr (!std::is_same_v<V, bool>) round_floats_to<T>(out + start, m);
+      if constexpr (!std::is_same_v<V, bool>) round_to_half(out + start, m);
     } else {
       float z[kElementwiseChunk];
       binary_row(x, sa, y, sb, z, m, op);
@@ -151,12 +196,25 @@ void reduced_row(const T* a, int64_t sa, const T* b, int64_t sb, R* out, int64_t
   }
 }
 
-// Runs `row` (binary_row or reduced_row) over every row of the plan.
-template <typename T, typename R, typename Row>
+// binary_row for Half or BFloat16 elements with a float op. R is T, float (results rounded to T,
+// then widened: a Float out) or bool (a predicate into a Bool out; the result stores as 0 or 1).
+// B is T, or float for an exact scalar b (sb == 0).
+template <typename T, typename R, typename B, typename Op>
+void reduced_row(const T* a, int64_t sa, const B* b, int64_t sb, R* out, int64_t n, const Op& op) {
+  if constexpr (std::is_same_v<T, BFloat16>) {
+    bfloat16_row(a, sa, b, sb, out, n, op);
+  } else {
+    half_row(a, sa, b, sb, out, n, op);
+  }
+}
+
+// Runs `row` (binary_row or reduced_row) over every row of the plan; B is b's element type when it
+// differs from a's.
+template <typename T, typename R, typename B = T, typename Row>
 void binary_rows(const BroadcastPlan& plan, const void* a, const void* b, void* out,
                  const Row& row) {
   const T* pa = static_cast<const T*>(a);
-  const T* pb = static_cast<const T*>(b);
+  const B* pb = static_cast<const B*>(b);
   R* po = static_cast<R*>(out);
   const int64_t sa = plan.row_stride(0);
   const int64_t sb = plan.row_stride(1);
@@ -296,6 +354,31 @@ void apply_binary(ElementwiseInput a, ElementwiseInput b, ScalarType common, Ten
         if constexpr (dtype_selected(ScalarType::BFloat16)) {
           if (common == ScalarType::BFloat16) return run(TypeTag<BFloat16>{});
         }
+      }
+    }
+  }
+  if constexpr ((kCategories & kFloatingTypes) != 0 && !kPredicate) {
+    // A Half or BFloat16 tensor with an exact single-element b (mul, div by a scalar): b read
+    // into float once, the tensor through reduced_row.
+    constexpr bool kRare = HasRareInputs<decltype(make_op(float{}))>::value;
+    if (!kRare && !round_b && a.dtype == common && (out_type == common || float_out)) {
+      float b_value = 0.0f;
+      convert_element(b.data, b.dtype, &b_value, ScalarType::Float);
+      const auto op = make_op(float{});
+      const auto row = [&](auto... args) { reduced_row(args..., op); };
+      const auto run = [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if (float_out) {
+          binary_rows<T, float, float>(plan, a.data, &b_value, out_data, row);
+        } else {
+          binary_rows<T, T, float>(plan, a.data, &b_value, out_data, row);
+        }
+      };
+      if constexpr (dtype_selected(ScalarType::Half)) {
+        if (common == ScalarType::Half) return run(TypeTag<Half>{});
+      }
+      if constexpr (dtype_selected(ScalarType::BFloat16)) {
+        if (common == ScalarType::BFloat16) return run(TypeTag<BFloat16>{});
       }
     }
   }
