@@ -355,23 +355,34 @@ void gemm_typed(int64_t m, int64_t n, int64_t k, const GemmInput& a, const GemmI
     }
     return;
   }
-  // Narrower out dtypes: accumulate a kMc x kNc block in C, then finish and round it once.
-  alignas(64) C acc[S::kMc * S::kNc];
-  for (int64_t i0 = 0; i0 < m; i0 += S::kMc) {
-    const int64_t mc = m - i0 < S::kMc ? m - i0 : S::kMc;
-    for (int64_t j0 = 0; j0 < n; j0 += S::kNc) {
-      const int64_t nc = n - j0 < S::kNc ? n - j0 : S::kNc;
+  // Narrower out dtypes: accumulate a block of mb x nb in C, then finish and round it once. B
+  // blocks are packed once per mb rows and A blocks converted once per nb columns, so a product
+  // of at most kNc rows takes them all in one block of fewer columns (each B block packed once);
+  // taller ones take blocks of kMc x kNc. A is converted kMc rows at a time.
+  constexpr int64_t kAccSize = S::kMc * S::kNc;
+  alignas(64) C acc[kAccSize];
+  const bool short_product = m <= S::kNc;
+  const int64_t mb = short_product ? m : S::kMc;
+  int64_t nb = short_product ? kAccSize / m / S::kNr * S::kNr : S::kNc;
+  nb = nb < S::kNc ? nb : S::kNc;  // the packed B block's width
+  for (int64_t i0 = 0; i0 < m; i0 += mb) {
+    const int64_t mc = m - i0 < mb ? m - i0 : mb;
+    for (int64_t j0 = 0; j0 < n; j0 += nb) {
+      const int64_t nc = n - j0 < nb ? n - j0 : nb;
       if (k == 0) {
-        for (int64_t i = 0; i < mc * S::kNc; ++i) acc[i] = C(0);
+        for (int64_t i = 0; i < mc * nb; ++i) acc[i] = C(0);
       }
       for (int64_t p0 = 0; p0 < k; p0 += S::kKc) {
         const int64_t kc = k - p0 < S::kKc ? k - p0 : S::kKc;
         pack_b<C, S::kNr, S::kKc>(b, p0, kc, j0, nc, b_packed, buffer);
-        load_block(a, i0, mc, p0, kc, a_packed);
-        run_block(mc, nc, kc, a_packed, kc, b_packed, acc, S::kNc, p0 > 0);
+        for (int64_t i1 = 0; i1 < mc; i1 += S::kMc) {
+          const int64_t rows = mc - i1 < S::kMc ? mc - i1 : S::kMc;
+          load_block(a, i0 + i1, rows, p0, kc, a_packed);
+          run_block(rows, nc, kc, a_packed, kc, b_packed, acc + i1 * nb, nb, p0 > 0);
+        }
       }
       for (int64_t i = 0; i < mc; ++i) {
-        C* row = acc + i * S::kNc;
+        C* row = acc + i * nb;
         finish.apply(row, i0 + i, j0, nc, buffer);
         store_row<C>(row, nc, out.dtype, out_base + ((i0 + i) * out.row_stride + j0) * out_size);
       }
