@@ -12,6 +12,7 @@
 #include "kernels/portable/cpu/util/broadcast.h"
 #include "kernels/portable/cpu/util/convert.h"
 #include "kernels/portable/cpu/util/dtype_util.h"
+#include "kernels/portable/cpu/util/math_loop.h"
 #include "kernels/portable/cpu/util/rare_inputs.h"
 #include "kernels/portable/cpu/util/target.h"
 #include "runtime/core/half.h"
@@ -118,6 +119,17 @@ KILN_ALWAYS_INLINE void binary_row_guarded(const T* a, int64_t sa, const T* b, i
 template <typename T, typename R, typename Op>
 KILN_HOT_LOOP void binary_row(const T* a, int64_t sa, const T* b, int64_t sb, R* out, int64_t n,
                               const Op& op) {
+  if constexpr (HasRareInputs<Op>::value) {
+    binary_row_guarded(a, sa, b, sb, out, n, op);
+  } else {
+    binary_row_plain(a, sa, b, sb, out, n, op);
+  }
+}
+
+// binary_row with the AVX-512 clone too, for VectorMath ops (math_loop.h).
+template <typename T, typename R, typename Op>
+KILN_MATH_LOOP void binary_math_row(const T* a, int64_t sa, const T* b, int64_t sb, R* out,
+                                    int64_t n, const Op& op) {
   if constexpr (HasRareInputs<Op>::value) {
     binary_row_guarded(a, sa, b, sb, out, n, op);
   } else {
@@ -325,7 +337,13 @@ void apply_binary(ElementwiseInput a, ElementwiseInput b, ScalarType common, Ten
       using T = typename decltype(tag)::type;
       using R = std::conditional_t<kPredicate, bool, T>;
       const auto op = make_op(T{});
-      const auto row = [&](auto... args) { binary_row(args..., op); };
+      const auto row = [&](auto... args) {
+        if constexpr (VectorMath<decltype(op)>::value) {
+          binary_math_row(args..., op);
+        } else {
+          binary_row(args..., op);
+        }
+      };
       if constexpr (kPredicate) {
         if (float_out) return binary_rows<T, float>(plan, a.data, b.data, out_data, row);
       }

@@ -13,6 +13,7 @@
 
 #include "kernels/portable/cpu/util/convert.h"
 #include "kernels/portable/cpu/util/dtype_util.h"
+#include "kernels/portable/cpu/util/math_loop.h"
 #include "kernels/portable/cpu/util/rare_inputs.h"
 #include "kernels/portable/cpu/util/target.h"
 #include "kernels/portable/cpu/util/vec_math.h"
@@ -37,6 +38,8 @@ KILN_ALWAYS_INLINE void unary_map(const In* in, Out* out, int64_t n, Op op) {
       for (int64_t i = start; i < end; ++i) rare |= static_cast<unsigned>(op.rare(in[i]));
       if (rare == 0) {
         for (int64_t i = start; i < end; ++i) out[i] = op(in[i]);
+      } else if constexpr (ExactVectorises<Op>::value) {
+        for (int64_t i = start; i < end; ++i) out[i] = op.exact(in[i]);
       } else {
         for (int64_t i = start; i < end; ++i) out[i] = op.rare(in[i]) ? op.exact(in[i]) : op(in[i]);
       }
@@ -47,8 +50,8 @@ KILN_ALWAYS_INLINE void unary_map(const In* in, Out* out, int64_t n, Op op) {
 }
 
 // Its clones: float loops, which vectorise the transcendental functions of vec_math.h, also get
-// an AVX-512 one; the others (double calls the C library, integers are memory-bound) do not pay
-// for its bytes.
+// an AVX-512 one, and so do double loops of VectorMath ops (math_loop.h); the others (double
+// calling the C library, integers, which are memory-bound) do not pay for its bytes.
 template <typename In, typename Out, typename Op>
 KILN_MATH_LOOP void unary_math_loop(const In* in, Out* out, int64_t n, Op op) {
   unary_map(in, out, n, op);
@@ -59,7 +62,10 @@ KILN_HOT_LOOP void unary_plain_loop(const In* in, Out* out, int64_t n, Op op) {
 }
 template <typename In, typename Out, typename Op>
 void unary_loop(const In* in, Out* out, int64_t n, Op op) {
-  if constexpr (std::is_same_v<In, float> && std::is_same_v<Out, float>) {
+  constexpr bool kFloat = std::is_same_v<In, float> && std::is_same_v<Out, float>;
+  constexpr bool kDouble =
+      std::is_same_v<In, double> && std::is_same_v<Out, double> && VectorMath<Op>::value;
+  if constexpr (kFloat || kDouble) {
     unary_math_loop(in, out, n, op);
   } else {
     unary_plain_loop(in, out, n, op);
