@@ -7,6 +7,7 @@
 #include "backend_names.h"
 #include "boxed_call.h"
 #if !KILN_ATEN_MODE
+#include "bound_operator_type.h"
 #include "program_bindings.h"
 #endif
 #if KILN_PYTHON_ASCEND_EMU
@@ -103,6 +104,7 @@ PYBIND11_MODULE(KILN_PYTHON_MODULE, m) {
   });
 
 #if !KILN_ATEN_MODE
+  kiln::python::bind_bound_operator(m);  // kiln.call_op's fast path
   kiln::python::bind_program(m);
 #endif
 #if KILN_PYTHON_ASCEND_EMU

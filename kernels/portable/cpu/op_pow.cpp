@@ -6,6 +6,8 @@
 #include "kernels/portable/cpu/util/elementwise.h"
 #include "kernels/portable/cpu/util/promotion.h"
 #include "kernels/portable/cpu/util/scalar_util.h"
+#include "kernels/portable/cpu/util/target.h"
+#include "kernels/portable/cpu/util/vec_pow.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {
@@ -30,14 +32,16 @@ T int_pow(T base, T exponent) {
   return result;
 }
 
-template <typename T>
-T power(T base, T exponent) {
-  if constexpr (std::is_integral_v<T>) {
-    return int_pow(base, exponent);
-  } else {
-    return std::pow(base, exponent);
+// pow on floating values: vectorisable (util/vec_pow.h), so its loops take the AVX-512 clone.
+struct FloatingPow {
+  static constexpr bool kVectorMath = true;
+  KILN_ALWAYS_INLINE float operator()(float base, float exponent) const {
+    return pow_float(base, exponent);
   }
-}
+  KILN_ALWAYS_INLINE double operator()(double base, double exponent) const {
+    return pow_double(base, exponent);
+  }
+};
 
 // out = 1 in out's dtype (any exponent 0, or a base of 1).
 void fill_ones(const KernelRuntimeContext& ctx, Tensor& out, ScalarType common) {
@@ -57,7 +61,11 @@ Tensor& pow_inputs(KernelRuntimeContext& ctx, const ElementwiseInput& self,
   }
   apply_binary_op(ctx, self, exponent, common, out, [](auto zero) {
     using T = decltype(zero);
-    return [](T a, T b) { return power(a, b); };
+    if constexpr (std::is_integral_v<T>) {
+      return [](T a, T b) { return int_pow(a, b); };
+    } else {
+      return FloatingPow{};
+    }
   });
   return out;
 }

@@ -12,6 +12,7 @@
 #include "kernels/portable/cpu/util/broadcast.h"
 #include "kernels/portable/cpu/util/convert.h"
 #include "kernels/portable/cpu/util/dtype_util.h"
+#include "kernels/portable/cpu/util/math_loop.h"
 #include "kernels/portable/cpu/util/rare_inputs.h"
 #include "kernels/portable/cpu/util/target.h"
 #include "runtime/core/half.h"
@@ -125,59 +126,107 @@ KILN_HOT_LOOP void binary_row(const T* a, int64_t sa, const T* b, int64_t sb, R*
   }
 }
 
-// Half and BFloat16 widened to float and narrowed back inline, so a row converts, computes and
-// rounds in one vectorisable loop (the AVX2 clone does eight lanes of the bit arithmetic).
-// Widening Half: its exponent and mantissa shifted into float position and scaled by 2^112
-// rebias exactly (subnormals included); infinity and NaN, which land at 2^16 and above, get
-// float's top exponent.
-inline float widen(Half value) {
-  const uint32_t magnitude = static_cast<uint32_t>(value.x & 0x7fffu) << 13;
-  const float scaled = kiln::detail::bits_float(magnitude) * 5.192296858534828e+33f;
-  const uint32_t special = kiln::detail::mask_if(scaled >= 65536.0f) & 0x7f800000u;
-  const uint32_t sign = static_cast<uint32_t>(value.x & 0x8000u) << 16;
-  return kiln::detail::bits_float(kiln::detail::float_bits(scaled) | special | sign);
-}
-inline float widen(BFloat16 value) { return kiln::detail::bfloat16_bits_to_float(value.x); }
-template <typename T>
-inline T narrow(float value) {
-  if constexpr (std::is_same_v<T, Half>) {
-    return Half::from_bits(kiln::detail::float_to_half_bits(value));
-  } else {
-    return BFloat16::from_bits(kiln::detail::float_to_bfloat16_bits(value));
-  }
-}
-
-// binary_row for Half or BFloat16 elements with a float op. R is T, or float for a result
-// rounded to T and then widened (a float out); a predicate's bool result stores as 0 or 1.
+// binary_row with the AVX-512 clone too, for VectorMath ops (math_loop.h).
 template <typename T, typename R, typename Op>
-KILN_HOT_LOOP void reduced_row(const T* a, int64_t sa, const T* b, int64_t sb, R* out, int64_t n,
-                               const Op& op) {
-  const auto store = [](auto value) {
-    if constexpr (std::is_same_v<decltype(value), bool>) {
-      return to_result<R>(value);
-    } else if constexpr (std::is_same_v<R, T>) {
-      return narrow<T>(value);
-    } else {
-      return widen(narrow<T>(value));
-    }
-  };
-  if (sa != 0 && sb != 0) {
-    for (int64_t i = 0; i < n; ++i) out[i] = store(op(widen(a[i]), widen(b[i])));
-  } else if (sa == 0) {
-    const float x = widen(a[0]);
-    for (int64_t i = 0; i < n; ++i) out[i] = store(op(x, widen(b[i])));
+KILN_MATH_LOOP void binary_math_row(const T* a, int64_t sa, const T* b, int64_t sb, R* out,
+                                    int64_t n, const Op& op) {
+  if constexpr (HasRareInputs<Op>::value) {
+    binary_row_guarded(a, sa, b, sb, out, n, op);
   } else {
-    const float y = widen(b[0]);
-    for (int64_t i = 0; i < n; ++i) out[i] = store(op(widen(a[i]), y));
+    binary_row_plain(a, sa, b, sb, out, n, op);
   }
 }
 
-// Runs `row` (binary_row or reduced_row) over every row of the plan, split over ctx's threads.
-template <typename T, typename R, typename Row>
+// A 16-bit float (or an exact float scalar) as float.
+template <typename B>
+KILN_ALWAYS_INLINE float as_float(B value) {
+  if constexpr (std::is_same_v<B, float>) {
+    return value;
+  } else if constexpr (std::is_same_v<B, BFloat16>) {
+    return kiln::detail::bfloat16_bits_to_float(value.x);
+  } else {
+    return kiln::detail::half_bits_to_float(value.x);
+  }
+}
+
+// A float op's result as R: BFloat16, or float rounded to BFloat16 (a Float out), or a
+// predicate's 0/1.
+template <typename R, typename V>
+KILN_ALWAYS_INLINE R bfloat16_result(V value) {
+  if constexpr (std::is_same_v<V, bool>) {
+    return to_result<R>(value);
+  } else if constexpr (std::is_same_v<R, BFloat16>) {
+    return BFloat16::from_bits(kiln::detail::float_to_bfloat16_bits(value));
+  } else {
+    return kiln::detail::bfloat16_bits_to_float(kiln::detail::float_to_bfloat16_bits(value));
+  }
+}
+
+// binary_row for BFloat16 with a float op, converting inline: BFloat16 is a shift (and a
+// rounding add) that vectorises in the clones, cheaper fused than a pass through buffers. B is
+// BFloat16, or float for an exact scalar b (sb == 0).
+template <typename R, typename B, typename Op>
+KILN_HOT_LOOP void bfloat16_row(const BFloat16* a, int64_t sa, const B* b, int64_t sb, R* out,
+                                int64_t n, const Op& op) {
+  if (sa != 0 && sb != 0) {
+    for (int64_t i = 0; i < n; ++i) {
+      out[i] = bfloat16_result<R>(op(as_float(a[i]), as_float(b[i])));
+    }
+  } else if (sa == 0) {
+    const float x = as_float(a[0]);
+    for (int64_t i = 0; i < n; ++i) out[i] = bfloat16_result<R>(op(x, as_float(b[i])));
+  } else {
+    const float y = as_float(b[0]);
+    for (int64_t i = 0; i < n; ++i) out[i] = bfloat16_result<R>(op(as_float(a[i]), y));
+  }
+}
+
+// binary_row for Half with a float op, a chunk at a time: the operands widen into float buffers
+// (convert.h's rows, F16C where the CPU has it), binary_row computes in float and the results
+// narrow back. B is Half, or float for an exact scalar b (sb == 0).
+template <typename R, typename B, typename Op>
+void half_row(const Half* a, int64_t sa, const B* b, int64_t sb, R* out, int64_t n, const Op& op) {
+  using V = decltype(op(0.0f, 0.0f));
+  float x[kElementwiseChunk];
+  float y[kElementwiseChunk];
+  if (sa == 0) widen_row(a, x, 1);
+  if (sb == 0) y[0] = as_float(b[0]);
+  for (int64_t start = 0; start < n; start += kElementwiseChunk) {
+    const int64_t m = n - start < kElementwiseChunk ? n - start : kElementwiseChunk;
+    if (sa != 0) widen_row(a + start, x, m);
+    if constexpr (std::is_same_v<B, Half>) {
+      if (sb != 0) widen_row(b + start, y, m);
+    }
+    if constexpr (std::is_same_v<V, bool> || std::is_same_v<R, float>) {
+      binary_row(x, sa, y, sb, out + start, m, op);
+      if constexpr (!std::is_same_v<V, bool>) round_to_half(out + start, m);
+    } else {
+      float z[kElementwiseChunk];
+      binary_row(x, sa, y, sb, z, m, op);
+      narrow_row(z, out + start, m);
+    }
+  }
+}
+
+// binary_row for Half or BFloat16 elements with a float op. R is T, float (results rounded to T,
+// then widened: a Float out) or bool (a predicate into a Bool out; the result stores as 0 or 1).
+// B is T, or float for an exact scalar b (sb == 0).
+template <typename T, typename R, typename B, typename Op>
+void reduced_row(const T* a, int64_t sa, const B* b, int64_t sb, R* out, int64_t n, const Op& op) {
+  if constexpr (std::is_same_v<T, BFloat16>) {
+    bfloat16_row(a, sa, b, sb, out, n, op);
+  } else {
+    half_row(a, sa, b, sb, out, n, op);
+  }
+}
+
+// Runs `row` (binary_row or reduced_row) over every row of the plan, split over ctx's threads; B is
+// b's element type when it differs from a's.
+template <typename T, typename R, typename B = T, typename Row>
 void binary_rows(const KernelRuntimeContext& ctx, const BroadcastPlan& plan, const void* a,
                  const void* b, void* out, const Row& row) {
   const T* pa = static_cast<const T*>(a);
-  const T* pb = static_cast<const T*>(b);
+  const B* pb = static_cast<const B*>(b);
   R* po = static_cast<R*>(out);
   const int64_t sa = plan.row_stride(0);
   const int64_t sb = plan.row_stride(1);
@@ -289,7 +338,13 @@ void apply_binary(const KernelRuntimeContext& ctx, ElementwiseInput a, Elementwi
       using T = typename decltype(tag)::type;
       using R = std::conditional_t<kPredicate, bool, T>;
       const auto op = make_op(T{});
-      const auto row = [&](auto... args) { binary_row(args..., op); };
+      const auto row = [&](auto... args) {
+        if constexpr (VectorMath<decltype(op)>::value) {
+          binary_math_row(args..., op);
+        } else {
+          binary_row(args..., op);
+        }
+      };
       if constexpr (kPredicate) {
         if (float_out) return binary_rows<T, float>(ctx, plan, a.data, b.data, out_data, row);
       }
@@ -318,6 +373,31 @@ void apply_binary(const KernelRuntimeContext& ctx, ElementwiseInput a, Elementwi
         if constexpr (dtype_selected(ScalarType::BFloat16)) {
           if (common == ScalarType::BFloat16) return run(TypeTag<BFloat16>{});
         }
+      }
+    }
+  }
+  if constexpr ((kCategories & kFloatingTypes) != 0 && !kPredicate) {
+    // A Half or BFloat16 tensor with an exact single-element b (mul, div by a scalar): b read
+    // into float once, the tensor through reduced_row.
+    constexpr bool kRare = HasRareInputs<decltype(make_op(float{}))>::value;
+    if (!kRare && !round_b && a.dtype == common && (out_type == common || float_out)) {
+      float b_value = 0.0f;
+      convert_element(b.data, b.dtype, &b_value, ScalarType::Float);
+      const auto op = make_op(float{});
+      const auto row = [&](auto... args) { reduced_row(args..., op); };
+      const auto run = [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if (float_out) {
+          binary_rows<T, float, float>(ctx, plan, a.data, &b_value, out_data, row);
+        } else {
+          binary_rows<T, T, float>(ctx, plan, a.data, &b_value, out_data, row);
+        }
+      };
+      if constexpr (dtype_selected(ScalarType::Half)) {
+        if (common == ScalarType::Half) return run(TypeTag<Half>{});
+      }
+      if constexpr (dtype_selected(ScalarType::BFloat16)) {
+        if (common == ScalarType::BFloat16) return run(TypeTag<BFloat16>{});
       }
     }
   }

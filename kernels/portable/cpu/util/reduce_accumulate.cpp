@@ -40,23 +40,36 @@ inline C fold_lanes(C* lanes) {
   }
 }
 
+// An input element as C: a BFloat16 widened inline (a shift, which the loop vectorises).
+template <typename C, typename In>
+KILN_ALWAYS_INLINE C element_of(In value) {
+  if constexpr (std::is_same_v<In, BFloat16>) {
+    return kiln::detail::bfloat16_bits_to_float(value.x);
+  } else {
+    return value;
+  }
+}
+
 // The total of n contiguous values: blocks in independent C lanes (so the loop vectorises
 // without reassociation flags and float blocks stay short for accuracy), blocks added in Total.
-template <typename C, bool kProd>
-KILN_HOT_LOOP TotalOf<C> run_total(const C* x, int64_t n) {
+// In is C, or BFloat16 read in place for a float total.
+template <typename C, bool kProd, typename In = C>
+KILN_HOT_LOOP TotalOf<C> run_total(const In* x, int64_t n) {
   using Total = TotalOf<C>;
   constexpr int kLanes = 128 / sizeof(C);
   Total total = kProd ? 1 : 0;
   for (int64_t s = 0; s < n; s += kBlock) {
     const int64_t m = n - s < kBlock ? n - s : kBlock;
-    const C* block = x + s;
+    const In* block = x + s;
     C lanes[kLanes];
     for (int j = 0; j < kLanes; ++j) lanes[j] = kProd ? 1 : 0;
     int64_t i = 0;
     for (; i + kLanes <= m; i += kLanes) {
-      for (int j = 0; j < kLanes; ++j) lanes[j] = combine<kProd>(lanes[j], block[i + j]);
+      for (int j = 0; j < kLanes; ++j) {
+        lanes[j] = combine<kProd>(lanes[j], element_of<C>(block[i + j]));
+      }
     }
-    for (; i < m; ++i) lanes[0] = combine<kProd>(lanes[0], block[i]);
+    for (; i < m; ++i) lanes[0] = combine<kProd>(lanes[0], element_of<C>(block[i]));
     // Halving the lanes keeps the tail short (a chain of Total adds would dominate short rows).
     total = combine<kProd>(total, static_cast<Total>(fold_lanes<kProd, kLanes>(lanes)));
   }
@@ -82,6 +95,9 @@ class AccumulateRunner {
         in_size_(in.element_size()),
         out_size_(out.element_size()),
         direct_(in_type_ == op_type && in_type_ == CppToScalarType<C>::value),
+        // BFloat16 values are exact in float (a BFloat16 mean's op dtype): read in place.
+        bfloat16_in_place_(in_type_ == ScalarType::BFloat16 &&
+                           (op_type_ == ScalarType::BFloat16 || op_type_ == ScalarType::Float)),
         mean_(mean),
         count_(count),
         src_(static_cast<const char*>(in.const_data_ptr())),
@@ -99,8 +115,16 @@ class AccumulateRunner {
               total = combine<kProd>(total, run_total<C, kProd>(pointer(offset), layout.run_size));
               return;
             }
-            for (int64_t s = 0; s < layout.run_size; s += kChunk) {
-              const int64_t m = layout.run_size - s < kChunk ? layout.run_size - s : kChunk;
+            if constexpr (std::is_same_v<C, float> && dtype_selected(ScalarType::BFloat16)) {
+              if (bfloat16_in_place_) {
+                const BFloat16* x = reinterpret_cast<const BFloat16*>(src_) + offset;
+                total = combine<kProd>(total, run_total<C, kProd, BFloat16>(x, layout.run_size));
+                return;
+              }
+            }
+            // Converted a block at a time, so the totals group as on the direct path.
+            for (int64_t s = 0; s < layout.run_size; s += kBlock) {
+              const int64_t m = layout.run_size - s < kBlock ? layout.run_size - s : kBlock;
               total = combine<kProd>(total, run_total<C, kProd>(load(offset + s, 1, m), m));
             }
           });
@@ -146,17 +170,18 @@ class AccumulateRunner {
  private:
   const C* pointer(int64_t offset) const { return reinterpret_cast<const C*>(src_) + offset; }
 
-  // n input elements spaced `stride` apart from `offset`, as values of the op dtype held in C.
+  // n <= kBlock input elements spaced `stride` apart from `offset`, as values of the op dtype
+  // held in C.
   const C* load(int64_t offset, int64_t stride, int64_t n) {
     const char* src = src_ + offset * in_size_;
     if constexpr (std::is_integral_v<C>) {
       if (op_type_ == ScalarType::Bool) {
-        load_row_nonzero(src, in_type_, stride, n, buf_);
-        return buf_;
+        load_row_nonzero(src, in_type_, stride, n, block_);
+        return block_;
       }
     }
-    load_row_as<C>(src, in_type_, stride, n, op_type_, buf_);
-    return buf_;
+    load_row_as<C>(src, in_type_, stride, n, op_type_, block_);
+    return block_;
   }
 
   // Stores the first n totals as the next n outputs.
@@ -178,12 +203,13 @@ class AccumulateRunner {
   size_t in_size_;
   size_t out_size_;
   bool direct_;
+  bool bfloat16_in_place_;
   bool mean_;
   int64_t count_;
   const char* src_;
   char* dst_;
   int64_t written_ = 0;
-  C buf_[kChunk];
+  C block_[kBlock];
   Total totals_[kChunk];
 };
 

@@ -19,6 +19,8 @@ namespace softmax_detail {
 
 // Elements per conversion buffer and per group of columns.
 constexpr int64_t kSoftmaxChunk = 256;
+// Rows of a dtype other than C that fit a buffer of this many bytes are converted whole, once.
+constexpr int64_t kSoftmaxRowBytes = 16384;
 
 // The row loops. A NaN makes the max NaN, and so the whole slice, as in ATen.
 template <typename C>
@@ -93,6 +95,25 @@ class SoftmaxRunner {
       }
       return;
     }
+    if (size <= kRowLength) {
+      // A row of another dtype that fits: converted once and computed in place (exponentials
+      // once), then converted back.
+      C* x = row_;
+      load_row<C>(src_ + base * element_size_, dtype_, 1, size, x);
+      const C max = row_max(x, size, C(-INFINITY));
+      if (log_) {
+        C sum = 0;
+        for (int64_t s = 0; s < size; s += kSoftmaxChunk) {
+          const int64_t m = size - s < kSoftmaxChunk ? size - s : kSoftmaxChunk;
+          sum += row_exp_sum(x + s, buf_, m, max);
+        }
+        row_shift(x, x, size, C(max + std::log(sum)));
+      } else {
+        row_scale(x, size, C(1) / row_exp_sum(x, x, size, max));
+      }
+      store_row<C>(x, size, dtype_, dst_ + base * element_size_);
+      return;
+    }
     C max = -INFINITY;
     for (int64_t s = 0; s < size; s += kSoftmaxChunk) {
       const int64_t m = size - s < kSoftmaxChunk ? size - s : kSoftmaxChunk;
@@ -149,6 +170,8 @@ class SoftmaxRunner {
   bool log_;
   const char* src_;
   char* dst_;
+  static constexpr int64_t kRowLength = kSoftmaxRowBytes / static_cast<int64_t>(sizeof(C));
+  C row_[kRowLength];
   C in_buf_[kSoftmaxChunk];
   C buf_[kSoftmaxChunk];
   C max_[kSoftmaxChunk];

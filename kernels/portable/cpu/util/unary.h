@@ -13,6 +13,7 @@
 
 #include "kernels/portable/cpu/util/convert.h"
 #include "kernels/portable/cpu/util/dtype_util.h"
+#include "kernels/portable/cpu/util/math_loop.h"
 #include "kernels/portable/cpu/util/parallel.h"
 #include "kernels/portable/cpu/util/rare_inputs.h"
 #include "kernels/portable/cpu/util/target.h"
@@ -38,6 +39,8 @@ KILN_ALWAYS_INLINE void unary_map(const In* in, Out* out, int64_t n, Op op) {
       for (int64_t i = start; i < end; ++i) rare |= static_cast<unsigned>(op.rare(in[i]));
       if (rare == 0) {
         for (int64_t i = start; i < end; ++i) out[i] = op(in[i]);
+      } else if constexpr (ExactVectorises<Op>::value) {
+        for (int64_t i = start; i < end; ++i) out[i] = op.exact(in[i]);
       } else {
         for (int64_t i = start; i < end; ++i) out[i] = op.rare(in[i]) ? op.exact(in[i]) : op(in[i]);
       }
@@ -48,8 +51,8 @@ KILN_ALWAYS_INLINE void unary_map(const In* in, Out* out, int64_t n, Op op) {
 }
 
 // Its clones: float loops, which vectorise the transcendental functions of vec_math.h, also get
-// an AVX-512 one; the others (double calls the C library, integers are memory-bound) do not pay
-// for its bytes.
+// an AVX-512 one, and so do double loops of VectorMath ops (math_loop.h); the others (double
+// calling the C library, integers, which are memory-bound) do not pay for its bytes.
 template <typename In, typename Out, typename Op>
 KILN_MATH_LOOP void unary_math_loop(const In* in, Out* out, int64_t n, Op op) {
   unary_map(in, out, n, op);
@@ -60,35 +63,31 @@ KILN_HOT_LOOP void unary_plain_loop(const In* in, Out* out, int64_t n, Op op) {
 }
 template <typename In, typename Out, typename Op>
 void unary_loop(const In* in, Out* out, int64_t n, Op op) {
-  if constexpr (std::is_same_v<In, float> && std::is_same_v<Out, float>) {
+  constexpr bool kFloat = std::is_same_v<In, float> && std::is_same_v<Out, float>;
+  constexpr bool kDouble =
+      std::is_same_v<In, double> && std::is_same_v<Out, double> && VectorMath<Op>::value;
+  if constexpr (kFloat || kDouble) {
     unary_math_loop(in, out, n, op);
   } else {
     unary_plain_loop(in, out, n, op);
   }
 }
 
-// Half or BFloat16 values through a float op, rounded back to T and stored as T or as float: one
-// fused pass, so the conversions run in the multiversioned loop too.
-// (Written on the bit patterns, as in convert.cpp, so the compiler vectorises it.)
-inline float reduced_to_float(Half value) { return kiln::detail::half_bits_to_float(value.x); }
-inline float reduced_to_float(BFloat16 value) {
-  return kiln::detail::bfloat16_bits_to_float(value.x);
-}
-inline uint16_t float_to_reduced_bits(float value, Half) {
-  return kiln::detail::float_to_half_bits(value);
-}
-inline uint16_t float_to_reduced_bits(float value, BFloat16) {
-  return kiln::detail::float_to_bfloat16_bits(value);
-}
-
+// Half or BFloat16 values through a float op, rounded back to T and stored as T or as float, a
+// chunk at a time: widened into a float buffer (convert.h's rows, F16C where the CPU has it),
+// mapped by the float loop (with its AVX-512 clone for the math functions), narrowed back.
 template <typename T, typename Out, typename Op>
-KILN_HOT_LOOP void reduced_unary_loop(const T* in, Out* out, int64_t n, Op op) {
-  for (int64_t i = 0; i < n; ++i) {
-    const uint16_t bits = float_to_reduced_bits(op(reduced_to_float(in[i])), T{});
+void reduced_unary_loop(const T* in, Out* out, int64_t n, Op op) {
+  float x[kUnaryChunk];
+  for (int64_t start = 0; start < n; start += kUnaryChunk) {
+    const int64_t m = n - start < kUnaryChunk ? n - start : kUnaryChunk;
+    widen_row(in + start, x, m);
     if constexpr (std::is_same_v<Out, float>) {
-      out[i] = reduced_to_float(T::from_bits(bits));
+      unary_loop(x, out + start, m, op);
+      round_floats_to<T>(out + start, m);
     } else {
-      out[i].x = bits;
+      unary_loop(x, x, m, op);
+      narrow_row(x, out + start, m);
     }
   }
 }
