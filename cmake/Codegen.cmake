@@ -531,6 +531,12 @@ function(kiln_add_runner target)
     set(executor Kiln::executor)
   endif()
   target_link_libraries(${target} PRIVATE ${ARG_OPERATOR_LIBRARY} ${executor})
+  # --threads N: the runner makes the kiln::PthreadPool its kernels borrow.
+  if(TARGET kiln_threads)
+    target_link_libraries(${target} PRIVATE kiln_threads)
+  else()
+    target_link_libraries(${target} PRIVATE Kiln::threads)
+  endif()
   kiln_lean_target(${target})
 endfunction()
 

@@ -13,7 +13,7 @@ set(KILN_INSTALL_PORTABLE_DIR ${KILN_INSTALL_DATADIR}/kernels/portable)
 # Exported as Kiln::<name>. The emulator is exported because the Ascend kernels link it; with
 # CANN the device library (kernels/ascend, cmake/KilnCann.cmake) takes its place.
 # ATen mode's portable_kernels links aten_kernels (kernels/aten), so that is exported too.
-set(kiln_exported runtime executor mindspore_aot portable_kernels aten_kernels ascend_kernels
+set(kiln_exported runtime threads executor mindspore_aot portable_kernels aten_kernels ascend_kernels
                   ascend_emu ascend_device)
 set(kiln_install_targets "")
 foreach(name IN LISTS kiln_exported)
@@ -73,6 +73,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/runtime/kernel/backends.def
 install(FILES ${PROJECT_SOURCE_DIR}/cmake/Codegen.cmake ${PROJECT_SOURCE_DIR}/cmake/KilnBackends.cmake
               ${PROJECT_SOURCE_DIR}/cmake/KilnCompileOptions.cmake
               ${PROJECT_SOURCE_DIR}/cmake/KilnAten.cmake
+              ${PROJECT_SOURCE_DIR}/cmake/KilnThreads.cmake
         DESTINATION ${KILN_INSTALL_CMAKEDIR}
         COMPONENT development)
 

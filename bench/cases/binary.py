@@ -1,4 +1,5 @@
-"""Binary elementwise cases: arithmetic, broadcasting, comparisons, where, pow, shifts and Half."""
+"""Binary elementwise cases: arithmetic, broadcasting (rows and columns), comparisons, where, pow
+(float32 and float64), shifts and Half."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ def cases() -> list[Case]:
     b = torch.randn(1 << 20)
     rows = torch.randn(1024, 1024)
     row = torch.randn(1024)
+    column = torch.randn(1024, 1)
     mask = a > 0
     half_a = a.half()
     half_b = b.half()
@@ -21,6 +23,7 @@ def cases() -> list[Case]:
     return [
         Case("add 1M float32", "aten::add.out", (a, b), {}),
         Case("row-broadcast add 1024x1024", "aten::add.out", (rows, row), {}),
+        Case("column-broadcast add 1024x1024", "aten::add.out", (rows, column), {}),
         Case("mul 1M float32", "aten::mul.out", (a, b), {}),
         Case("div 1M float32", "aten::div.out", (a, b), {}),
         Case("floor_divide 1M float32", "aten::floor_divide.out", (a, b), {}),
@@ -43,6 +46,13 @@ def cases() -> list[Case]:
         Case("where 1M float32", "aten::where.self_out", (mask, a, b), {}),
         Case("pow 1M float32 ** 2", "aten::pow.Tensor_Scalar_out", (a, 2), {}),
         Case("pow 1M float32 ** tensor", "aten::pow.Tensor_Tensor_out", (a.abs(), b), {}),
+        Case(
+            "pow 1M float64 ** tensor",
+            "aten::pow.Tensor_Tensor_out",
+            (a.abs().double(), b.double()),
+            {},
+            (torch.float64,),
+        ),
         Case("maximum 1M float32", "aten::maximum.out", (a, b), {}),
         Case("add 1M float16", "aten::add.out", (half_a, half_b), {}, (torch.float16,)),
         Case(

@@ -1,5 +1,5 @@
-"""Unary ops and activations on 1M elements: float32 and one Half case; the trig and hyperbolic
-family, expm1, log2, log10, logit and glu."""
+"""Unary ops and activations on 1M elements: float32, some float64 and one Half case; the trig
+and hyperbolic family, expm1, the log family, logit and glu."""
 
 from __future__ import annotations
 
@@ -47,6 +47,13 @@ def cases() -> list[Case]:
         Case("expm1 1M float32", "aten::expm1.out", (a,), {}),
         Case("log2 1M float32", "aten::log2.out", (positive,), {}),
         Case("log10 1M float32", "aten::log10.out", (positive,), {}),
+        Case("log1p 1M float32", "aten::log1p.out", (positive,), {}),
+        # float64: ATen vectorises these too (Sleef); the out dtype follows the input.
+        Case("gelu 1M float64", "aten::gelu.out", (a.double(),), {}, (torch.float64,)),
+        Case("log 1M float64", "aten::log.out", (positive.double(),), {}, (torch.float64,)),
+        Case("log2 1M float64", "aten::log2.out", (positive.double(),), {}, (torch.float64,)),
+        Case("log10 1M float64", "aten::log10.out", (positive.double(),), {}, (torch.float64,)),
+        Case("log1p 1M float64", "aten::log1p.out", (positive.double(),), {}, (torch.float64,)),
         Case("logit 1M float32", "aten::logit.out", (probability,), {}),
         Case("glu 1024x2048 float32", "aten::glu.out", (pairs,), {}),
     ]

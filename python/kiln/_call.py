@@ -12,7 +12,7 @@ from codegen.model import op_names
 from kiln import _C, _aten
 from kiln._convert import DTYPE_CODES, convert, default_value
 from kiln._errors import KilnError
-from kiln._manifest import Operator, operators
+from kiln._manifest import Argument, Operator, operators
 
 # Every backend of the runtime (runtime/kernel/backends.def), in its default preference order.
 _ALL_BACKENDS = tuple(_C.backends())
@@ -128,6 +128,66 @@ def call_op(
     tensors its kernel made, copied into torch tensors. A kernel's refusal raises KilnError with
     the kernel's message.
     """
+    # The fast path: the operator's schema was bound once (_bind_operator); the native object
+    # maps, converts and runs. It hands back NotImplemented for values it leaves to Python:
+    # those the full path converts (numpy numbers, 0-dim tensors as numbers ...) or rejects.
+    bound = _BOUND.get((name, backend))
+    if bound is None:
+        bound = _bind_operator(name, backend)
+        if bound is None:
+            return _call_full(name, args, out, backend, allow_fallback, kwargs)
+    result = bound(args, out, kwargs, allow_fallback)
+    if result is NotImplemented:
+        return _call_full(name, args, out, backend, allow_fallback, kwargs)
+    return result
+
+
+# call_op's bound operators by (name as the caller spells it, backend).
+_BOUND: dict[tuple[str, str | None], _C.BoundOperator] = {}
+
+
+def _bind_operator(name: str, backend: str | None) -> _C.BoundOperator | None:
+    """The operator bound for call_op's fast path, or None when the full path must answer: the
+    "aten" backend (another extension), an unknown backend or operator (errors it raises)."""
+    if backend is not None and backend not in _ALL_BACKENDS:
+        return None
+    try:
+        op = _lookup(name)
+    except KilnError:
+        return None
+    arguments = [
+        (a.name, a.kind, a.kwarg_only, a.is_out, *_usable_default(op, a)) for a in op.arguments
+    ]
+    index = {a.name: i for i, a in enumerate(op.arguments)}
+    returns = [-1 if r is None else index[r] for r in op.returns]
+    bound = _C.bind_operator(
+        op.name, arguments, returns, op.return_slots, backends_for(backend), _new_tensor, KilnError
+    )
+    _BOUND[(name, backend)] = bound
+    return bound
+
+
+def _usable_default(op: Operator, arg: Argument) -> tuple[Any, bool]:
+    """(value, True) for an argument's schema default, (None, False) when it has none kiln can
+    read (a call that omits it then takes the full path, which explains)."""
+    if arg.default is None:
+        return None, False
+    try:
+        return default_value(op.name, arg), True
+    except TypeError:
+        return None, False
+
+
+def _call_full(
+    name: str,
+    args: tuple[Any, ...],
+    out: Any,
+    backend: str | None,
+    allow_fallback: bool,
+    kwargs: dict[str, Any],
+) -> Any:
+    """call_op through Python: binds and converts every argument here (bind_call), for values
+    the fast path leaves, the "aten" backend, and every error message about arguments."""
     call = bind_call(name, args, out, kwargs)
     if backend == ATEN_BACKEND:
         # In ATen mode libtorch's kernels are registered in the portable slot.

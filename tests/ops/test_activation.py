@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from op_compare import check_op, raises
+from op_compare import backend_of, check_op, raises
 from strategies import ALL_DTYPES, FLOAT_DTYPES, dtypes, make_tensor, out_tensors, tensors
 
 SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -160,3 +161,25 @@ def test_activation_errors(call_op: Any) -> None:
             1,
             out=torch.empty(0, dtype=torch.float16),
         )
+
+
+def test_gelu_float64_tails(call_op: Any) -> None:
+    # x Phi(x) keeps its relative accuracy where Phi(x) is tiny (1 + erf cancels there), against
+    # the C library's erfc; and large |x| gives x or -0.
+    x = torch.cat(
+        [
+            torch.linspace(-37, 8, 4501, dtype=torch.float64),
+            torch.tensor(
+                [0.0, -0.0, 1e-300, -1e-300, 40.0, -40.0, 1e10, -1e10, 1e300, -1e300],
+                dtype=torch.float64,
+            ),
+        ]
+    )
+    got = call_op("aten::gelu.out", x, out=torch.empty(0, dtype=torch.float64))
+    reference = torch.tensor(
+        [v * 0.5 * math.erfc(-v / math.sqrt(2)) for v in x.tolist()], dtype=torch.float64
+    )
+    # ATen computes 0.5 x (1 + erf(x / sqrt 2)), which cancels there: its error is absolute.
+    atol = 1e-14 if backend_of(call_op) == "aten" else 0.0
+    torch.testing.assert_close(got, reference, rtol=1e-12, atol=atol)
+    check_op(call_op, "aten::gelu.out", aten.gelu.out, (x,), out=torch.empty(0, dtype=x.dtype))

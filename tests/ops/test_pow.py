@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 import torch
 from binary_checks import SETTINGS, check_tensor_scalar, check_tensor_tensor, raises, small_scalars
 from hypothesis import given
@@ -114,3 +115,57 @@ def test_pow_errors(call_op: Any) -> None:
             2.5,
             out=torch.empty(0, dtype=torch.int32),
         )
+
+
+# Every pairing of these covers pow's special cases: signed zeros, infinities, NaN, subnormals,
+# +-1, negative bases with integral (odd and even) and fractional exponents, results that
+# overflow or underflow, and exponents too large to be odd.
+SPECIAL_VALUES = [
+    0.0, -0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, 3.0, -3.0, 1.5, -1.5, 10.0, 7.0, 0.1,
+    1e-310, -1e-310, 1e-40, -1e-40, 1e-45, 1e300, 1e10, -1e10, 2.0**53, 2.0**53 + 2, 2.0**24 + 1,
+    127.9, 130.0, -150.0, 1100.0, -1100.0, float("inf"), -float("inf"), float("nan"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_pow_tensor_tensor_special_values(call_op: Any, dtype: torch.dtype) -> None:
+    pairs = [(x, y) for x in SPECIAL_VALUES for y in SPECIAL_VALUES]
+    base = torch.tensor([x for x, _ in pairs], dtype=dtype)
+    exponent = torch.tensor([y for _, y in pairs], dtype=dtype)
+    expected = check_op(
+        call_op,
+        "aten::pow.Tensor_Tensor_out",
+        aten.pow.Tensor_Tensor_out,
+        (base, exponent),
+        out=torch.empty(0, dtype=dtype),
+    )
+    # Signs matter too: -0 and -inf come from odd exponents of negative bases.
+    got = call_op("aten::pow.Tensor_Tensor_out", base, exponent, out=torch.empty(0, dtype=dtype))
+    assert expected is not None
+    signed = ~expected.isnan()
+    assert torch.equal(got.signbit()[signed], expected.signbit()[signed])
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_pow_tensor_tensor_accuracy(call_op: Any, dtype: torch.dtype) -> None:
+    # Wide bases and exponents (negative bases with integral exponents among them), against
+    # float64 torch for float32 and against torch for float64.
+    gen = torch.Generator().manual_seed(3)
+    n = 20000
+    base = torch.randn(n, generator=gen, dtype=torch.float64) * 10 ** torch.randint(
+        -3, 4, (n,), generator=gen
+    )
+    exponent = torch.randn(n, generator=gen, dtype=torch.float64) * 8
+    integral = torch.rand(n, generator=gen) < 0.5
+    exponent = torch.where(integral, exponent.round(), exponent)
+    base = torch.where(integral, base, base.abs())
+    got = call_op(
+        "aten::pow.Tensor_Tensor_out",
+        base.to(dtype),
+        exponent.to(dtype),
+        out=torch.empty(0, dtype=dtype),
+    )
+    reference = torch.pow(base.to(dtype).double(), exponent.to(dtype).double()).to(dtype)
+    # float32 rounds a result accurate to 1e-10 once; float64 is within about 2 ulp.
+    rtol, atol = (1.2e-7, 1e-45) if dtype == torch.float32 else (1e-15, 1e-300)
+    torch.testing.assert_close(got, reference, rtol=rtol, atol=atol, equal_nan=True)

@@ -1,13 +1,13 @@
 // log.out: the natural logarithm of self; integer and bool inputs compute in Float, and out may be
 // any floating dtype.
 #include "kernels/portable/cpu/util/unary_kernels.h"
-#include "kernels/portable/cpu/util/vec_math.h"
+#include "kernels/portable/cpu/util/vec_log.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {
 
 Tensor& log_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
-  return floating_unary_out(ctx, self, out, [](auto x) { return log_compute(x); });
+  return floating_unary_out(ctx, self, out, Log{});
 }
 
 }  // namespace kiln::portable::native

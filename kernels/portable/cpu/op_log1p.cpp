@@ -1,13 +1,13 @@
 // log1p.out: log(1 + self), accurate near 0; integer and bool inputs compute in Float, and out may
 // be any floating dtype.
 #include "kernels/portable/cpu/util/unary_kernels.h"
-#include "kernels/portable/cpu/util/vec_math.h"
+#include "kernels/portable/cpu/util/vec_log.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {
 
 Tensor& log1p_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
-  return floating_unary_out(ctx, self, out, [](auto x) { return log1p_compute(x); });
+  return floating_unary_out(ctx, self, out, Log1p{});
 }
 
 }  // namespace kiln::portable::native

@@ -21,6 +21,15 @@ template <typename Op>
 struct HasRareInputs<Op, std::void_t<decltype(Op::kHasRareInputs)>>
     : std::bool_constant<Op::kHasRareInputs> {};
 
+// Whether functor Op's `exact` is branch-free (it declares `static constexpr bool
+// kExactVectorises = true`): a block holding a rare input then runs `exact` on every element, as
+// a vector loop, instead of choosing element by element.
+template <typename Op, typename = void>
+struct ExactVectorises : std::false_type {};
+template <typename Op>
+struct ExactVectorises<Op, std::void_t<decltype(Op::kExactVectorises)>>
+    : std::bool_constant<Op::kExactVectorises> {};
+
 // Elements per block that a loop scans for rare inputs before mapping it.
 constexpr int64_t kRareScanBlock = 256;
 

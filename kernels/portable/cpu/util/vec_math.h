@@ -158,6 +158,21 @@ inline float expm1_float(float x) {
 
 namespace detail {
 
+// log(1 + f) for f in [sqrt(1/2) - 1, sqrt(2) - 1] = [-0.293, 0.415]: f - f^2 / 2 + f^3 Q(f),
+// Q a degree-7 least-squares fit in relative error (no division, unlike the atanh series).
+inline float log1p_reduced(float f) {
+  const float f2 = f * f;
+  float q = -0.0736933202f;
+  q = q * f + 0.126235574f;
+  q = q * f - 0.132010549f;
+  q = q * f + 0.142265379f;
+  q = q * f - 0.166214257f;
+  q = q * f + 0.199998572f;
+  q = q * f - 0.250008523f;
+  q = q * f + 0.333333522f;
+  return f - 0.5f * f2 + f2 * f * q;
+}
+
 // x = 2^e * m with m in [sqrt(1/2), sqrt(2)), for finite positive x: sets *e (as a float) and
 // *log_m = log m (natural), so that any logarithm of x is e * log(2) + log_m in that base.
 inline void log_reduce(float x, float* e, float* log_m) {
@@ -170,19 +185,7 @@ inline void log_reduce(float x, float* e, float* log_m) {
   const float m = kiln::detail::bits_float(mantissa - (static_cast<uint32_t>(high) << 23));
   *e = static_cast<float>(static_cast<int32_t>((bits >> 23) & 0xffu) - 127 +
                           static_cast<int32_t>(high) - 23 * static_cast<int32_t>(subnormal));
-  // log(1 + f) = f - f^2 / 2 + f^3 Q(f) for f = m - 1 in [-0.293, 0.415]: Q is a degree-7
-  // least-squares fit in relative error (no division, unlike the atanh series).
-  const float f = m - 1.0f;  // exact
-  const float f2 = f * f;
-  float q = -0.0736933202f;
-  q = q * f + 0.126235574f;
-  q = q * f - 0.132010549f;
-  q = q * f + 0.142265379f;
-  q = q * f - 0.166214257f;
-  q = q * f + 0.199998572f;
-  q = q * f - 0.250008523f;
-  q = q * f + 0.333333522f;
-  *log_m = f - 0.5f * f2 + f2 * f * q;
+  *log_m = log1p_reduced(m - 1.0f);  // m - 1 is exact
 }
 
 // A logarithm's value at the ends of its domain: +inf for +inf, -inf for 0, NaN below 0 and for
@@ -269,25 +272,37 @@ inline float silu_float(float x) {
 }
 
 // The standard normal CDF Phi(x) = erfc(-x / sqrt(2)) / 2 in float, accurate in relative terms
-// on both tails: the lower tail is e^(-z^2) Q(u) / 2 with z = |x| / sqrt(2), u = 1 / (1 + z / 2)
-// and Q a least-squares fit of erfc(z) e^(z^2) for z in [0, 10] (beyond, e^(-z^2) is 0).
+// on both tails: the lower tail is e^(-x^2 / 2) Q(u) with u = 1 / (1 + |x| / (2 sqrt(2))) and Q
+// a least-squares fit of erfc(z) e^(z^2) / 2 (z = |x| / sqrt(2)) for z in [0, 10]; beyond,
+// e^(-x^2 / 2) is 0.
 inline float normal_cdf_float(float x) {
-  const float z = detail::abs_bits(x) * 0.707106781f;
-  const float u = 1.0f / (1.0f + 0.5f * z);
-  float q = -4.676148668e-02f;
-  q = q * u + 2.212749124e-01f;
-  q = q * u - 3.472745717e-01f;
-  q = q * u + 1.041517258e-01f;
-  q = q * u + 1.068594605e-01f;
-  q = q * u + 1.373072714e-01f;
-  q = q * u + 2.634685636e-01f;
-  q = q * u + 2.784970105e-01f;
-  q = q * u + 2.824952602e-01f;
-  q = q * u - 1.815825090e-05f;
-  // Past z = 9.5, e^(-z^2) < 1e-39: the tail is exactly 0 (so -inf * Phi(-inf) is NaN, as in
-  // ATen).
-  // z^2 as x^2 / 2 rounds once instead of twice.
-  const float tail = select(z > 9.5f, 0.0f, 0.5f * detail::exp_clamped(-0.5f * (x * x)) * q);
+  const float a = detail::abs_bits(x);
+  const float u = 1.0f / (1.0f + 0.353553391f * a);
+  float q = -2.338074334e-02f;
+  q = q * u + 1.106374562e-01f;
+  q = q * u - 1.736372859e-01f;
+  q = q * u + 5.207586290e-02f;
+  q = q * u + 5.342973025e-02f;
+  q = q * u + 6.865363570e-02f;
+  q = q * u + 1.317342818e-01f;
+  q = q * u + 1.392485053e-01f;
+  q = q * u + 1.412476301e-01f;
+  q = q * u - 9.079125450e-06f;
+  // e^(-x^2 / 2), with x^2 / 2 rounded once, by exp_reduce and a degree-6 fit of e^r (relative
+  // error 5e-9, below Q's). Past |x| = 13.2, where 2^n would leave the normal floats, Phi(-|x|)
+  // is below 5e-40: the tail is exactly 0 (so -inf * Phi(-inf) is NaN, as in ATen).
+  const float c = -0.5f * (x * x);
+  float r, shifted;
+  detail::exp_reduce(c, &r, &shifted);
+  float h = 0.0013950256106975768f;
+  h = h * r + 0.008368902238358272f;
+  h = h * r + 0.04166620906199876f;
+  h = h * r + 0.16666518692225005f;
+  h = h * r + 0.5000000094442238f;
+  const float p = (h * r + 1.0f) * r + 1.0f;
+  const float scale =
+      kiln::detail::bits_float(static_cast<uint32_t>(detail::exp_exponent(shifted) + 127) << 23);
+  const float tail = select(a > 13.2f, 0.0f, p * scale * q);
   return select(x < 0.0f, tail, 1.0f - tail);
 }
 
@@ -321,19 +336,13 @@ inline float erf_float(float x) {
 }
 
 // The compute-type overloads kernels call: float takes the vectorisable version, double the
-// C library's.
+// C library's (normal_cdf_compute's double is in vec_double.h).
 inline float exp_compute(float x) { return exp_float(x); }
 inline double exp_compute(double x) { return std::exp(x); }
 inline float expm1_compute(float x) { return expm1_float(x); }
 inline double expm1_compute(double x) { return std::expm1(x); }
 inline float log_compute(float x) { return log_float(x); }
 inline double log_compute(double x) { return std::log(x); }
-inline float log2_compute(float x) { return log2_float(x); }
-inline double log2_compute(double x) { return std::log2(x); }
-inline float log10_compute(float x) { return log10_float(x); }
-inline double log10_compute(double x) { return std::log10(x); }
-inline float log1p_compute(float x) { return log1p_float(x); }
-inline double log1p_compute(double x) { return std::log1p(x); }
 inline float tanh_compute(float x) { return tanh_float(x); }
 inline double tanh_compute(double x) { return std::tanh(x); }
 inline float sigmoid_compute(float x) { return sigmoid_float(x); }
@@ -343,6 +352,5 @@ inline double erf_compute(double x) { return std::erf(x); }
 inline float silu_compute(float x) { return silu_float(x); }
 inline double silu_compute(double x) { return x / (1.0 + std::exp(-x)); }
 inline float normal_cdf_compute(float x) { return normal_cdf_float(x); }
-inline double normal_cdf_compute(double x) { return 0.5 * std::erfc(-x * 0.70710678118654752); }
 
 }  // namespace kiln::portable
