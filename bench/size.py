@@ -1,14 +1,19 @@
 """Stripped sizes and build times of Kiln binaries, against the previous run.
 
-Rows: the core runtime with no kernels, the add-only library, the 5 ops of a small CNN
+Rows: the core runtime with no kernels, the add-only library, examples/add_lib's demo, the 5 ops
+of a small CNN
 (add, relu, _softmax, mm, convolution: ExecuTorch's 5-op build is 569 KB), the same 5 ops with
 dtype selection (float32 only, DTYPE_SELECTIVE_BUILD) and every op in functions.yaml
 (ExecuTorch: 7.25 MB). Each build starts clean, so its time includes the runtime
 and the kernels it compiles, on this machine's cores.
+
+`--symbols <target>` prints where one binary's bytes go instead: sections, then symbols grouped
+by the source that defines them (size_breakdown.py), in the existing build when it has the target.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import subprocess
@@ -18,10 +23,17 @@ import time
 from pathlib import Path
 
 from history import compare
+from size_breakdown import report
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = ROOT / "build" / "size"
-TARGETS = ("core_runtime", "add_only", "five_ops", "five_ops_float", "all_ops")
+TARGETS = ("core_runtime", "add_only", "add_lib_demo", "five_ops", "five_ops_float", "all_ops")
+# Where each binary lands: bench/size/'s own ones at the top, Kiln's example in Kiln's tree.
+PATHS = {"add_lib_demo": Path("kiln/examples/add_lib/add_lib_demo")}
+
+
+def _binary(target: str) -> Path:
+    return BUILD / PATHS.get(target, Path(target))
 
 
 def _stripped_size(binary: Path) -> int:
@@ -51,18 +63,35 @@ def _configure() -> None:
     )
 
 
+def _build(target: str, jobs: str) -> float:
+    start = time.perf_counter()
+    subprocess.run(
+        ["cmake", "--build", str(BUILD), "--target", target, "--parallel", jobs],
+        check=True,
+        capture_output=True,
+    )
+    return time.perf_counter() - start
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--symbols", metavar="TARGET", choices=TARGETS, help="break one down")
+    parser.add_argument("--top", type=int, default=40, help="largest symbols listed (--symbols)")
+    parser.add_argument(
+        "--only", metavar="TARGET", nargs="+", choices=TARGETS, help="measure these rows only"
+    )
+    options = parser.parse_args()
     jobs = str(os.cpu_count() or 2)
-    for target in TARGETS:
+    if options.symbols:
+        if not (BUILD / "build.ninja").exists():
+            _configure()
+        _build(options.symbols, jobs)
+        print(report(_binary(options.symbols), BUILD, options.top))
+        return
+    for target in options.only or TARGETS:
         _configure()  # clean, so each time counts everything the target needs
-        start = time.perf_counter()
-        subprocess.run(
-            ["cmake", "--build", str(BUILD), "--target", target, "--parallel", jobs],
-            check=True,
-            capture_output=True,
-        )
-        elapsed = time.perf_counter() - start
-        size = _stripped_size(BUILD / target)
+        elapsed = _build(target, jobs)
+        size = _stripped_size(_binary(target))
         print(compare(f"{target} stripped size", size / 1024, "KiB"))
         print(compare(f"{target} clean build time ({jobs} jobs)", elapsed, "s"))
 

@@ -4,9 +4,10 @@
 #   gen_selected_ops(LIB_NAME n [ROOT_OPS op...] [OPS_YAML file...] [MODEL program...]
 #                    [INCLUDE_ALL_OPS] [DTYPE_SELECTIVE_BUILD])
 #     (OPS_YAML: functions/custom-ops YAML, or a selected_operators.yaml; MODEL: a .pte program
-#     or a torch.export.save program, its ops with the dtypes each call uses;
-#     DTYPE_SELECTIVE_BUILD: the library compiles the portable kernels itself for the selected
-#     dtypes only)
+#     or a torch.export.save program, its ops with the dtypes each call uses; the selection is
+#     made at configure time, and the library compiles only the portable kernel sources it needs
+#     instead of linking kiln_portable_kernels, unless it selects every operator;
+#     DTYPE_SELECTIVE_BUILD: it compiles them for the selected dtypes only)
 #   generate_bindings_for_kernels(LIB_NAME n [FUNCTIONS_YAML f] [CUSTOM_OPS_YAML f]
 #                                 [BACKENDS portable ascend] [STATIC_REGISTRATION]
 #                                 [EMBED_MANIFEST])
@@ -112,6 +113,40 @@ function(_kiln_gen_dir lib_name out_var)
   set(${out_var} "${CMAKE_CURRENT_BINARY_DIR}/${lib_name}" PARENT_SCOPE)
 endfunction()
 
+# Records in KILN_COMPILED_SOURCES_<lib> the portable kernel sources library <lib> compiles for
+# its selection (python -m codegen.compiled_sources: the op_<name>.cpp of each selected operator
+# and the util/ sources their #include graph reaches; every source for a selection of every
+# operator). Nothing in ATen mode, or for a Kiln that lists no portable kernel sources.
+function(_kiln_plan_portable_sources lib_name selection)
+  get_property(sources GLOBAL PROPERTY KILN_PORTABLE_KERNEL_SOURCES)
+  if(KILN_ATEN_MODE OR NOT sources)
+    return()
+  endif()
+  get_property(kernel_dir GLOBAL PROPERTY KILN_PORTABLE_KERNEL_DIR)
+  get_property(include_dir GLOBAL PROPERTY KILN_PORTABLE_KERNEL_INCLUDE_DIR)
+  _kiln_gen_dir(${lib_name} gen_dir)
+  string(REPLACE ";" "\n" source_lines "${sources}")
+  file(CONFIGURE OUTPUT "${gen_dir}/portable_sources.txt" CONTENT "${source_lines}\n")
+  set(output "${gen_dir}/compiled_sources.txt")
+  execute_process(
+    COMMAND ${CMAKE_COMMAND} -E env "PYTHONPATH=${KILN_CODEGEN_PYTHONPATH}"
+            "${KILN_PYTHON_EXECUTABLE}" -m codegen.compiled_sources --selected-ops "${selection}"
+            --sources "${gen_dir}/portable_sources.txt" --kernel-dir "${kernel_dir}"
+            --include-dir "${include_dir}" --output "${output}" --depfile "${output}.deps"
+    RESULT_VARIABLE status
+    ERROR_VARIABLE error
+    OUTPUT_QUIET)
+  if(NOT status EQUAL 0)
+    _kiln_fail(gen_selected_ops "finding the kernel sources of ${lib_name} failed:\n${error}")
+  endif()
+  file(STRINGS "${output}" compiled)
+  # A kernel source that starts including another util header changes the plan.
+  file(STRINGS "${output}.deps" read_files)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${read_files})
+  set_property(GLOBAL PROPERTY KILN_COMPILED_SOURCES_${lib_name} "${compiled}")
+  set_property(GLOBAL PROPERTY KILN_SOURCES_PLANNED_${lib_name} TRUE)
+endfunction()
+
 # Writes ${CMAKE_CURRENT_BINARY_DIR}/<lib>/selected_operators.yaml from the union of the sources.
 # ExecuTorch's names for two of the arguments, OPS_SCHEMA_YAML and OPS_FROM_MODEL, are accepted as
 # spellings of OPS_YAML and MODEL, so an ExecuTorch CMakeLists.txt works unchanged.
@@ -142,13 +177,19 @@ function(gen_selected_ops)
   if(ARG_INCLUDE_ALL_OPS)
     list(APPEND command --include-all-ops)
   endif()
-  add_custom_command(
-    OUTPUT "${output}"
+  # At configure time, so the library knows which kernel sources to compile; a changed input
+  # re-runs the configure, and the file is rewritten only when the selection changes.
+  execute_process(
     COMMAND ${CMAKE_COMMAND} -E env "PYTHONPATH=${KILN_CODEGEN_PYTHONPATH}" ${command}
-    DEPENDS ${ARG_OPS_YAML} ${ARG_MODEL}
-    COMMENT "Kiln: selecting operators for ${ARG_LIB_NAME}"
-    VERBATIM)
+    RESULT_VARIABLE status
+    ERROR_VARIABLE error
+    OUTPUT_QUIET)
+  if(NOT status EQUAL 0)
+    _kiln_fail(gen_selected_ops "selecting the operators of ${ARG_LIB_NAME} failed:\n${error}")
+  endif()
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${ARG_OPS_YAML} ${ARG_MODEL})
   set_property(GLOBAL PROPERTY KILN_SELECTED_OPS_${ARG_LIB_NAME} "${output}")
+  _kiln_plan_portable_sources(${ARG_LIB_NAME} "${output}")
   if(ARG_DTYPE_SELECTIVE_BUILD)
     if(KILN_ATEN_MODE)
       _kiln_fail(gen_selected_ops "DTYPE_SELECTIVE_BUILD selects dtypes of Kiln's portable \
@@ -167,8 +208,8 @@ endfunction()
 # The generated copy of each portable kernel source a dtype-selective library compiles
 # (CompiledSource.stem in codegen/selective_build/kernel_sources.py: cpu/op_add.cpp -> op_add,
 # cpu/util/gemm.cpp -> util_gemm).
-function(_kiln_dtype_selected_sources gen_dir out_var)
-  get_property(sources GLOBAL PROPERTY KILN_PORTABLE_KERNEL_SOURCES)
+function(_kiln_dtype_selected_sources lib_name gen_dir out_var)
+  get_property(sources GLOBAL PROPERTY KILN_COMPILED_SOURCES_${lib_name})
   set(generated "")
   foreach(source IN LISTS sources)
     get_filename_component(name "${source}" NAME_WE)
@@ -255,12 +296,18 @@ or cann, or drop ascend from BACKENDS")
   endif()
   get_property(dtype_selective GLOBAL PROPERTY KILN_DTYPE_SELECTIVE_${ARG_LIB_NAME})
   if(dtype_selective)
-    get_property(kernel_sources GLOBAL PROPERTY KILN_PORTABLE_KERNEL_SOURCES)
-    string(REPLACE ";" "\n" source_lines "${kernel_sources}")
+    # Only the sources the selection needs (_kiln_plan_portable_sources); with none of Kiln's
+    # operators selected, the list the codegen checks the kernels against is all of them.
+    get_property(kernel_sources GLOBAL PROPERTY KILN_COMPILED_SOURCES_${ARG_LIB_NAME})
+    set(listed ${kernel_sources})
+    if(NOT listed)
+      get_property(listed GLOBAL PROPERTY KILN_PORTABLE_KERNEL_SOURCES)
+    endif()
+    string(REPLACE ";" "\n" source_lines "${listed}")
     file(CONFIGURE OUTPUT "${gen_dir}/kernel_sources.txt" CONTENT "${source_lines}\n")
     list(APPEND command --dtype-selective-build "${gen_dir}/kernel_sources.txt")
     list(APPEND depends "${gen_dir}/kernel_sources.txt" ${kernel_sources})
-    _kiln_dtype_selected_sources("${gen_dir}" kernel_outputs)
+    _kiln_dtype_selected_sources(${ARG_LIB_NAME} "${gen_dir}" kernel_outputs)
   endif()
   file(GLOB_RECURSE codegen_sources CONFIGURE_DEPENDS "${KILN_CODEGEN_PYTHONPATH}/codegen/*.py"
        "${KILN_CODEGEN_PYTHONPATH}/codegen/templates/*.in")
@@ -305,10 +352,27 @@ function(gen_operators_lib)
   add_library(${ARG_LIB_NAME} OBJECT "${gen_dir}/RegisterKernels.cpp" "${gen_dir}/codegen.stamp")
   target_include_directories(${ARG_LIB_NAME} PUBLIC "${gen_dir}")
   get_property(dtype_selective GLOBAL PROPERTY KILN_DTYPE_SELECTIVE_${ARG_LIB_NAME})
+  get_property(planned GLOBAL PROPERTY KILN_SOURCES_PLANNED_${ARG_LIB_NAME})
+  get_property(compiled GLOBAL PROPERTY KILN_COMPILED_SOURCES_${ARG_LIB_NAME})
+  get_property(all_sources GLOBAL PROPERTY KILN_PORTABLE_KERNEL_SOURCES)
+  set(portable_archives kiln_portable_kernels Kiln::portable_kernels)
+  set(links_portable FALSE)
+  foreach(archive IN LISTS portable_archives)
+    if(archive IN_LIST ARG_KERNEL_LIBS)
+      set(links_portable TRUE)
+    endif()
+  endforeach()
   if(dtype_selective)
     _kiln_compile_dtype_selected_kernels(${ARG_LIB_NAME} "${gen_dir}")
     # The library compiles the portable kernels it needs; the archive of all dtypes stays out.
-    list(REMOVE_ITEM ARG_KERNEL_LIBS kiln_portable_kernels Kiln::portable_kernels)
+    list(REMOVE_ITEM ARG_KERNEL_LIBS ${portable_archives})
+  elseif(planned AND links_portable AND NOT compiled STREQUAL all_sources)
+    # A selective build compiles the kernels it selected, not the whole archive.
+    list(REMOVE_ITEM ARG_KERNEL_LIBS ${portable_archives})
+    if(compiled)
+      _kiln_add_selected_kernels(${ARG_LIB_NAME}_portable_kernels "${compiled}")
+      list(APPEND ARG_KERNEL_LIBS ${ARG_LIB_NAME}_portable_kernels)
+    endif()
   endif()
   if(TARGET kiln_runtime)
     set(runtime kiln_runtime)
@@ -323,28 +387,54 @@ function(gen_operators_lib)
   elseif(APPLE)
     target_link_options(${ARG_LIB_NAME} INTERFACE "-Wl,-dead_strip")
   endif()
-  if(COMMAND kiln_lean_target)
+  if(COMMAND kiln_lean_target AND dtype_selective)
+    kiln_lean_target(${ARG_LIB_NAME} KERNELS)  # it holds kernels
+  elseif(COMMAND kiln_lean_target)
     kiln_lean_target(${ARG_LIB_NAME})
   endif()
 endfunction()
 
-# Adds the dtype-selected copies of the portable kernel sources to `target`, with the compile
-# options and definitions the originals get in kiln_portable_kernels (recorded by
-# kernels/portable/CMakeLists.txt in the source tree, by KilnPortableKernels.cmake installed).
-function(_kiln_compile_dtype_selected_kernels target gen_dir)
-  get_property(sources GLOBAL PROPERTY KILN_PORTABLE_KERNEL_SOURCES)
-  _kiln_dtype_selected_sources("${gen_dir}" generated)
-  foreach(source copy IN ZIP_LISTS sources generated)
+# Gives each of `files` (compiled into `target`) the compile options that `sources`, the
+# portable kernel sources they compile, get in kiln_portable_kernels, and `target` the archive's
+# definitions (recorded by kernels/portable/CMakeLists.txt in the source tree, by
+# KilnPortableKernels.cmake installed). A build without a build type compiles them optimised.
+function(_kiln_portable_compile_settings target sources files)
+  foreach(source file IN ZIP_LISTS sources files)
     get_property(options GLOBAL PROPERTY "KILN_PORTABLE_KERNEL_OPTIONS_${source}")
     if(options)
-      set_source_files_properties("${copy}" PROPERTIES COMPILE_OPTIONS "${options}")
+      set_source_files_properties("${file}" PROPERTIES COMPILE_OPTIONS "${options}")
     endif()
   endforeach()
-  target_sources(${target} PRIVATE ${generated})
   get_property(definitions GLOBAL PROPERTY KILN_PORTABLE_KERNEL_DEFINITIONS)
   if(definitions)
     target_compile_definitions(${target} PRIVATE ${definitions})
   endif()
+  if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES
+     AND CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+    target_compile_options(${target} PRIVATE -O3)
+  endif()
+endfunction()
+
+# Adds the dtype-selected copies of the portable kernel sources the library needs to `target`.
+function(_kiln_compile_dtype_selected_kernels target gen_dir)
+  get_property(sources GLOBAL PROPERTY KILN_COMPILED_SOURCES_${target})
+  _kiln_dtype_selected_sources(${target} "${gen_dir}" generated)
+  target_sources(${target} PRIVATE ${generated})
+  _kiln_portable_compile_settings(${target} "${sources}" "${generated}")
+endfunction()
+
+# Static library `target` of the portable kernel sources `sources`, compiled as
+# kiln_portable_kernels compiles them. Static, so two libraries that both hold a kernel link into
+# one program.
+function(_kiln_add_selected_kernels target sources)
+  add_library(${target} STATIC ${sources})
+  _kiln_portable_compile_settings(${target} "${sources}" "${sources}")
+  if(TARGET kiln_runtime)
+    target_link_libraries(${target} PUBLIC kiln_runtime)
+  else()
+    target_link_libraries(${target} PUBLIC Kiln::runtime)
+  endif()
+  kiln_lean_target(${target} KERNELS)
 endfunction()
 
 # The common case in one call: selects operators, generates the bindings and creates target
@@ -441,6 +531,12 @@ function(kiln_add_runner target)
     set(executor Kiln::executor)
   endif()
   target_link_libraries(${target} PRIVATE ${ARG_OPERATOR_LIBRARY} ${executor})
+  # --threads N: the runner makes the kiln::PthreadPool its kernels borrow.
+  if(TARGET kiln_threads)
+    target_link_libraries(${target} PRIVATE kiln_threads)
+  else()
+    target_link_libraries(${target} PRIVATE Kiln::threads)
+  endif()
   kiln_lean_target(${target})
 endfunction()
 

@@ -3,11 +3,18 @@
 # Lean code: no exceptions or RTTI, sections per function so unused kernels are dropped at link.
 # ATen mode keeps exceptions and RTTI: libtorch throws c10::Error, which the generated kernels
 # catch and turn into failures, and its headers need RTTI.
-# kiln_lean_target(<target> [EXCEPTIONS]): EXCEPTIONS keeps exceptions for code that exceptions
-# unwind through (the Ascend kernels in emulated builds, which the emulator's checker leaves by
-# throwing).
+# kiln_lean_target(<target> [EXCEPTIONS] [KERNELS]): EXCEPTIONS keeps exceptions for code that
+# exceptions unwind through (the Ascend kernels in emulated builds, which the emulator's checker
+# leaves by throwing). KERNELS is for the portable kernels, to keep them small:
+# - no unwind tables: nothing they call throws and no exception crosses them, so .eh_frame (about
+#   5% of a kernel binary) would only serve debuggers; ATen mode keeps them, as libtorch throws
+#   through its kernels;
+# - with GCC, none of -O3's loop unswitching, peeling, splitting, stride versioning and
+#   constant-propagation clones: they cost 6-8% of a kernel binary and measured no faster on
+#   bench/kernels.py (add, relu, softmax, sum, mm, gelu, sigmoid, _to_copy; docs/selective_build.md).
+#   The vectoriser, which pays, stays as -O3 has it.
 function(kiln_lean_target target)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "EXCEPTIONS" "" "")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "EXCEPTIONS;KERNELS" "" "")
   if(KILN_ATEN_MODE)
     target_compile_options(${target} PRIVATE
       $<$<CXX_COMPILER_ID:GNU,Clang,AppleClang>:-ffunction-sections -fdata-sections -Wall -Wextra -Wno-switch>)
@@ -18,5 +25,11 @@ function(kiln_lean_target target)
     endif()
     target_compile_options(${target} PRIVATE
       $<$<CXX_COMPILER_ID:GNU,Clang,AppleClang>:${exceptions} -fno-rtti -ffunction-sections -fdata-sections -Wall -Wextra>)
+    if(arg_KERNELS AND NOT arg_EXCEPTIONS)
+      target_compile_options(${target} PRIVATE
+        $<$<CXX_COMPILER_ID:GNU,Clang>:-fno-asynchronous-unwind-tables -fno-unwind-tables>
+        $<$<CXX_COMPILER_ID:GNU>:-fno-unswitch-loops -fno-peel-loops -fno-split-loops
+                                 -fno-version-loops-for-strides -fno-ipa-cp-clone>)
+    endif()
   endif()
 endfunction()

@@ -7,8 +7,9 @@
 //
 // An input file holds the tensor's bytes, little-endian, dense in the program's dim order (what
 // numpy's tofile() writes for a contiguous array). Without input arguments every tensor input
-// gets seeded values in [-1, 1). Built by kiln_add_runner() against one operator library, whose
-// registration function KILN_RUNNER_REGISTER names.
+// gets seeded values in [-1, 1). --threads N runs the kernels on a pool of N threads (default 1).
+// Built by kiln_add_runner() against one operator library, whose registration function
+// KILN_RUNNER_REGISTER names.
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -25,6 +26,7 @@
 #include "runtime/kernel/operator_registry.h"
 #include "runtime/platform/clock.h"
 #include "runtime/platform/mapped_file.h"
+#include "runtime/threads/pthread_pool.h"
 
 kiln::Error KILN_RUNNER_REGISTER();
 
@@ -39,6 +41,7 @@ struct Options {
   bool profile = false;
   const char* output_dir = nullptr;
   uint64_t seed = 0;
+  long threads = 1;
 };
 
 int usage(const char* message) {
@@ -46,7 +49,7 @@ int usage(const char* message) {
                "kiln_runner: %s\n"
                "usage: kiln_runner program.pte [input.bin|scalar ...] [--method NAME] "
                "[--backends portable,ascend] [--repeat N] [--profile] [--output-dir DIR] "
-               "[--seed S]\n",
+               "[--seed S] [--threads N]\n",
                message);
   return 2;
 }
@@ -82,7 +85,7 @@ int parse(int argc, char** argv, Options* options) {
       return argv[++i];
     };
     if (arg == "--method" || arg == "--backends" || arg == "--repeat" || arg == "--output-dir" ||
-        arg == "--seed") {
+        arg == "--seed" || arg == "--threads") {
       const char* v = value(arg.c_str());
       if (v == nullptr) return usage((arg + " needs a value").c_str());
       char* end = nullptr;
@@ -96,6 +99,10 @@ int parse(int argc, char** argv, Options* options) {
       if (arg == "--seed") {
         options->seed = std::strtoull(v, &end, 10);
         if (*end != '\0') return usage("--seed needs a number");
+      }
+      if (arg == "--threads") {
+        options->threads = std::strtol(v, &end, 10);
+        if (*end != '\0' || options->threads < 1) return usage("--threads needs a count >= 1");
       }
     } else if (arg == "--profile") {
       options->profile = true;
@@ -180,6 +187,14 @@ int main(int argc, char** argv) {
     return 1;
   }
   const uint64_t load_ns = kiln::monotonic_ns() - load_start;
+  kiln::Result<kiln::PthreadPool> pool =
+      kiln::PthreadPool::create(static_cast<size_t>(options.threads));
+  if (!pool.ok()) {
+    std::fprintf(stderr, "kiln_runner: --threads %ld: %s\n", options.threads,
+                 kiln::PthreadPool::last_error());
+    return 1;
+  }
+  method->set_thread_pool(&pool.get());
 
   kiln::runner::Inputs inputs;
   if (!inputs.bind(*method, options.inputs, options.seed)) return 1;

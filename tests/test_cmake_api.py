@@ -17,6 +17,7 @@ import pytest
 
 import kiln
 from buildtools import BUILD_ROOT, REPO_ROOT, cmake_build, cmake_configure, run
+from codegen.selective_build.kernel_sources import needed_sources
 
 PROJECTS = Path(__file__).parent / "cmake_projects"
 
@@ -29,6 +30,53 @@ def test_add_subdirectory_project_builds_and_registers() -> None:
     assert "[21, 42, 63]" in demo.stdout
     auto = run([str(build / "auto_registration")])
     assert sorted(auto.stdout.split()) == ["aten::mul.out", "aten::relu.out"]
+
+
+def test_add_only_build_compiles_only_the_selected_kernels(tmp_path: Path) -> None:
+    # From clean, the add library compiles op_add.cpp and the util/ sources it includes, not
+    # the whole kernel archive: no other operator's object appears in the tree.
+    build = tmp_path / "build"
+    cmake_configure(PROJECTS / "subdirectory", build, f"-DKILN_SOURCE_DIR={REPO_ROOT}")
+    cmake_build(build, "add_lib_demo")
+    objects = {path.name for path in build.rglob("*.o")}
+    assert {"op_add.cpp.o", "elementwise.cpp.o", "broadcast.cpp.o"} <= objects, objects
+    assert not {"op_convolution.cpp.o", "op_sub.cpp.o", "gemm.cpp.o"} & objects, objects
+    assert not list(build.rglob("libkiln_portable_kernels.a"))
+    assert "[21, 42, 63]" in run([str(build / "add_lib_demo")]).stdout
+
+
+def _symbols(object_file: Path) -> tuple[set[str], set[str]]:
+    """(defined, undefined) global symbols of an object file."""
+    defined, undefined = set(), set()
+    for line in run(["nm", str(object_file)]).stdout.splitlines():
+        fields = line.split()
+        if len(fields) == 2 and fields[0] == "U":
+            undefined.add(fields[1])
+        elif len(fields) == 3 and fields[1] in "TDBRWV":
+            defined.add(fields[2])
+    return defined, undefined
+
+
+def test_each_operator_plan_links_alone(native_build: Path) -> None:
+    # The sources planned for one operator (its op_<name>.cpp and the util/ sources its
+    # #include graph reaches) define every symbol they use that the kernel archive defines:
+    # a util source declared in a header of another name would be missed, and fail to link.
+    portable = REPO_ROOT / "kernels/portable"
+    objects = native_build / "kernels/portable/CMakeFiles/kiln_portable_kernels.dir"
+    listed = sorted(str(p) for p in (portable / "cpu").rglob("*.cpp"))
+    symbols = {p: _symbols(objects / f"{Path(p).relative_to(portable)}.o") for p in listed}
+    owner = {name: p for p, (defined, _) in symbols.items() for name in defined}
+    missing = {}
+    for path in listed:
+        if Path(path).name.startswith("op_"):
+            op = f"aten::{Path(path).stem[3:]}.out"
+            plan = needed_sources([op], listed, str(portable), [str(REPO_ROOT)]).sources
+            defined = set().union(*(symbols[p][0] for p in plan))
+            used = set().union(*(symbols[p][1] for p in plan))
+            absent = {Path(owner[name]).name for name in used - defined if name in owner}
+            if absent:
+                missing[Path(path).name] = sorted(absent)
+    assert missing == {}
 
 
 @pytest.fixture(scope="module")
@@ -358,6 +406,8 @@ def _configure_with_fake_cann(
         (cann / "include/tiling/platform").mkdir(parents=True)
         (cann / "include/tiling/platform/platform_ascendc.h").write_text("")
     command = ["cmake", "-S", str(REPO_ROOT), "-B", str(tmp_path / "build"), "-G", "Ninja"]
+    # The configure runs the codegen (operator selection), with this session's Python.
+    command += [f"-DKILN_PYTHON_EXECUTABLE={sys.executable}"]
     command += ["-DKILN_ASCEND=cann", f"-DASCEND_CANN_PACKAGE_PATH={cann}"]
     command += ["-DSOC_VERSION=Ascend910B3", *flags]
     return subprocess.run(command, capture_output=True, text=True)

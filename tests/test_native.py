@@ -55,6 +55,34 @@ RUNTIME_TESTS = (
 )
 
 
+# Every GoogleTest test of tests/native/threads (thread_pool_tests): kiln::PthreadPool and
+# parallel_for.
+THREAD_POOL_TESTS = (
+    "PthreadPoolTest.RunsEveryTaskOnce",
+    "PthreadPoolTest.UsesMoreThanTheCallingThread",
+    "PthreadPoolTest.OneThreadRunsInlineAndZeroIsRefused",
+    "PthreadPoolTest.MoreThreadsWithoutPthreadpoolIsNotSupported",
+    "PthreadPoolTest.MovesOwnership",
+    "ParallelForTest.RunsInlineWithoutAPoolOrBelowTwoGrains",
+    "ParallelForTest.ChunksTileTheRangeOnePerThreadOnAlignedBoundaries",
+)
+
+
+@pytest.fixture(scope="module")
+def thread_pool_tests(native_build: Path, tmp_path_factory: pytest.TempPathFactory) -> GTestRun:
+    report = tmp_path_factory.mktemp("thread_pool_tests") / "report.json"
+    return run_gtest(native_build / "tests/native/threads/thread_pool_tests", report)
+
+
+@pytest.mark.parametrize("name", THREAD_POOL_TESTS)
+def test_thread_pool_unit_test(thread_pool_tests: GTestRun, name: str) -> None:
+    thread_pool_tests.assert_passed(name)
+
+
+def test_thread_pool_unit_tests_are_the_expected_ones(thread_pool_tests: GTestRun) -> None:
+    thread_pool_tests.assert_ran_exactly(THREAD_POOL_TESTS)
+
+
 @pytest.fixture(scope="module")
 def runtime_tests(native_build: Path, tmp_path_factory: pytest.TempPathFactory) -> GTestRun:
     """One run of runtime_tests, shared by the items below."""

@@ -15,6 +15,8 @@ command -v nm >/dev/null || missing+=(binutils)
 # FlatBuffers: flatc generates the .pte reader at build time, against these headers.
 command -v flatc >/dev/null || missing+=(flatbuffers-compiler)
 [ -f /usr/include/flatbuffers/flatbuffers.h ] || missing+=(libflatbuffers-dev)
+# pthreadpool: the intra-op thread pool (KILN_THREADS); without it Kiln builds single-threaded.
+[ -f /usr/include/pthreadpool.h ] || missing+=(libpthreadpool-dev)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
     echo "setup: missing ${missing[*]}; install them (as root: apt-get install ${missing[*]})" >&2

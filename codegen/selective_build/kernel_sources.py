@@ -132,3 +132,70 @@ def plan_sources(library: Library, list_file: str) -> list[CompiledSource]:
         else:
             sources.append(CompiledSource(path, (), False, 0))
     return sources
+
+
+_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.MULTILINE)
+PORTABLE_INCLUDE_PREFIX = "kernels/portable/"
+
+
+@dataclass(frozen=True)
+class SourcePlan:
+    """What a library compiles of the portable kernel sources, and the files that decided it."""
+
+    sources: tuple[str, ...]  # in the order listed
+    read: tuple[str, ...]  # the kernel sources and headers scanned: edit one, plan again
+
+
+def _includes(path: str) -> list[str]:
+    """The portable kernel headers ``path`` includes (the runtime's never include them)."""
+    with open(path, encoding="utf-8") as stream:
+        names = _INCLUDE.findall(stream.read())
+    return [name for name in names if name.startswith(PORTABLE_INCLUDE_PREFIX)]
+
+
+def _find_header(include: str, include_dirs: list[str]) -> str | None:
+    for directory in include_dirs:
+        candidate = os.path.join(directory, include)
+        if os.path.isfile(candidate):
+            return candidate
+    return None
+
+
+def needed_sources(
+    op_names: list[str], listed: list[str], kernel_dir: str, include_dirs: list[str]
+) -> SourcePlan:
+    """The sources in ``listed`` a library selecting ``op_names`` must compile: the
+    ``op_<name>.cpp`` of each selected operator that has one, and the shared code they reach
+    through the ``#include`` graph: a header ``<x>.h`` whose ``<x>.cpp`` is listed brings that
+    source in, and both are followed in turn. ``listed`` paths lie under ``kernel_dir`` (the
+    directory included as ``kernels/portable``); headers are looked up in ``include_dirs``.
+    Operators without a listed source (a user's own kernels) add nothing."""
+    by_include_name = {}
+    for listed_path in listed:
+        relative = os.path.relpath(listed_path, kernel_dir).replace(os.sep, "/")
+        by_include_name[f"{PORTABLE_INCLUDE_PREFIX}{relative}"] = listed_path
+    operator_paths = {os.path.basename(p): p for p in listed if _is_operator_source(p)}
+    needed: set[str] = set()
+    pending: list[str] = []
+    for name in op_names:
+        op_path = operator_paths.get(os.path.basename(portable_source(name)))
+        if op_path is not None and op_path not in needed:
+            needed.add(op_path)
+            pending.append(op_path)
+    read: list[str] = []
+    seen_headers: set[str] = set()
+    while pending:
+        current = pending.pop()
+        read.append(current)
+        for include in _includes(current):
+            if include in seen_headers:
+                continue
+            seen_headers.add(include)
+            header = _find_header(include, include_dirs)
+            if header is not None:
+                pending.append(header)
+            source = by_include_name.get(f"{os.path.splitext(include)[0]}.cpp")
+            if source is not None and source not in needed:
+                needed.add(source)
+                pending.append(source)
+    return SourcePlan(tuple(p for p in listed if p in needed), tuple(sorted(read)))

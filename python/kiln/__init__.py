@@ -1,6 +1,7 @@
 """Kiln's Python API: call any registered operator on torch tensors, without copies; export a
 module as a program (``kiln.export``) and load and run programs (``kiln.load``); use Kiln's custom
-operators from PyTorch (``import kiln.torch_ops``, or ``kiln.register_torch_ops()``).
+operators from PyTorch (``import kiln.torch_ops``, or ``kiln.register_torch_ops()``); run kernels
+on several threads (``kiln.set_num_threads``).
 
 ``cmake_prefix_path`` is where the installed package keeps Kiln's CMake package, for C++ projects:
 ``cmake -DCMAKE_PREFIX_PATH=$(python -c 'import kiln; print(kiln.cmake_prefix_path)')`` and then
@@ -21,6 +22,7 @@ from kiln._registry import (
     registered_operators,
     reset_fallback_stats,
 )
+from kiln._threads import get_num_threads, set_num_threads
 
 cmake_prefix_path: str = _cmake_package.find_prefix(__path__)
 
@@ -42,10 +44,12 @@ __all__ = [
     "cmake_prefix_path",
     "export",
     "fallback_records",
+    "get_num_threads",
     "load",
     "manual_seed",
     "missing_operators",
     "register_torch_ops",
     "registered_operators",
     "reset_fallback_stats",
+    "set_num_threads",
 ]

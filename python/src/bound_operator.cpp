@@ -10,6 +10,7 @@
 #include "call_frame.h"
 #include "runtime/kernel/operator_registry.h"
 #include "stack_builder.h"
+#include "thread_settings.h"
 #include "torch_values.h"
 
 namespace py = pybind11;
@@ -323,6 +324,8 @@ bool BoundOperator::convert(CallFrame& frame, size_t index, PyObject* value) con
 // `allow_fallback` is false) and returns what call_op returns.
 py::object BoundOperator::run(CallFrame& frame, bool allow_fallback) {
   KernelRuntimeContext ctx(&frame.temp);
+  const std::shared_ptr<ThreadPool> pool = current_thread_pool();  // kiln.set_num_threads
+  ctx.set_thread_pool(pool.get());
   const Span<EValue*> stack(frame.stack.data(), frame.stack.size());
   const ArrayRef<Backend> backends(backends_.data(), backends_.size());
   // The direct kernel runs as call_operator would run it first. If it declines the inputs (it

@@ -15,6 +15,7 @@
 #endif
 #include "runtime/kernel/operator_registry.h"
 #include "runtime/kernel/random_generator.h"
+#include "thread_settings.h"
 
 namespace py = pybind11;
 
@@ -74,6 +75,8 @@ PYBIND11_MODULE(KILN_PYTHON_MODULE, m) {
   m.def("reset_fallback_stats", &kiln::reset_fallback_stats);
   // Seeds the default generator the random kernels draw from (in ATen mode, libtorch's too).
   m.def("set_random_seed", &kiln::set_random_seed, py::arg("seed"));
+  m.def("set_num_threads", &kiln::python::set_num_threads, py::arg("num_threads"));
+  m.def("get_num_threads", &kiln::python::get_num_threads);
 
   // The runtime's structured missing-operator report for (name, key) requests.
   m.def("missing_operators", [](const std::vector<std::pair<std::string, std::string>>& requests,

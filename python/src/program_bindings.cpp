@@ -18,6 +18,7 @@
 #include "runtime/executor/program.h"
 #include "runtime/kernel/operator_registry.h"
 #include "runtime/platform/clock.h"
+#include "thread_settings.h"
 
 namespace py = pybind11;
 
@@ -133,6 +134,8 @@ class LoadedProgram {
     Method& m = method();
     if (profile) times_.assign(m.num_instructions(), 0);
     Error error;
+    const std::shared_ptr<ThreadPool> pool = current_thread_pool();  // kiln.set_num_threads
+    m.set_thread_pool(pool.get());
     {
       py::gil_scoped_release release;
       error = m.execute(profile ? Span<uint64_t>(times_.data(), times_.size()) : Span<uint64_t>());
@@ -156,6 +159,8 @@ class LoadedProgram {
     if (repeat < 1) raise(Error::InvalidArgument, "repeat must be at least 1");
     Error error = Error::Ok;
     uint64_t elapsed = 0;
+    const std::shared_ptr<ThreadPool> pool = current_thread_pool();
+    m.set_thread_pool(pool.get());
     {
       py::gil_scoped_release release;
       const uint64_t start = monotonic_ns();

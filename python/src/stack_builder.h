@@ -16,6 +16,7 @@
 #include "runtime/core/evalue.h"
 #include "runtime/kernel/operator_registry.h"
 #include "runtime/platform/clock.h"
+#include "thread_settings.h"
 
 namespace kiln::python {
 
@@ -129,6 +130,8 @@ CallOutcome run_boxed_call(const std::string& name, const std::vector<std::strin
 
   // The first call resolves the backend (and any fallback); repeats run the kernel that served.
   KernelRuntimeContext ctx(tensors.temp_allocator());
+  const std::shared_ptr<ThreadPool> pool = current_thread_pool();  // kiln.set_num_threads
+  ctx.set_thread_pool(pool.get());
   const Kernel* served = nullptr;
   Error error = Error::Ok;
   uint64_t elapsed = 0;

@@ -74,6 +74,12 @@ class Method {
 
   const EValue& output(size_t index) const { return values_[outputs_[index]]; }
 
+  // The pool the kernels of execute() split large loops over (not owned; it must outlive the
+  // runs that use it). nullptr, the default, runs everything on the calling thread. Results do
+  // not depend on the pool but for the documented reductions (docs/threads.md).
+  void set_thread_pool(ThreadPool* pool) { ctx_.set_thread_pool(pool); }
+  ThreadPool* thread_pool() const { return ctx_.thread_pool(); }
+
   size_t num_instructions() const { return num_steps_; }
   InstructionInfo instruction_info(size_t index) const;
   // The message of the last failed set_input or execute ("" when none).

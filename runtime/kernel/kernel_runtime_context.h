@@ -1,5 +1,5 @@
 // KernelRuntimeContext: what a kernel may use besides its arguments (failure reporting, temp
-// memory, random numbers).
+// memory, random numbers, worker threads).
 #pragma once
 
 #include <cstddef>
@@ -9,6 +9,7 @@
 #include "runtime/core/result.h"
 #include "runtime/core/tensor.h"
 #include "runtime/kernel/random_generator.h"
+#include "runtime/kernel/thread_pool.h"
 
 namespace kiln {
 
@@ -47,11 +48,17 @@ class KernelRuntimeContext {
     return random_generator_ != nullptr ? *random_generator_ : default_random_generator();
   }
 
+  // The pool kernels split large loops over (not owned; the caller keeps it alive while kernels
+  // run). nullptr, the default, runs every kernel on the calling thread alone.
+  void set_thread_pool(ThreadPool* pool) { thread_pool_ = pool; }
+  ThreadPool* thread_pool() const { return thread_pool_; }
+
  private:
   Error failure_ = Error::Ok;
   const char* op_name_ = nullptr;
   MemoryAllocator* temp_allocator_;
   RandomGenerator* random_generator_ = nullptr;
+  ThreadPool* thread_pool_ = nullptr;
   char message_[256] = {};
 };
 

@@ -45,6 +45,25 @@ def test_runner_matches_eager(native_build: Path, tmp_path: Path, name: str, exp
     assert "latency:" in result.stdout and "aten::addmm.out" in result.stdout
 
 
+def test_runner_threads_give_the_single_threaded_outputs(
+    native_build: Path, tmp_path: Path
+) -> None:
+    module, (x,) = zoo_model("cnn").create()
+    program = tmp_path / "model.pte"
+    program.write_bytes(kiln.export(module, (x,)))
+    x.numpy().tofile(tmp_path / "x.bin")
+    outputs = []
+    for threads in (1, 2):
+        out_dir = tmp_path / f"threads{threads}"
+        out_dir.mkdir()
+        result = run_runner(
+            native_build, program, tmp_path / "x.bin", "--output-dir", out_dir, "--threads", threads
+        )
+        assert result.returncode == 0, result.stderr
+        outputs.append((out_dir / "output0.bin").read_bytes())
+    assert outputs[0] == outputs[1]
+
+
 def test_runner_refuses_bad_arguments(native_build: Path, tmp_path: Path) -> None:
     program = tmp_path / "mlp.pte"
     program.write_bytes(pte_bytes(*zoo_model("mlp").create()))
@@ -54,6 +73,7 @@ def test_runner_refuses_bad_arguments(native_build: Path, tmp_path: Path) -> Non
         ((program, short), "input 0: .*short.bin has 12 bytes, the program's tensor needs 256"),
         ((program, "--backends", "gpu"), "unknown backend 'gpu'"),
         ((program, "--repeat"), "--repeat needs a value"),
+        ((program, "--threads", "0"), "--threads needs a count >= 1"),
         ((program, short, short), "takes 1 inputs, 2 were given"),
         ((tmp_path / "none.pte",), "cannot read"),
         ((short,), "too short|not a .pte"),

@@ -91,7 +91,7 @@ bool matmul_pairs(KernelRuntimeContext& ctx, const T* a, int64_t r1, const T* b,
   constexpr ScalarType kCompute = CppToScalarType<C>::value;
   T* dst = out.mutable_data_ptr<T>() + out_offset;
   // right is read transposed: element (p, j) is right[j * k + p].
-  gemm(r1, r2, k, GemmInput{left, kCompute, k, 1}, GemmInput{right, kCompute, 1, k},
+  gemm(ctx, r1, r2, k, GemmInput{left, kCompute, k, 1}, GemmInput{right, kCompute, 1, k},
        GemmOutput{dst, out.scalar_type(), r2});
   for (int64_t i = 0; i < r1 * r2; ++i) {
     const C squared = static_cast<C>(dst[i]);

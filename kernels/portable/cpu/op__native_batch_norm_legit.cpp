@@ -9,6 +9,7 @@
 #include "kernels/portable/cpu/util/batch_norm.h"
 #include "kernels/portable/cpu/util/checks.h"
 #include "kernels/portable/cpu/util/normalization.h"
+#include "kernels/portable/cpu/util/parallel.h"
 
 namespace kiln::portable::native {
 namespace {
@@ -43,13 +44,18 @@ Outs batch_norm_legit(KernelRuntimeContext& ctx, const Tensor& input,
   if (!norm_param_types(ctx, "batch_norm", dtype, params, 4, &stat_type)) return result;
   if (!check_out_dtype_is(ctx, out, dtype)) return result;
   const ChannelLayout layout = ChannelLayout::of(input);
+  // Channels are independent (each thread writes its own statistics and outputs).
+  const int64_t grain = items_grain(layout.outer * layout.inner);
 
   if (!training) {
     if (!resize_or_fail(ctx, out, input.sizes()) || input.numel() == 0) return result;
-    for (int64_t c = 0; c < channels; ++c) {
-      const double invstd = 1.0 / std::sqrt(load_double(*running_var, c) + eps);
-      normalize_channel(input, layout, c, load_double(*running_mean, c), invstd, weight, bias, out);
-    }
+    parallel_for(ctx, 0, channels, grain, [&](int64_t first, int64_t last) {
+      for (int64_t c = first; c < last; ++c) {
+        const double invstd = 1.0 / std::sqrt(load_double(*running_var, c) + eps);
+        normalize_channel(input, layout, c, load_double(*running_mean, c), invstd, weight, bias,
+                          out);
+      }
+    });
     return result;
   }
 
@@ -69,28 +75,30 @@ Outs batch_norm_legit(KernelRuntimeContext& ctx, const Tensor& input,
     return result;
   }
   const double count = static_cast<double>(layout.outer * layout.inner);
-  for (int64_t c = 0; c < channels; ++c) {
-    double mean = 0, squares = 0;
-    channel_moments(input, layout, c, &mean, &squares);
-    const double var = squares / count;
-    // ATen's InvStd: no epsilon and no spread give 0, not infinity.
-    const double invstd = var == 0 && eps == 0 ? 0.0 : 1.0 / std::sqrt(var + eps);
-    store_double(save_mean, c, mean);
-    store_double(save_invstd, c, invstd);
-    if (running_mean != nullptr) {
-      store_double(*running_mean, c,
-                   momentum * mean + (1 - momentum) * load_double(*running_mean, c));
+  parallel_for(ctx, 0, channels, grain, [&](int64_t first, int64_t last) {
+    for (int64_t c = first; c < last; ++c) {
+      double mean = 0, squares = 0;
+      channel_moments(input, layout, c, &mean, &squares);
+      const double var = squares / count;
+      // ATen's InvStd: no epsilon and no spread give 0, not infinity.
+      const double invstd = var == 0 && eps == 0 ? 0.0 : 1.0 / std::sqrt(var + eps);
+      store_double(save_mean, c, mean);
+      store_double(save_invstd, c, invstd);
+      if (running_mean != nullptr) {
+        store_double(*running_mean, c,
+                     momentum * mean + (1 - momentum) * load_double(*running_mean, c));
+      }
+      if (running_var != nullptr) {
+        // One sample per channel divides 0 by 0: NaN, as in ATen.
+        const double unbiased = squares / (count - 1);
+        store_double(*running_var, c,
+                     momentum * unbiased + (1 - momentum) * load_double(*running_var, c));
+      }
+      // The transform uses the statistics as returned (rounded to their dtype), as ATen's does.
+      normalize_channel(input, layout, c, load_double(save_mean, c), load_double(save_invstd, c),
+                        weight, bias, out);
     }
-    if (running_var != nullptr) {
-      // One sample per channel divides 0 by 0: NaN, as in ATen.
-      const double unbiased = squares / (count - 1);
-      store_double(*running_var, c,
-                   momentum * unbiased + (1 - momentum) * load_double(*running_var, c));
-    }
-    // The transform uses the statistics as returned (rounded to their dtype), as ATen's does.
-    normalize_channel(input, layout, c, load_double(save_mean, c), load_double(save_invstd, c),
-                      weight, bias, out);
-  }
+  });
   return result;
 }
 

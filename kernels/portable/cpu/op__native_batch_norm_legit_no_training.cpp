@@ -6,6 +6,7 @@
 #include "kernels/portable/cpu/util/batch_norm.h"
 #include "kernels/portable/cpu/util/checks.h"
 #include "kernels/portable/cpu/util/normalization.h"
+#include "kernels/portable/cpu/util/parallel.h"
 
 namespace kiln::portable::native {
 
@@ -43,10 +44,14 @@ std::tuple<Tensor&, Tensor&, Tensor&> native_batch_norm_legit_no_training_out(
   }
   if (input.numel() == 0) return result;
   const ChannelLayout layout = ChannelLayout::of(input);
-  for (int64_t c = 0; c < channels; ++c) {
-    const double invstd = 1.0 / std::sqrt(load_double(running_var, c) + eps);
-    normalize_channel(input, layout, c, load_double(running_mean, c), invstd, weight, bias, out0);
-  }
+  parallel_for(ctx, 0, channels, items_grain(layout.outer * layout.inner),
+               [&](int64_t first, int64_t last) {
+                 for (int64_t c = first; c < last; ++c) {
+                   const double invstd = 1.0 / std::sqrt(load_double(running_var, c) + eps);
+                   normalize_channel(input, layout, c, load_double(running_mean, c), invstd, weight,
+                                     bias, out0);
+                 }
+               });
   return result;
 }
 

@@ -1,9 +1,11 @@
 // _to_copy: self converted to out's dtype (torch's copy_ casts); memory_format as ATen checks it.
+// Large tensors convert on the context's threads.
 #include <cstdint>
 #include <optional>
 
 #include "kernels/portable/cpu/util/checks.h"
 #include "kernels/portable/cpu/util/copy.h"
+#include "kernels/portable/cpu/util/parallel.h"
 #include "runtime/core/tensor_options.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
@@ -18,8 +20,18 @@ Tensor& _to_copy_out(KernelRuntimeContext& ctx, const Tensor& self, bool non_blo
   if (out.const_data_ptr() == self.const_data_ptr() && out.scalar_type() == self.scalar_type()) {
     return out;
   }
-  convert_copy(out.mutable_data_ptr(), out.scalar_type(), self.const_data_ptr(), self.scalar_type(),
-               self.numel());
+  // Chunks of the element range on ctx's threads, each an ordinary convert_copy.
+  char* dst = static_cast<char*>(out.mutable_data_ptr());
+  const char* src = static_cast<const char*>(self.const_data_ptr());
+  const size_t dst_size = out.element_size();
+  const size_t src_size = self.element_size();
+  parallel_for(
+      ctx, 0, self.numel(), kElementwiseGrain,
+      [&](int64_t begin, int64_t end) {
+        convert_copy(dst + begin * dst_size, out.scalar_type(), src + begin * src_size,
+                     self.scalar_type(), end - begin);
+      },
+      kParallelAlign);
   return out;
 }
 

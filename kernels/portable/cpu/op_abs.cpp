@@ -13,7 +13,7 @@ Tensor& abs_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
   KILN_KERNEL_CHECK_MSG(ctx, self.scalar_type() != ScalarType::Bool, InvalidType, out,
                         "abs is not implemented for Bool; convert self to a numeric dtype");
   if (!prepare_same_dtype(ctx, self, out)) return out;
-  apply_unary(self, self.scalar_type(), out, [](auto zero) {
+  apply_unary(ctx, self, self.scalar_type(), out, [](auto zero) {
     using T = decltype(zero);
     return [](T x) {
       if constexpr (std::is_floating_point_v<T>) {

@@ -11,8 +11,8 @@ Tensor& atan2_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& o
   const ScalarType common =
       prepare_binary(ctx, self, other, out, OutDtype::kCastable, Promotion::kToFloat);
   if (common == ScalarType::Undefined) return out;
-  apply_binary_op<kFloatingTypes>(ElementwiseInput::of(self), ElementwiseInput::of(other), common,
-                                  out, [](auto zero) {
+  apply_binary_op<kFloatingTypes>(ctx, ElementwiseInput::of(self), ElementwiseInput::of(other),
+                                  common, out, [](auto zero) {
                                     using T = decltype(zero);
                                     return [](T a, T b) { return std::atan2(a, b); };
                                   });

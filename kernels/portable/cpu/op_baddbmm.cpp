@@ -23,8 +23,8 @@ Tensor& baddbmm_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor&
   if (!check_batches(ctx, batch1, batch2, out, "baddbmm")) return out;
   int64_t c_strides[3];
   if (!expand_strides(ctx, self.sizes(), out.sizes(), c_strides)) return out;
-  batched_gemm(batch1, batch2, out, self.const_data_ptr(), self.scalar_type(), c_strides, alpha,
-               beta);
+  batched_gemm(ctx, batch1, batch2, out, self.const_data_ptr(), self.scalar_type(), c_strides,
+               alpha, beta);
   return out;
 }
 

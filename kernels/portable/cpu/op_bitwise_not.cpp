@@ -12,7 +12,7 @@ Tensor& bitwise_not_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& o
                         to_string(dtype));
   if (!prepare_same_dtype(ctx, self, out)) return out;
   const bool is_bool = dtype == ScalarType::Bool;
-  apply_unary<kIntegralTypes>(self, dtype, out, [is_bool](auto zero) {
+  apply_unary<kIntegralTypes>(ctx, self, dtype, out, [is_bool](auto zero) {
     using T = decltype(zero);
     // Bool computes in int64 holding 0 or 1, where ~ would set every bit.
     return [is_bool](T x) { return is_bool ? static_cast<T>(x == T(0)) : static_cast<T>(~x); };

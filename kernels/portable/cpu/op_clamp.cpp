@@ -81,7 +81,7 @@ Tensor& clamp_out(KernelRuntimeContext& ctx, const Tensor& self, const std::opti
     return out;
   }
   if (!resize_or_fail(ctx, out, self.sizes())) return out;
-  apply_unary(self, common, out, [&](auto zero) {
+  apply_unary(ctx, self, common, out, [&](auto zero) {
     using T = decltype(zero);
     const T lo = min.has_value() ? scalar_as<T>(*min, common) : lowest_value<T>();
     const T hi = max.has_value() ? scalar_as<T>(*max, common) : highest_value<T>();

@@ -99,7 +99,7 @@ Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Te
                           g * group_out * element_size(bias->scalar_type()),
                       bias->scalar_type(), 1, 0};
       }
-      gemm(group_out, n, k, a, im2col,
+      gemm(ctx, group_out, n, k, a, im2col,
            {static_cast<char*>(out.mutable_data_ptr()) +
                 (b * out_channels + g * group_out) * n * size,
             dtype, n},

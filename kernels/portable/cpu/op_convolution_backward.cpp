@@ -92,7 +92,8 @@ void add_columns(const ConvShape& c, const C* cols, int64_t rows, int64_t first_
 // weight^T (group_in * taps x group_out) times grad_output (group_out x positions), a block at a
 // time in stack scratch, each block added back into the image (col2im).
 template <typename T>
-void convolution_input_gradient(const ConvShape& c, const Tensor& grad_output, const Tensor& weight,
+void convolution_input_gradient(const KernelRuntimeContext& ctx, const ConvShape& c,
+                                const Tensor& grad_output, const Tensor& weight,
                                 Tensor& grad_input) {
   using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
   const ScalarType dtype = grad_input.scalar_type();
@@ -117,7 +118,7 @@ void convolution_input_gradient(const ConvShape& c, const Tensor& grad_output, c
         const GemmInput a = {weights + (g * c.group_out * rows + r0) * size, dtype, 1, rows};
         for (int64_t p0 = 0; p0 < positions; p0 += position_block) {
           const int64_t n = positions - p0 < position_block ? positions - p0 : position_block;
-          gemm(m, n, c.group_out, a, {grad + p0 * size, dtype, positions, 1},
+          gemm(ctx, m, n, c.group_out, a, {grad + p0 * size, dtype, positions, 1},
                {cols, compute_dtype(dtype), n});
           add_columns(c, cols, m, r0, n, p0, image);
         }
@@ -128,7 +129,8 @@ void convolution_input_gradient(const ConvShape& c, const Tensor& grad_output, c
 
 // grad_input of a transposed convolution: the convolution of grad_output by the weight, one gemm
 // per image and group, (group_in x group_out * taps) times im2col (group_out * taps x H * W).
-void transposed_input_gradient(const ConvShape& c, const Tensor& grad_output, const Tensor& weight,
+void transposed_input_gradient(const KernelRuntimeContext& ctx, const ConvShape& c,
+                               const Tensor& grad_output, const Tensor& weight,
                                Tensor& grad_input) {
   const ScalarType dtype = grad_input.scalar_type();
   const size_t size = element_size(dtype);
@@ -143,7 +145,7 @@ void transposed_input_gradient(const ConvShape& c, const Tensor& grad_output, co
       const ConvGeometry geometry = geometry_over(
           c, dtype, dtype, grads + (b * c.out_channels + g * c.group_out) * out_plane * size,
           c.out_h, c.out_w, c.width);
-      gemm(c.group_in, n, k, {weights + g * c.group_in * k * size, dtype, k, 1},
+      gemm(ctx, c.group_in, n, k, {weights + g * c.group_in * k * size, dtype, k, 1},
            {nullptr, dtype, 0, 0, load_im2col_row, &geometry},
            {result + (b * c.in_channels + g * c.group_in) * n * size, dtype, n});
     }
@@ -156,8 +158,8 @@ void transposed_input_gradient(const ConvShape& c, const Tensor& grad_output, co
 // a convolution the columns are im2col of the input and the other tensor is grad_output; for a
 // transposed one, im2col of grad_output and the input.
 template <typename T>
-void weight_gradient(const ConvShape& c, bool transposed, const Tensor& grad_output,
-                     const Tensor& input, Tensor& grad_weight) {
+void weight_gradient(const KernelRuntimeContext& ctx, const ConvShape& c, bool transposed,
+                     const Tensor& grad_output, const Tensor& input, Tensor& grad_weight) {
   using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
   const ScalarType dtype = grad_weight.scalar_type();
   const size_t size = element_size(dtype);
@@ -195,7 +197,8 @@ void weight_gradient(const ConvShape& c, bool transposed, const Tensor& grad_out
       for (int64_t c0 = 0; c0 < channels; c0 += channel_block) {
         const int64_t n = channels - c0 < channel_block ? channels - c0 : channel_block;
         other.first_column = c0;
-        gemm(m, n, c.batches * positions, {nullptr, dtype, 0, 0, load_batched_im2col_row, &columns},
+        gemm(ctx, m, n, c.batches * positions,
+             {nullptr, dtype, 0, 0, load_batched_im2col_row, &columns},
              {nullptr, dtype, 0, 0, load_batched_columns_row, &other},
              {block, compute_dtype(dtype), n});
         for (int64_t i = 0; i < m; ++i) {
@@ -299,17 +302,17 @@ std::tuple<Tensor&, Tensor&, Tensor&> convolution_backward_out(
     }
   }
   if (output_mask[0] && out0.numel() > 0 && transposed) {
-    transposed_input_gradient(c, grad_output, weight, out0);
+    transposed_input_gradient(ctx, c, grad_output, weight, out0);
   }
   dispatch_element_type(dtype, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
                   std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
       if (output_mask[0] && out0.numel() > 0 && !transposed) {
-        convolution_input_gradient<T>(c, grad_output, weight, out0);
+        convolution_input_gradient<T>(ctx, c, grad_output, weight, out0);
       }
       if (output_mask[1] && out1.numel() > 0) {
-        weight_gradient<T>(c, transposed, grad_output, input, out1);
+        weight_gradient<T>(ctx, c, transposed, grad_output, input, out1);
       }
       if (output_mask[2]) {
         bias_gradient(c, grad_output.const_data_ptr<T>(), out2.mutable_data_ptr<T>());

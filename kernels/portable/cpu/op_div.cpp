@@ -37,10 +37,11 @@ Tensor& divide(KernelRuntimeContext& ctx, const ElementwiseInput& self,
                const ElementwiseInput& other, ScalarType common, Rounding rounding, Tensor& out) {
   if (rounding == Rounding::kNone) {
     // ATen reads a single-element divisor of a Half or BFloat16 division straight into float.
-    apply_binary_op<kFloatingTypes, ScalarOther::kExact>(self, other, common, out, [](auto zero) {
-      using T = decltype(zero);
-      return [](T a, T b) { return a / b; };
-    });
+    apply_binary_op<kFloatingTypes, ScalarOther::kExact>(ctx, self, other, common, out,
+                                                         [](auto zero) {
+                                                           using T = decltype(zero);
+                                                           return [](T a, T b) { return a / b; };
+                                                         });
     return out;
   }
   return rounding_divide(

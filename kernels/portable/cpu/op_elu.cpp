@@ -9,7 +9,7 @@ namespace kiln::portable::native {
 Tensor& elu_out(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& alpha,
                 const Scalar& scale, const Scalar& input_scale, Tensor& out) {
   if (!prepare_activation(ctx, self, out, "elu", true)) return out;
-  run_floating(self, out, [&](auto zero) {
+  run_floating(ctx, self, out, [&](auto zero) {
     using C = decltype(zero);
     const C negative_scale = scalar_value<C>(alpha) * scalar_value<C>(scale);
     const C positive_scale = scalar_value<C>(scale);

@@ -32,7 +32,7 @@ std::tuple<Tensor&, Tensor&> fused_add_rms_norm_out(KernelRuntimeContext& ctx, c
       !resize_or_fail(ctx, residual_out, input.sizes())) {
     return result;
   }
-  add_rms_norm_rows(input.const_data_ptr(), residual.const_data_ptr(), weight.const_data_ptr(),
+  add_rms_norm_rows(ctx, input.const_data_ptr(), residual.const_data_ptr(), weight.const_data_ptr(),
                     out.mutable_data_ptr(), residual_out.mutable_data_ptr(), input.scalar_type(),
                     rows, n, static_cast<float>(epsilon));
   return result;

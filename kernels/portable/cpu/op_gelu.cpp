@@ -30,7 +30,7 @@ Tensor& gelu_out(KernelRuntimeContext& ctx, const Tensor& self, std::string_view
   if (!prepare_activation(ctx, self, out, "gelu", true)) return out;
   if (tanh) {
     // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
-    run_floating(self, out, [](auto zero) {
+    run_floating(ctx, self, out, [](auto zero) {
       using C = decltype(zero);
       return [](C x) {
         const C inner = C(0.7978845608028654) * (x + C(0.044715) * x * x * x);
@@ -38,7 +38,7 @@ Tensor& gelu_out(KernelRuntimeContext& ctx, const Tensor& self, std::string_view
       };
     });
   } else {
-    run_floating(self, out, [](auto) { return GeluErf{}; });
+    run_floating(ctx, self, out, [](auto) { return GeluErf{}; });
   }
   return out;
 }

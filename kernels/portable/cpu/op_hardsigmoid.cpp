@@ -6,7 +6,7 @@ namespace kiln::portable::native {
 
 Tensor& hardsigmoid_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
   if (!prepare_activation(ctx, self, out, "hardsigmoid", true)) return out;
-  run_floating(self, out, [](auto zero) {
+  run_floating(ctx, self, out, [](auto zero) {
     using C = decltype(zero);
     return [](C x) { return clamp_value(x + C(3), C(0), C(6)) / C(6); };
   });

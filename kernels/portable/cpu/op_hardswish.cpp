@@ -6,7 +6,7 @@ namespace kiln::portable::native {
 
 Tensor& hardswish_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
   if (!prepare_activation(ctx, self, out, "hardswish", true)) return out;
-  run_floating(self, out, [](auto zero) {
+  run_floating(ctx, self, out, [](auto zero) {
     using C = decltype(zero);
     // max/min that keep NaN: x + 3 < 0 is false for NaN.
     return [](C x) { return x * clamp_value(x + C(3), C(0), C(6)) / C(6); };

@@ -22,7 +22,7 @@ Tensor& hardtanh_out(KernelRuntimeContext& ctx, const Tensor& self, const Scalar
       !check_scalar_converts(ctx, max_val, dtype, "max_val")) {
     return out;
   }
-  apply_unary(self, dtype, out, [&](auto zero) {
+  apply_unary(ctx, self, dtype, out, [&](auto zero) {
     using T = decltype(zero);
     return ClampOp<T>(scalar_value<T>(min_val), scalar_value<T>(max_val));
   });

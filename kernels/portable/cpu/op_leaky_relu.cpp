@@ -9,7 +9,7 @@ namespace kiln::portable::native {
 Tensor& leaky_relu_out(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& negative_slope,
                        Tensor& out) {
   if (!prepare_activation(ctx, self, out, "leaky_relu", true)) return out;
-  run_floating(self, out, [&](auto zero) {
+  run_floating(ctx, self, out, [&](auto zero) {
     using C = decltype(zero);
     const C slope = scalar_value<C>(negative_slope);
     return [slope](C x) { return select(x > C(0), x, x * slope); };

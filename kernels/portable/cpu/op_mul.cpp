@@ -8,9 +8,10 @@ namespace kiln::portable::native {
 namespace {
 
 // self * other once out is checked and resized.
-Tensor& mul(const Tensor& self, const ElementwiseInput& other, ScalarType common, Tensor& out) {
+Tensor& mul(const KernelRuntimeContext& ctx, const Tensor& self, const ElementwiseInput& other,
+            ScalarType common, Tensor& out) {
   apply_binary_op<kAllTypes, ScalarOther::kExact>(
-      ElementwiseInput::of(self), other, common, out, [](auto zero) {
+      ctx, ElementwiseInput::of(self), other, common, out, [](auto zero) {
         using T = decltype(zero);
         return [](T a, T b) { return wrapping_mul(a, b); };
       });
@@ -22,7 +23,7 @@ Tensor& mul(const Tensor& self, const ElementwiseInput& other, ScalarType common
 Tensor& mul_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other, Tensor& out) {
   const ScalarType common = prepare_binary(ctx, self, other, out, OutDtype::kCastable);
   if (common == ScalarType::Undefined) return out;
-  return mul(self, ElementwiseInput::of(other), common, out);
+  return mul(ctx, self, ElementwiseInput::of(other), common, out);
 }
 
 Tensor& mul_scalar_out(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& other,
@@ -30,7 +31,7 @@ Tensor& mul_scalar_out(KernelRuntimeContext& ctx, const Tensor& self, const Scal
   const ScalarType common = prepare_binary(ctx, self, other, out, OutDtype::kExact);
   if (common == ScalarType::Undefined) return out;
   ScalarStorage storage;
-  return mul(self, scalar_input(other, storage), common, out);
+  return mul(ctx, self, scalar_input(other, storage), common, out);
 }
 
 }  // namespace kiln::portable::native

@@ -4,6 +4,7 @@
 
 #include "kernels/portable/cpu/util/checks.h"
 #include "kernels/portable/cpu/util/normalization.h"
+#include "kernels/portable/cpu/util/parallel.h"
 
 namespace kiln::portable::native {
 namespace {
@@ -63,9 +64,9 @@ std::tuple<Tensor&, Tensor&, Tensor&> native_group_norm_out(
   const size_t element = input.element_size();
   const char* src = static_cast<const char*>(input.const_data_ptr());
   char* dst = static_cast<char*>(out0.mutable_data_ptr());
-  for (int64_t n = 0; n < N; ++n) {
-    for (int64_t g = 0; g < group; ++g) {
-      const int64_t index = n * group + g;
+  parallel_for(ctx, 0, N * group, items_grain(group_size), [&](int64_t first, int64_t last) {
+    for (int64_t index = first; index < last; ++index) {
+      const int64_t g = index % group;
       const int64_t start = index * group_size;
       const RowStats stats = RowStats::of(src + start * element, dtype, group_size, eps);
       stats.store(out1, out2, index);
@@ -78,7 +79,7 @@ std::tuple<Tensor&, Tensor&, Tensor&> native_group_norm_out(
                         scale, shift);
       }
     }
-  }
+  });
   return result;
 }
 

@@ -4,6 +4,7 @@
 
 #include "kernels/portable/cpu/util/checks.h"
 #include "kernels/portable/cpu/util/normalization.h"
+#include "kernels/portable/cpu/util/parallel.h"
 
 namespace kiln::portable::native {
 namespace {
@@ -79,12 +80,14 @@ std::tuple<Tensor&, Tensor&, Tensor&> native_layer_norm_out(
   const size_t element = input.element_size();
   const char* src = static_cast<const char*>(input.const_data_ptr());
   char* dst = static_cast<char*>(out0.mutable_data_ptr());
-  for (int64_t r = 0; r < rows; ++r) {
-    const RowStats stats = RowStats::of(src + r * row_size * element, dtype, row_size, eps);
-    normalize_row(src + r * row_size * element, dst + r * row_size * element, dtype, row_size,
-                  stats.mean, stats.rstd, params, 0);
-    stats.store(out1, out2, r);
-  }
+  parallel_for(ctx, 0, rows, items_grain(row_size), [&](int64_t first, int64_t last) {
+    for (int64_t r = first; r < last; ++r) {
+      const RowStats stats = RowStats::of(src + r * row_size * element, dtype, row_size, eps);
+      normalize_row(src + r * row_size * element, dst + r * row_size * element, dtype, row_size,
+                    stats.mean, stats.rstd, params, 0);
+      stats.store(out1, out2, r);
+    }
+  });
   return result;
 }
 

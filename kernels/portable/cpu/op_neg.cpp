@@ -10,7 +10,7 @@ Tensor& neg_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
                         "Negation, the `-` operator, on a bool tensor is not supported; use "
                         "logical_not to invert a mask");
   if (!prepare_same_dtype(ctx, self, out)) return out;
-  apply_unary(self, self.scalar_type(), out, [](auto zero) {
+  apply_unary(ctx, self, self.scalar_type(), out, [](auto zero) {
     using T = decltype(zero);
     return [](T x) { return wrapping_neg(x); };
   });

@@ -44,10 +44,10 @@ struct FloatingPow {
 };
 
 // out = 1 in out's dtype (any exponent 0, or a base of 1).
-void fill_ones(Tensor& out, ScalarType common) {
+void fill_ones(const KernelRuntimeContext& ctx, Tensor& out, ScalarType common) {
   ScalarStorage storage;
   const ElementwiseInput one = scalar_input(Scalar(int64_t{1}), storage);
-  apply_binary_op(one, one, common, out, [](auto zero) {
+  apply_binary_op(ctx, one, one, common, out, [](auto zero) {
     using T = decltype(zero);
     return [](T, T) { return T(1); };
   });
@@ -59,7 +59,7 @@ Tensor& pow_inputs(KernelRuntimeContext& ctx, const ElementwiseInput& self,
     fail_dtype(ctx, "pow", common);
     return out;
   }
-  apply_binary_op(self, exponent, common, out, [](auto zero) {
+  apply_binary_op(ctx, self, exponent, common, out, [](auto zero) {
     using T = decltype(zero);
     if constexpr (std::is_integral_v<T>) {
       return [](T a, T b) { return int_pow(a, b); };
@@ -92,12 +92,12 @@ Tensor& pow_tensor_scalar_out(KernelRuntimeContext& ctx, const Tensor& self, con
   if (out.numel() == 0) return out;
   const double value = exponent.toDouble();
   if (value == 0.0) {
-    fill_ones(out, common);
+    fill_ones(ctx, out, common);
     return out;
   }
   const ElementwiseInput self_input = ElementwiseInput::of(self);
   if (value == 1.0) {  // a copy, converted through the common dtype
-    apply_binary_op(self_input, self_input, common, out, [](auto zero) {
+    apply_binary_op(ctx, self_input, self_input, common, out, [](auto zero) {
       using T = decltype(zero);
       return [](T a, T) { return a; };
     });
@@ -116,14 +116,14 @@ Tensor& pow_tensor_scalar_out(KernelRuntimeContext& ctx, const Tensor& self, con
   // ATen's Float and Double kernels take the exponent as a double (an odd 2^40 + 3 stays odd);
   // Half, BFloat16 and the integers take it rounded to the dtype.
   if (value == 2.0) {  // the common square: one multiply, in a loop that vectorises
-    apply_binary_op(self_input, self_input, common, out, [](auto zero) {
+    apply_binary_op(ctx, self_input, self_input, common, out, [](auto zero) {
       using T = decltype(zero);
       return [](T a, T) { return wrapping_mul(a, a); };
     });
     return out;
   }
   const bool bfloat16 = common == ScalarType::BFloat16;
-  apply_binary_op(self_input, self_input, common, out, [&](auto zero) {
+  apply_binary_op(ctx, self_input, self_input, common, out, [&](auto zero) {
     using T = decltype(zero);
     const T e = scalar_as<T>(exponent, common);
     return [e, value, wide, bfloat16](T a, T) -> T {
@@ -162,7 +162,7 @@ Tensor& pow_scalar_out(KernelRuntimeContext& ctx, const Scalar& self, const Tens
   // A numeric base of 1 (not True) fills ones straight into out, whatever its dtype: ATen
   // skips the cast check there.
   if (!self.isBoolean() && self.toDouble() == 1.0) {
-    fill_ones(out, out.scalar_type());
+    fill_ones(ctx, out, out.scalar_type());
     return out;
   }
   if (!check_out_dtype_castable(ctx, out, common)) return out;

@@ -16,7 +16,7 @@ Tensor& rms_norm_out(KernelRuntimeContext& ctx, const Tensor& input, const Tenso
       !resize_or_fail(ctx, out, input.sizes())) {
     return out;
   }
-  rms_norm_rows(input.const_data_ptr(), weight.const_data_ptr(), out.mutable_data_ptr(),
+  rms_norm_rows(ctx, input.const_data_ptr(), weight.const_data_ptr(), out.mutable_data_ptr(),
                 input.scalar_type(), rows, n, static_cast<float>(epsilon));
   return out;
 }

@@ -25,7 +25,7 @@ Tensor& round_decimals_out(KernelRuntimeContext& ctx, const Tensor& self, int64_
   // overflowing power gives NaN, as there).
   const bool negative = decimals < 0;
   const double power = std::pow(10.0, static_cast<double>(negative ? -decimals : decimals));
-  apply_unary<kFloatingTypes>(self, dtype, out, [&](auto zero) {
+  apply_unary<kFloatingTypes>(ctx, self, dtype, out, [&](auto zero) {
     using C = decltype(zero);
     const C scale = static_cast<C>(power);
     return [scale, negative](C x) {

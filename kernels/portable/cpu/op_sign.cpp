@@ -7,7 +7,7 @@ namespace kiln::portable::native {
 Tensor& sign_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
   if (!prepare_same_dtype(ctx, self, out)) return out;
   // (0 < x) - (x < 0): NaN gives 0 as in ATen; Bool values are their own sign.
-  apply_unary(self, self.scalar_type(), out, [](auto zero) {
+  apply_unary(ctx, self, self.scalar_type(), out, [](auto zero) {
     using T = decltype(zero);
     return [](T x) { return static_cast<T>(static_cast<T>(T(0) < x) - static_cast<T>(x < T(0))); };
   });

@@ -8,7 +8,7 @@ namespace kiln::portable::native {
 
 Tensor& silu_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
   if (!prepare_activation(ctx, self, out, "silu", true)) return out;
-  run_floating(self, out, [](auto zero) {
+  run_floating(ctx, self, out, [](auto zero) {
     using C = decltype(zero);
     return [](C x) { return silu_compute(x); };
   });

@@ -84,7 +84,7 @@ Tensor& weight_int8_linear_out(KernelRuntimeContext& ctx, const Tensor& input, c
   if (type == ScalarType::Float) {
     const GemmInput a = {in, type, k, 1};
     const GemmInput b = {w, ScalarType::Char, 1, k};
-    gemm(m, n, k, a, b, GemmOutput{dst, ScalarType::Float, n});
+    gemm(ctx, m, n, k, a, b, GemmOutput{dst, ScalarType::Float, n});
     float* result = reinterpret_cast<float*>(dst);
     for (int64_t j0 = 0; j0 < n; j0 += kTileCols) {
       const int64_t nc = n - j0 < kTileCols ? n - j0 : kTileCols;
@@ -104,7 +104,7 @@ Tensor& weight_int8_linear_out(KernelRuntimeContext& ctx, const Tensor& input, c
     for (int64_t i0 = 0; i0 < m; i0 += kTileRows) {
       const int64_t mc = m - i0 < kTileRows ? m - i0 : kTileRows;
       const GemmInput a = {in + i0 * k * in_size, type, k, 1};
-      gemm(mc, nc, k, a, b, GemmOutput{tile, ScalarType::Float, kTileCols});
+      gemm(ctx, mc, nc, k, a, b, GemmOutput{tile, ScalarType::Float, kTileCols});
       for (int64_t i = 0; i < mc; ++i) {
         float* row = tile + i * kTileCols;
         finish_row(row, s, bs, nc);

@@ -36,7 +36,7 @@ Tensor& add_sub_out(KernelRuntimeContext& ctx, const Tensor& self, const Other& 
   ScalarStorage storage;
   const ElementwiseInput scaled = kReversed ? ElementwiseInput::of(self) : input_of(other, storage);
   const ElementwiseInput base = kReversed ? input_of(other, storage) : ElementwiseInput::of(self);
-  apply_binary_op(base, scaled, common, out, [&](auto zero) {
+  apply_binary_op(ctx, base, scaled, common, out, [&](auto zero) {
     using T = decltype(zero);
     const T scale = scalar_as<T>(effective, common);
     // Integers with alpha == 1 (the usual case) skip the multiply: the compiler
@@ -63,7 +63,7 @@ Tensor& binary_predicate_out(KernelRuntimeContext& ctx, const Tensor& self, cons
   const ScalarType common = prepare_binary(ctx, self, other, out, OutDtype::kAny);
   if (common == ScalarType::Undefined) return out;
   ScalarStorage storage;
-  apply_binary_predicate(ElementwiseInput::of(self), input_of(other, storage), common, out,
+  apply_binary_predicate(ctx, ElementwiseInput::of(self), input_of(other, storage), common, out,
                          [&](auto) { return pred; });
   return out;
 }
@@ -79,8 +79,8 @@ Tensor& bitwise_out(KernelRuntimeContext& ctx, const char* name, const Tensor& s
     return out;
   }
   ScalarStorage storage;
-  apply_binary_op<kIntegralTypes>(ElementwiseInput::of(self), input_of(other, storage), common, out,
-                                  [&](auto) { return op; });
+  apply_binary_op<kIntegralTypes>(ctx, ElementwiseInput::of(self), input_of(other, storage), common,
+                                  out, [&](auto) { return op; });
   return out;
 }
 
@@ -96,8 +96,8 @@ Tensor& shift_out(KernelRuntimeContext& ctx, const char* name, const Tensor& sel
     return out;
   }
   ScalarStorage storage;
-  apply_binary_op<kIntegralTypes>(ElementwiseInput::of(self), input_of(other, storage), common, out,
-                                  [&](auto) { return op; });
+  apply_binary_op<kIntegralTypes>(ctx, ElementwiseInput::of(self), input_of(other, storage), common,
+                                  out, [&](auto) { return op; });
   return out;
 }
 
@@ -113,7 +113,7 @@ Tensor& modulo_out(KernelRuntimeContext& ctx, const char* name, const Tensor& se
   }
   ScalarStorage storage;
   bool zero_divisor = false;
-  apply_binary_op(ElementwiseInput::of(self), input_of(other, storage), common, out,
+  apply_binary_op(ctx, ElementwiseInput::of(self), input_of(other, storage), common, out,
                   [&](auto zero) {
                     using T = decltype(zero);
                     if constexpr (std::is_integral_v<T>) {
@@ -179,7 +179,7 @@ Tensor& rounding_divide(KernelRuntimeContext& ctx, const char* name, const Eleme
   // single-element divisor (read into float as for true division).
   const bool round_steps = is_reduced_floating_type(common) && compute_numel(b.sizes) != 1;
   const bool half = common == ScalarType::Half;
-  apply_binary_op<kAllTypes, ScalarOther::kExact>(a, b, common, out, [&](auto zero) {
+  apply_binary_op<kAllTypes, ScalarOther::kExact>(ctx, a, b, common, out, [&](auto zero) {
     using T = decltype(zero);
     if constexpr (std::is_integral_v<T>) {
       return guard_zero_divisor<T>(&zero_divisor, [trunc](T x, T y) {
@@ -202,7 +202,7 @@ Tensor& extremum_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor
                      Tensor& out, Better better) {
   const ScalarType common = prepare_binary(ctx, self, other, out, OutDtype::kCastable);
   if (common == ScalarType::Undefined) return out;
-  apply_binary_op(ElementwiseInput::of(self), ElementwiseInput::of(other), common, out,
+  apply_binary_op(ctx, ElementwiseInput::of(self), ElementwiseInput::of(other), common, out,
                   [&](auto zero) {
                     using T = decltype(zero);
                     return [better](T a, T b) {

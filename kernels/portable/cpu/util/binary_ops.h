@@ -152,7 +152,8 @@ template <typename T, typename F>
 inline auto guard_zero_divisor(bool* zero, F f) {
   return [zero, f](T a, T b) {
     const bool is_zero = b == T(0);
-    *zero |= is_zero;
+    // Chunks on other threads may flag it too: a relaxed atomic store, never a lost update.
+    if (is_zero) __atomic_store_n(zero, true, __ATOMIC_RELAXED);
     return f(a, is_zero ? T(1) : b);
   };
 }

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "kernels/portable/cpu/util/dtype_util.h"
+#include "runtime/core/half.h"
 #include "runtime/core/scalar_type.h"
 
 namespace kiln::portable {
@@ -71,6 +72,31 @@ inline void store_row_as(C* values, int64_t n, ScalarType common, ScalarType dst
 
 // Converts one element from src_type to dst_type (both supported dtypes).
 void convert_element(const void* src, ScalarType src_type, void* dst, ScalarType dst_type);
+
+// Contiguous rows between float and the 16-bit floats: the conversions every Half and BFloat16
+// path (elementwise, reductions, softmax, norms, the gemm's packing) goes through, so there is one
+// fast set. Half converts eight at a time with F16C on x86-64 CPUs that have it, four at a time
+// with NEON on AArch64, and with branch-free bit operations elsewhere; BFloat16 is a shift with
+// rounding, in plain loops with vector clones. Rounding is ATen's: to nearest even, subnormals
+// kept, overflow to infinity, NaN stays NaN (its payload may differ, as between ATen's own
+// vector and scalar paths).
+void widen_row(const Half* src, float* dst, int64_t n);
+void widen_row(const BFloat16* src, float* dst, int64_t n);
+void narrow_row(const float* src, Half* dst, int64_t n);
+void narrow_row(const float* src, BFloat16* dst, int64_t n);
+
+// values[i] = float(T(values[i])): rounds in place to Half's or BFloat16's precision.
+void round_to_half(float* values, int64_t n);
+void round_to_bfloat16(float* values, int64_t n);
+template <typename T>
+inline void round_floats_to(float* values, int64_t n) {
+  static_assert(std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>);
+  if constexpr (std::is_same_v<T, Half>) {
+    round_to_half(values, n);
+  } else {
+    round_to_bfloat16(values, n);
+  }
+}
 
 extern template void load_row<float>(const void*, ScalarType, int64_t, int64_t, float*);
 extern template void load_row<double>(const void*, ScalarType, int64_t, int64_t, double*);

@@ -131,41 +131,22 @@ void copy_view_typed(char* dst, const char* src, CopyView& v) {
   });
 }
 
-// The float <-> Half / BFloat16 conversions as plain loops over the branch-free bit converters,
-// which vectorise (F16C-free) in the AVX2 clone.
-KILN_HOT_LOOP void float_to_half_row(const float* src, uint16_t* dst, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) dst[i] = detail::float_to_half_bits(src[i]);
-}
-KILN_HOT_LOOP void half_to_float_row(const uint16_t* src, float* dst, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) dst[i] = detail::half_bits_to_float(src[i]);
-}
-KILN_HOT_LOOP void float_to_bfloat16_row(const float* src, uint16_t* dst, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) dst[i] = detail::float_to_bfloat16_bits(src[i]);
-}
-KILN_HOT_LOOP void bfloat16_to_float_row(const uint16_t* src, float* dst, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) dst[i] = detail::bfloat16_bits_to_float(src[i]);
-}
-
 // True when a dedicated float <-> 16-bit float loop served the conversion.
 bool convert_reduced_float(void* dst, ScalarType dst_type, const void* src, ScalarType src_type,
                            int64_t n) {
   if (src_type == ScalarType::Float) {
     if (dst_type == ScalarType::Half) {
-      return float_to_half_row(static_cast<const float*>(src), static_cast<uint16_t*>(dst), n),
-             true;
+      return narrow_row(static_cast<const float*>(src), static_cast<Half*>(dst), n), true;
     }
     if (dst_type == ScalarType::BFloat16) {
-      return float_to_bfloat16_row(static_cast<const float*>(src), static_cast<uint16_t*>(dst), n),
-             true;
+      return narrow_row(static_cast<const float*>(src), static_cast<BFloat16*>(dst), n), true;
     }
   } else if (dst_type == ScalarType::Float) {
     if (src_type == ScalarType::Half) {
-      return half_to_float_row(static_cast<const uint16_t*>(src), static_cast<float*>(dst), n),
-             true;
+      return widen_row(static_cast<const Half*>(src), static_cast<float*>(dst), n), true;
     }
     if (src_type == ScalarType::BFloat16) {
-      return bfloat16_to_float_row(static_cast<const uint16_t*>(src), static_cast<float*>(dst), n),
-             true;
+      return widen_row(static_cast<const BFloat16*>(src), static_cast<float*>(dst), n), true;
     }
   }
   return false;

@@ -137,63 +137,100 @@ KILN_MATH_LOOP void binary_math_row(const T* a, int64_t sa, const T* b, int64_t 
   }
 }
 
-// Half and BFloat16 widened to float and narrowed back inline, so a row converts, computes and
-// rounds in one vectorisable loop (the AVX2 clone does eight lanes of the bit arithmetic).
-// Widening Half: its exponent and mantissa shifted into float position and scaled by 2^112
-// rebias exactly (subnormals included); infinity and NaN, which land at 2^16 and above, get
-// float's top exponent.
-inline float widen(Half value) {
-  const uint32_t magnitude = static_cast<uint32_t>(value.x & 0x7fffu) << 13;
-  const float scaled = kiln::detail::bits_float(magnitude) * 5.192296858534828e+33f;
-  const uint32_t special = kiln::detail::mask_if(scaled >= 65536.0f) & 0x7f800000u;
-  const uint32_t sign = static_cast<uint32_t>(value.x & 0x8000u) << 16;
-  return kiln::detail::bits_float(kiln::detail::float_bits(scaled) | special | sign);
-}
-inline float widen(BFloat16 value) { return kiln::detail::bfloat16_bits_to_float(value.x); }
-template <typename T>
-inline T narrow(float value) {
-  if constexpr (std::is_same_v<T, Half>) {
-    return Half::from_bits(kiln::detail::float_to_half_bits(value));
+// A 16-bit float (or an exact float scalar) as float.
+template <typename B>
+KILN_ALWAYS_INLINE float as_float(B value) {
+  if constexpr (std::is_same_v<B, float>) {
+    return value;
+  } else if constexpr (std::is_same_v<B, BFloat16>) {
+    return kiln::detail::bfloat16_bits_to_float(value.x);
   } else {
+    return kiln::detail::half_bits_to_float(value.x);
+  }
+}
+
+// A float op's result as R: BFloat16, or float rounded to BFloat16 (a Float out), or a
+// predicate's 0/1.
+template <typename R, typename V>
+KILN_ALWAYS_INLINE R bfloat16_result(V value) {
+  if constexpr (std::is_same_v<V, bool>) {
+    return to_result<R>(value);
+  } else if constexpr (std::is_same_v<R, BFloat16>) {
     return BFloat16::from_bits(kiln::detail::float_to_bfloat16_bits(value));
-  }
-}
-
-// binary_row for Half or BFloat16 elements with a float op. R is T, or float for a result
-// rounded to T and then widened (a float out); a predicate's bool result stores as 0 or 1.
-template <typename T, typename R, typename Op>
-KILN_HOT_LOOP void reduced_row(const T* a, int64_t sa, const T* b, int64_t sb, R* out, int64_t n,
-                               const Op& op) {
-  const auto store = [](auto value) {
-    if constexpr (std::is_same_v<decltype(value), bool>) {
-      return to_result<R>(value);
-    } else if constexpr (std::is_same_v<R, T>) {
-      return narrow<T>(value);
-    } else {
-      return widen(narrow<T>(value));
-    }
-  };
-  if (sa != 0 && sb != 0) {
-    for (int64_t i = 0; i < n; ++i) out[i] = store(op(widen(a[i]), widen(b[i])));
-  } else if (sa == 0) {
-    const float x = widen(a[0]);
-    for (int64_t i = 0; i < n; ++i) out[i] = store(op(x, widen(b[i])));
   } else {
-    const float y = widen(b[0]);
-    for (int64_t i = 0; i < n; ++i) out[i] = store(op(widen(a[i]), y));
+    return kiln::detail::bfloat16_bits_to_float(kiln::detail::float_to_bfloat16_bits(value));
   }
 }
 
-// Runs `row` (binary_row or reduced_row) over every row of the plan.
-template <typename T, typename R, typename Row>
-void binary_rows(const BroadcastPlan& plan, const void* a, const void* b, void* out,
-                 const Row& row) {
+// binary_row for BFloat16 with a float op, converting inline: BFloat16 is a shift (and a
+// rounding add) that vectorises in the clones, cheaper fused than a pass through buffers. B is
+// BFloat16, or float for an exact scalar b (sb == 0).
+template <typename R, typename B, typename Op>
+KILN_HOT_LOOP void bfloat16_row(const BFloat16* a, int64_t sa, const B* b, int64_t sb, R* out,
+                                int64_t n, const Op& op) {
+  if (sa != 0 && sb != 0) {
+    for (int64_t i = 0; i < n; ++i) {
+      out[i] = bfloat16_result<R>(op(as_float(a[i]), as_float(b[i])));
+    }
+  } else if (sa == 0) {
+    const float x = as_float(a[0]);
+    for (int64_t i = 0; i < n; ++i) out[i] = bfloat16_result<R>(op(x, as_float(b[i])));
+  } else {
+    const float y = as_float(b[0]);
+    for (int64_t i = 0; i < n; ++i) out[i] = bfloat16_result<R>(op(as_float(a[i]), y));
+  }
+}
+
+// binary_row for Half with a float op, a chunk at a time: the operands widen into float buffers
+// (convert.h's rows, F16C where the CPU has it), binary_row computes in float and the results
+// narrow back. B is Half, or float for an exact scalar b (sb == 0).
+template <typename R, typename B, typename Op>
+void half_row(const Half* a, int64_t sa, const B* b, int64_t sb, R* out, int64_t n, const Op& op) {
+  using V = decltype(op(0.0f, 0.0f));
+  float x[kElementwiseChunk];
+  float y[kElementwiseChunk];
+  if (sa == 0) widen_row(a, x, 1);
+  if (sb == 0) y[0] = as_float(b[0]);
+  for (int64_t start = 0; start < n; start += kElementwiseChunk) {
+    const int64_t m = n - start < kElementwiseChunk ? n - start : kElementwiseChunk;
+    if (sa != 0) widen_row(a + start, x, m);
+    if constexpr (std::is_same_v<B, Half>) {
+      if (sb != 0) widen_row(b + start, y, m);
+    }
+    if constexpr (std::is_same_v<V, bool> || std::is_same_v<R, float>) {
+      binary_row(x, sa, y, sb, out + start, m, op);
+      if constexpr (!std::is_same_v<V, bool>) round_to_half(out + start, m);
+    } else {
+      float z[kElementwiseChunk];
+      binary_row(x, sa, y, sb, z, m, op);
+      narrow_row(z, out + start, m);
+    }
+  }
+}
+
+// binary_row for Half or BFloat16 elements with a float op. R is T, float (results rounded to T,
+// then widened: a Float out) or bool (a predicate into a Bool out; the result stores as 0 or 1).
+// B is T, or float for an exact scalar b (sb == 0).
+template <typename T, typename R, typename B, typename Op>
+void reduced_row(const T* a, int64_t sa, const B* b, int64_t sb, R* out, int64_t n, const Op& op) {
+  if constexpr (std::is_same_v<T, BFloat16>) {
+    bfloat16_row(a, sa, b, sb, out, n, op);
+  } else {
+    half_row(a, sa, b, sb, out, n, op);
+  }
+}
+
+// Runs `row` (binary_row or reduced_row) over every row of the plan, split over ctx's threads; B is
+// b's element type when it differs from a's.
+template <typename T, typename R, typename B = T, typename Row>
+void binary_rows(const KernelRuntimeContext& ctx, const BroadcastPlan& plan, const void* a,
+                 const void* b, void* out, const Row& row) {
   const T* pa = static_cast<const T*>(a);
-  const T* pb = static_cast<const T*>(b);
+  const B* pb = static_cast<const B*>(b);
   R* po = static_cast<R*>(out);
   const int64_t sa = plan.row_stride(0);
   const int64_t sb = plan.row_stride(1);
-  for_each_row(plan, [&](const int64_t* offsets, int64_t out_offset, int64_t n) {
+  for_each_row_parallel(ctx, plan, [&](const int64_t* offsets, int64_t out_offset, int64_t n) {
     row(pa + offsets[0], sa, pb + offsets[1], sb, po + out_offset, n);
   });
 }
@@ -210,15 +247,13 @@ KILN_HOT_LOOP void map_buffers(const C* x, const C* y, R* z, int64_t n, const Op
 
 // Rows through compute-type buffers. An operand (or out) that already holds C contiguously is
 // read (or written) in place, so only the operands that need converting pay for a copy. A
-// predicate's 0/1 results store into any out dtype without rounding to `common`.
+// predicate's 0/1 results store into any out dtype without rounding to `common`. Split over
+// ctx's threads, each row with its own buffers.
 template <typename C, bool kPredicate, typename Op>
-void binary_converting(const BroadcastPlan& plan, const ElementwiseInput& a,
-                       const ElementwiseInput& b, bool round_b, ScalarType common, void* out,
-                       ScalarType out_type, const Op& op) {
+void binary_converting(const KernelRuntimeContext& ctx, const BroadcastPlan& plan,
+                       const ElementwiseInput& a, const ElementwiseInput& b, bool round_b,
+                       ScalarType common, void* out, ScalarType out_type, const Op& op) {
   constexpr ScalarType kComputeType = CppToScalarType<C>::value;
-  C a_buf[kElementwiseChunk];
-  C b_buf[kElementwiseChunk];
-  C out_buf[kElementwiseChunk];
   const int64_t sa = plan.row_stride(0);
   const int64_t sb = plan.row_stride(1);
   const bool a_direct = a.dtype == kComputeType && a.dtype == common && sa == 1;
@@ -230,7 +265,10 @@ void binary_converting(const BroadcastPlan& plan, const ElementwiseInput& a,
   const char* pa = static_cast<const char*>(a.data);
   const char* pb = static_cast<const char*>(b.data);
   char* po = static_cast<char*>(out);
-  for_each_row(plan, [&](const int64_t* offsets, int64_t out_offset, int64_t n) {
+  for_each_row_parallel(ctx, plan, [&](const int64_t* offsets, int64_t out_offset, int64_t n) {
+    C a_buf[kElementwiseChunk];
+    C b_buf[kElementwiseChunk];
+    C out_buf[kElementwiseChunk];
     for (int64_t start = 0; start < n; start += kElementwiseChunk) {
       const int64_t m = n - start < kElementwiseChunk ? n - start : kElementwiseChunk;
       const char* a_row = pa + (offsets[0] + start * sa) * a_size;
@@ -276,8 +314,8 @@ namespace detail {
 // The shared driver: kPredicate ops return bool (written as 0/1 into out's dtype), others return
 // the compute type (rounded to `common`, then converted to out's dtype).
 template <bool kPredicate, unsigned kCategories, ScalarOther kScalarOther, typename MakeOp>
-void apply_binary(ElementwiseInput a, ElementwiseInput b, ScalarType common, Tensor& out,
-                  MakeOp&& make_op) {
+void apply_binary(const KernelRuntimeContext& ctx, ElementwiseInput a, ElementwiseInput b,
+                  ScalarType common, Tensor& out, MakeOp&& make_op) {
   if (out.numel() == 0) return;
   const bool round_b = kScalarOther == ScalarOther::kRound || !is_reduced_floating_type(common) ||
                        compute_numel(b.sizes) != 1;
@@ -308,9 +346,9 @@ void apply_binary(ElementwiseInput a, ElementwiseInput b, ScalarType common, Ten
         }
       };
       if constexpr (kPredicate) {
-        if (float_out) return binary_rows<T, float>(plan, a.data, b.data, out_data, row);
+        if (float_out) return binary_rows<T, float>(ctx, plan, a.data, b.data, out_data, row);
       }
-      binary_rows<T, R>(plan, a.data, b.data, out_data, row);
+      binary_rows<T, R>(ctx, plan, a.data, b.data, out_data, row);
     });
     if (done) return;
     if constexpr ((kCategories & kFloatingTypes) != 0) {
@@ -323,9 +361,9 @@ void apply_binary(ElementwiseInput a, ElementwiseInput b, ScalarType common, Ten
           using T = typename decltype(tag)::type;
           using R = std::conditional_t<kPredicate, bool, T>;
           if (float_out) {
-            binary_rows<T, float>(plan, a.data, b.data, out_data, row);
+            binary_rows<T, float>(ctx, plan, a.data, b.data, out_data, row);
           } else {
-            binary_rows<T, R>(plan, a.data, b.data, out_data, row);
+            binary_rows<T, R>(ctx, plan, a.data, b.data, out_data, row);
           }
         };
         // Unselected 16-bit floats take the converting path below.
@@ -338,9 +376,35 @@ void apply_binary(ElementwiseInput a, ElementwiseInput b, ScalarType common, Ten
       }
     }
   }
+  if constexpr ((kCategories & kFloatingTypes) != 0 && !kPredicate) {
+    // A Half or BFloat16 tensor with an exact single-element b (mul, div by a scalar): b read
+    // into float once, the tensor through reduced_row.
+    constexpr bool kRare = HasRareInputs<decltype(make_op(float{}))>::value;
+    if (!kRare && !round_b && a.dtype == common && (out_type == common || float_out)) {
+      float b_value = 0.0f;
+      convert_element(b.data, b.dtype, &b_value, ScalarType::Float);
+      const auto op = make_op(float{});
+      const auto row = [&](auto... args) { reduced_row(args..., op); };
+      const auto run = [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if (float_out) {
+          binary_rows<T, float, float>(ctx, plan, a.data, &b_value, out_data, row);
+        } else {
+          binary_rows<T, T, float>(ctx, plan, a.data, &b_value, out_data, row);
+        }
+      };
+      if constexpr (dtype_selected(ScalarType::Half)) {
+        if (common == ScalarType::Half) return run(TypeTag<Half>{});
+      }
+      if constexpr (dtype_selected(ScalarType::BFloat16)) {
+        if (common == ScalarType::BFloat16) return run(TypeTag<BFloat16>{});
+      }
+    }
+  }
   dispatch_compute_type<kCategories>(common, [&](auto tag) {
     using C = typename decltype(tag)::type;
-    binary_converting<C, kPredicate>(plan, a, b, round_b, common, out_data, out_type, make_op(C{}));
+    binary_converting<C, kPredicate>(ctx, plan, a, b, round_b, common, out_data, out_type,
+                                     make_op(C{}));
   });
 }
 
@@ -350,21 +414,22 @@ void apply_binary(ElementwiseInput a, ElementwiseInput b, ScalarType common, Ten
 // kernel): all dtypes supported, `common` is the promoted dtype, out already has the broadcast
 // shape and a dtype `common` can be cast to. Values are computed in `common` (rounded there) and
 // then converted to out's dtype, as ATen does. Code is generated only for dtypes in kCategories;
-// `common` must be one of them.
+// `common` must be one of them. Large outputs are split over ctx's thread pool; the functor is
+// then called from several threads at once.
 template <unsigned kCategories = kAllTypes, ScalarOther kScalarOther = ScalarOther::kRound,
           typename MakeOp>
-void apply_binary_op(ElementwiseInput a, ElementwiseInput b, ScalarType common, Tensor& out,
-                     MakeOp&& make_op) {
-  detail::apply_binary<false, kCategories, kScalarOther>(a, b, common, out, make_op);
+void apply_binary_op(const KernelRuntimeContext& ctx, ElementwiseInput a, ElementwiseInput b,
+                     ScalarType common, Tensor& out, MakeOp&& make_op) {
+  detail::apply_binary<false, kCategories, kScalarOther>(ctx, a, b, common, out, make_op);
 }
 
 // out = pred(a, b) for comparisons and logical ops: inputs convert to `common` as in
 // apply_binary_op, pred returns bool, and out (of any dtype) receives 0 or 1.
 template <unsigned kCategories = kAllTypes, ScalarOther kScalarOther = ScalarOther::kRound,
           typename MakePred>
-void apply_binary_predicate(ElementwiseInput a, ElementwiseInput b, ScalarType common, Tensor& out,
-                            MakePred&& make_pred) {
-  detail::apply_binary<true, kCategories, kScalarOther>(a, b, common, out, make_pred);
+void apply_binary_predicate(const KernelRuntimeContext& ctx, ElementwiseInput a, ElementwiseInput b,
+                            ScalarType common, Tensor& out, MakePred&& make_pred) {
+  detail::apply_binary<true, kCategories, kScalarOther>(ctx, a, b, common, out, make_pred);
 }
 
 }  // namespace kiln::portable

@@ -1,5 +1,6 @@
-// Blocked GEMM: packs blocks of A and B into the compute type, runs a register-tiled
-// micro-kernel written with vector extensions, and applies the epilogue once per output element.
+// Blocked GEMM: packs blocks of B (and converts blocks of A) into the compute type, runs a
+// register-tiled micro-kernel written with vector extensions, and applies the epilogue once per
+// output element.
 #include "kernels/portable/cpu/util/gemm.h"
 
 #include <cstring>
@@ -8,6 +9,7 @@
 #include "kernels/portable/cpu/util/convert.h"
 #include "kernels/portable/cpu/util/dtype_util.h"
 #include "kernels/portable/cpu/util/math.h"
+#include "kernels/portable/cpu/util/parallel.h"
 #include "kernels/portable/cpu/util/scalar_util.h"
 
 namespace kiln::portable {
@@ -54,37 +56,36 @@ const C* read_row(const GemmInput& x, int64_t row, int64_t col0, int64_t n, C* b
   return buffer;
 }
 
-// Packs rows [i0, i0 + m) x cols [p0, p0 + kc) of `x` into kR-row panels, each stored column by
-// column (panel[p * kR + i]); rows past m are zero. A's blocks pack this way with kR = kMr.
-template <int kR, typename C>
-void pack_panels(const GemmInput& x, int64_t i0, int64_t m, int64_t p0, int64_t kc, C* packed,
-                 C* buffer) {
-  for (int64_t i = 0; i < round_up(m, kR); ++i) {
-    C* panel = packed + (i / kR) * kR * kc + i % kR;
-    if (i < m) {
-      const C* row = read_row<C>(x, i0 + i, p0, kc, buffer);
-      for (int64_t p = 0; p < kc; ++p) panel[p * kR] = row[p];
-    } else {
-      for (int64_t p = 0; p < kc; ++p) panel[p * kR] = C(0);
-    }
+// Rows [i0, i0 + m) x cols [p0, p0 + kc) of `x` as a row-major block (row stride kc) of the
+// compute type, which the micro-kernel reads in place like a row-major A: converting rows is
+// contiguous (the 16-bit rows' vector conversions), where packing panels scatters element by
+// element.
+template <typename C>
+void load_block(const GemmInput& x, int64_t i0, int64_t m, int64_t p0, int64_t kc, C* block) {
+  for (int64_t i = 0; i < m; ++i) {
+    C* dst = block + i * kc;
+    const C* row = read_row<C>(x, i0 + i, p0, kc, dst);
+    if (row != dst) std::memcpy(dst, row, static_cast<size_t>(kc) * sizeof(C));
   }
 }
 
 // Packs rows [p0, p0 + kc) x cols [j0, j0 + nc) of `b` into kNr-column panels, each stored row
-// by row (panel[p * kNr + j]); columns past nc are zero.
-template <typename C, int kNr>
+// by row (panel[p * kNr + j]); columns past nc are zero. kc <= kKc.
+template <typename C, int kNr, int64_t kKc>
 void pack_b(const GemmInput& b, int64_t p0, int64_t kc, int64_t j0, int64_t nc, C* packed,
             C* buffer) {
-  if (b.loader == nullptr && b.row_stride == 1 && b.col_stride != 1 &&
-      b.dtype == CppToScalarType<C>::value) {
+  if (b.loader == nullptr && b.row_stride == 1 && b.col_stride != 1) {
     // A transposed operand (linear's weight): gather a panel's kNr columns per packed row, so
-    // the stores stay contiguous and each column is read sequentially.
-    const C* base = static_cast<const C*>(b.data) + p0;
+    // the stores stay contiguous and each column is read sequentially (columns of another dtype
+    // are converted first, a contiguous row each).
+    const GemmInput transposed = {b.data, b.dtype, b.col_stride, 1};
+    C converted[kNr][kKc];
     for (int64_t j = 0; j < nc; j += kNr) {
       const int64_t width = nc - j < kNr ? nc - j : kNr;
       const C* columns[kNr];
       for (int64_t jj = 0; jj < kNr; ++jj) {
-        columns[jj] = base + (j0 + j + (jj < width ? jj : 0)) * b.col_stride;
+        columns[jj] =
+            jj < width ? read_row<C>(transposed, j0 + j + jj, p0, kc, converted[jj]) : columns[0];
       }
       C* dst = packed + j * kc;
       // Square kNr x kNr blocks through a local tile: contiguous reads, contiguous writes.
@@ -106,13 +107,6 @@ void pack_b(const GemmInput& b, int64_t p0, int64_t kc, int64_t j0, int64_t nc, 
     }
     return;
   }
-  if (b.loader == nullptr && b.row_stride == 1 && b.col_stride != 1) {
-    // A transposed operand of another dtype: its contiguous columns, converted, are the rows of
-    // the panels.
-    const GemmInput columns = {b.data, b.dtype, b.col_stride, 1};
-    pack_panels<kNr>(columns, j0, nc, p0, kc, packed, buffer);
-    return;
-  }
   const int64_t full = nc / kNr * kNr;
   for (int64_t p = 0; p < kc; ++p) {
     const C* row = read_row<C>(b, p0 + p, j0, nc, buffer);
@@ -126,10 +120,11 @@ void pack_b(const GemmInput& b, int64_t p0, int64_t kc, int64_t j0, int64_t nc, 
   }
 }
 
-// dst (mr x nr, row stride ld) = (accumulate ? dst : 0) + sum_p a[p][i] * b[p][j] over one
-// kMr x kNr tile (of Shape S) of packed panels, with vectors of kBytes: each pass covers two
-// vectors of columns for all kMr rows, so the accumulators fit the register file of that width.
-template <typename C, typename S, int kBytes, bool kDirect>
+// dst (mr x nr, row stride ld) = (accumulate ? dst : 0) + sum_p a[i][p] * b[p][j] over one
+// kMr x kNr tile (of Shape S): rows of a row-major A, a packed B panel, with vectors of kBytes:
+// each pass covers two vectors of columns for all kMr rows, so the accumulators fit the register
+// file of that width.
+template <typename C, typename S, int kBytes>
 __attribute__((always_inline)) inline void micro_kernel(int64_t kc, const C* a_panel, int64_t lda,
                                                         const C* b_panel, C* dst_c, int64_t ld,
                                                         int mr, int nr, bool accumulate) {
@@ -139,7 +134,7 @@ __attribute__((always_inline)) inline void micro_kernel(int64_t kc, const C* a_p
   constexpr int kMr = S::kMr;
   constexpr int kNr = S::kNr;
   const E* a = reinterpret_cast<const E*>(a_panel);
-  const E* rows[kMr];  // kDirect: A read in place, row i at a + i * lda (short tiles repeat)
+  const E* rows[kMr];  // row i at a + i * lda (short tiles repeat the last row)
   for (int i = 0; i < kMr; ++i) rows[i] = a + (i < mr ? i : mr - 1) * lda;
   E* dst = reinterpret_cast<E*>(dst_c);
   for (int pass = 0; pass < kNr / (2 * kL); ++pass) {
@@ -153,7 +148,7 @@ __attribute__((always_inline)) inline void micro_kernel(int64_t kc, const C* a_p
       std::memcpy(&b1, b + p * kNr + kL, sizeof(V));
 #pragma GCC unroll 12
       for (int i = 0; i < kMr; ++i) {
-        const E value = kDirect ? rows[i][p] : a[p * kMr + i];
+        const E value = rows[i][p];
         const V ai = value - V{};  // a broadcast (x - 0 is exact, unlike 0 + x)
         acc[i][0] += ai * b0;
         acc[i][1] += ai * b1;
@@ -185,8 +180,9 @@ __attribute__((always_inline)) inline void micro_kernel(int64_t kc, const C* a_p
   }
 }
 
-// All tiles of one packed A block (mc x kc) times one packed B block (kc x nc) into dst.
-template <typename C, typename S, int kBytes, bool kDirect>
+// All tiles of one row-major A block (mc x kc, row stride lda) times one packed B block (kc x nc)
+// into dst.
+template <typename C, typename S, int kBytes>
 __attribute__((always_inline)) inline void block_product(int64_t mc, int64_t nc, int64_t kc,
                                                          const C* a, int64_t lda, const C* b_packed,
                                                          C* dst, int64_t ld, bool accumulate) {
@@ -196,9 +192,8 @@ __attribute__((always_inline)) inline void block_product(int64_t mc, int64_t nc,
     const int nr = static_cast<int>(nc - jr < kNr ? nc - jr : kNr);
     for (int64_t ir = 0; ir < mc; ir += kMr) {
       const int mr = static_cast<int>(mc - ir < kMr ? mc - ir : kMr);
-      micro_kernel<C, S, kBytes, kDirect>(kc, kDirect ? a + ir * lda : a + ir * kc, lda,
-                                          b_packed + jr * kc, dst + ir * ld + jr, ld, mr, nr,
-                                          accumulate);
+      micro_kernel<C, S, kBytes>(kc, a + ir * lda, lda, b_packed + jr * kc, dst + ir * ld + jr, ld,
+                                 mr, nr, accumulate);
     }
   }
 }
@@ -223,8 +218,8 @@ constexpr int kBaseBytes = 16;
 #endif
 #endif
 
-// One block of tiles: (mc, nc, kc, A, lda, packed B, dst, ld, accumulate); `lda` >= 0 for an A
-// read in place, -1 for a packed A block.
+// One block of tiles: (mc, nc, kc, A, lda, packed B, dst, ld, accumulate); A is row-major with
+// row stride lda (read in place, or a block load_block converted).
 template <typename C>
 using BlockFn = void (*)(int64_t, int64_t, int64_t, const C*, int64_t, const C*, C*, int64_t, bool);
 
@@ -232,11 +227,7 @@ template <typename C, typename S, int kBytes>
 __attribute__((always_inline)) inline void run_block(int64_t mc, int64_t nc, int64_t kc, const C* a,
                                                      int64_t lda, const C* b, C* dst, int64_t ld,
                                                      bool accumulate) {
-  if (lda >= 0) {
-    block_product<C, S, kBytes, true>(mc, nc, kc, a, lda, b, dst, ld, accumulate);
-  } else {
-    block_product<C, S, kBytes, false>(mc, nc, kc, a, 0, b, dst, ld, accumulate);
-  }
+  block_product<C, S, kBytes>(mc, nc, kc, a, lda, b, dst, ld, accumulate);
 }
 
 template <typename C>
@@ -315,9 +306,16 @@ struct Finisher {
   }
 };
 
-// The product with tile shape S, running each block through `run_block`.
+// Output rows [i_begin, i_end) and columns [j_begin, j_end) of the product.
+struct GemmPart {
+  int64_t i_begin, i_end, j_begin, j_end;
+};
+
+// One part of the product with tile shape S, running each block through `run_block`. A part
+// starts on a cache block boundary (a multiple of kMc rows, kNc columns), so every output element
+// sums over k in the same blocks, in the same order, whatever the partition.
 template <typename C, typename S>
-void gemm_typed(int64_t m, int64_t n, int64_t k, const GemmInput& a, const GemmInput& b,
+void gemm_typed(const GemmPart& part, int64_t k, const GemmInput& a, const GemmInput& b,
                 const GemmOutput& out, const GemmEpilogue& epilogue, BlockFn<C> run_block) {
   alignas(64) C a_packed[S::kMc * S::kKc];
   alignas(64) C b_packed[S::kKc * S::kNc];
@@ -332,55 +330,69 @@ void gemm_typed(int64_t m, int64_t n, int64_t k, const GemmInput& a, const GemmI
   if (out.dtype == CppToScalarType<C>::value) {
     // Accumulate straight into out, block row by block row, finishing after the last k block.
     C* dst = static_cast<C*>(out.data);
-    for (int64_t j0 = 0; j0 < n; j0 += S::kNc) {
-      const int64_t nc = n - j0 < S::kNc ? n - j0 : S::kNc;
+    for (int64_t j0 = part.j_begin; j0 < part.j_end; j0 += S::kNc) {
+      const int64_t nc = part.j_end - j0 < S::kNc ? part.j_end - j0 : S::kNc;
       if (k == 0) {
-        for (int64_t i = 0; i < m; ++i) {
+        for (int64_t i = part.i_begin; i < part.i_end; ++i) {
           for (int64_t j = 0; j < nc; ++j) dst[i * out.row_stride + j0 + j] = C(0);
         }
       }
       for (int64_t p0 = 0; p0 < k; p0 += S::kKc) {
         const int64_t kc = k - p0 < S::kKc ? k - p0 : S::kKc;
-        pack_b<C, S::kNr>(b, p0, kc, j0, nc, b_packed, buffer);
-        for (int64_t i0 = 0; i0 < m; i0 += S::kMc) {
-          const int64_t mc = m - i0 < S::kMc ? m - i0 : S::kMc;
+        pack_b<C, S::kNr, S::kKc>(b, p0, kc, j0, nc, b_packed, buffer);
+        for (int64_t i0 = part.i_begin; i0 < part.i_end; i0 += S::kMc) {
+          const int64_t mc = part.i_end - i0 < S::kMc ? part.i_end - i0 : S::kMc;
           const C* a_block = a_packed;
-          int64_t lda = -1;
+          int64_t lda = 0;
           if (a_direct) {
             a_block = static_cast<const C*>(a.data) + i0 * a.row_stride + p0;
             lda = a.row_stride;
           } else {
-            pack_panels<S::kMr>(a, i0, mc, p0, kc, a_packed, buffer);
+            load_block(a, i0, mc, p0, kc, a_packed);
+            lda = kc;
           }
           run_block(mc, nc, kc, a_block, lda, b_packed, dst + i0 * out.row_stride + j0,
                     out.row_stride, p0 > 0);
         }
       }
       if (finish.scale || finish.add_c) {
-        for (int64_t i = 0; i < m; ++i) {
+        for (int64_t i = part.i_begin; i < part.i_end; ++i) {
           finish.apply(dst + i * out.row_stride + j0, i, j0, nc, buffer);
         }
       }
     }
     return;
   }
-  // Narrower out dtypes: accumulate a kMc x kNc block in C, then finish and round it once.
-  alignas(64) C acc[S::kMc * S::kNc];
-  for (int64_t i0 = 0; i0 < m; i0 += S::kMc) {
-    const int64_t mc = m - i0 < S::kMc ? m - i0 : S::kMc;
-    for (int64_t j0 = 0; j0 < n; j0 += S::kNc) {
-      const int64_t nc = n - j0 < S::kNc ? n - j0 : S::kNc;
+  // Narrower out dtypes: accumulate a block of mb x nb in C, then finish and round it once. B
+  // blocks are packed once per mb rows and A blocks converted once per nb columns, so a part of
+  // at most kNc rows takes them all in one block of fewer columns (each B block packed once);
+  // taller ones take blocks of kMc x kNc. A is converted kMc rows at a time. (Each element still
+  // sums over k in the same kKc blocks, whatever the blocking.)
+  constexpr int64_t kAccSize = S::kMc * S::kNc;
+  alignas(64) C acc[kAccSize];
+  const int64_t m = part.i_end - part.i_begin;
+  const bool short_product = m <= S::kNc;
+  const int64_t mb = short_product ? m : S::kMc;
+  int64_t nb = short_product ? kAccSize / m / S::kNr * S::kNr : S::kNc;
+  nb = nb < S::kNc ? nb : S::kNc;  // the packed B block's width
+  for (int64_t i0 = part.i_begin; i0 < part.i_end; i0 += mb) {
+    const int64_t mc = part.i_end - i0 < mb ? part.i_end - i0 : mb;
+    for (int64_t j0 = part.j_begin; j0 < part.j_end; j0 += nb) {
+      const int64_t nc = part.j_end - j0 < nb ? part.j_end - j0 : nb;
       if (k == 0) {
-        for (int64_t i = 0; i < mc * S::kNc; ++i) acc[i] = C(0);
+        for (int64_t i = 0; i < mc * nb; ++i) acc[i] = C(0);
       }
       for (int64_t p0 = 0; p0 < k; p0 += S::kKc) {
         const int64_t kc = k - p0 < S::kKc ? k - p0 : S::kKc;
-        pack_b<C, S::kNr>(b, p0, kc, j0, nc, b_packed, buffer);
-        pack_panels<S::kMr>(a, i0, mc, p0, kc, a_packed, buffer);
-        run_block(mc, nc, kc, a_packed, -1, b_packed, acc, S::kNc, p0 > 0);
+        pack_b<C, S::kNr, S::kKc>(b, p0, kc, j0, nc, b_packed, buffer);
+        for (int64_t i1 = 0; i1 < mc; i1 += S::kMc) {
+          const int64_t rows = mc - i1 < S::kMc ? mc - i1 : S::kMc;
+          load_block(a, i0 + i1, rows, p0, kc, a_packed);
+          run_block(rows, nc, kc, a_packed, kc, b_packed, acc + i1 * nb, nb, p0 > 0);
+        }
       }
       for (int64_t i = 0; i < mc; ++i) {
-        C* row = acc + i * S::kNc;
+        C* row = acc + i * nb;
         finish.apply(row, i0 + i, j0, nc, buffer);
         store_row<C>(row, nc, out.dtype, out_base + ((i0 + i) * out.row_stride + j0) * out_size);
       }
@@ -388,10 +400,29 @@ void gemm_typed(int64_t m, int64_t n, int64_t k, const GemmInput& a, const GemmI
   }
 }
 
+// The product split over ctx's threads in whole cache blocks: column blocks when out is at least
+// as wide as tall, else row blocks. Each part packs its own blocks on its own stack.
+template <typename C, typename S>
+void gemm_parts(const KernelRuntimeContext& ctx, int64_t m, int64_t n, int64_t k,
+                const GemmInput& a, const GemmInput& b, const GemmOutput& out,
+                const GemmEpilogue& epilogue, BlockFn<C> run_block) {
+  const bool by_columns = n >= m;
+  const int64_t block = by_columns ? S::kNc : S::kMc;
+  const int64_t extent = by_columns ? n : m;
+  const int64_t block_work = block * (by_columns ? m : n) * (k > 0 ? k : 1);
+  const int64_t grain = block_work >= kGemmGrain ? 1 : (kGemmGrain + block_work - 1) / block_work;
+  parallel_for(ctx, 0, (extent + block - 1) / block, grain, [&](int64_t first, int64_t last) {
+    const int64_t begin = first * block;
+    const int64_t end = last * block < extent ? last * block : extent;
+    const GemmPart part = by_columns ? GemmPart{0, m, begin, end} : GemmPart{begin, end, 0, n};
+    gemm_typed<C, S>(part, k, a, b, out, epilogue, run_block);
+  });
+}
+
 }  // namespace
 
-void gemm(int64_t m, int64_t n, int64_t k, const GemmInput& a, const GemmInput& b,
-          const GemmOutput& out, const GemmEpilogue& epilogue) {
+void gemm(const KernelRuntimeContext& ctx, int64_t m, int64_t n, int64_t k, const GemmInput& a,
+          const GemmInput& b, const GemmOutput& out, const GemmEpilogue& epilogue) {
   if (m == 0 || n == 0) return;
   dispatch_compute_type(out.dtype, [&](auto tag) {
     using C = typename decltype(tag)::type;
@@ -400,16 +431,16 @@ void gemm(int64_t m, int64_t n, int64_t k, const GemmInput& a, const GemmInput& 
       switch (gemm_isa()) {
         case GemmIsa::kAvx512:
           if (wide_tiles_pay(m, n, k)) {
-            return gemm_typed<C, Shape<C, 64>>(m, n, k, a, b, out, epilogue, block_avx512<C>);
+            return gemm_parts<C, Shape<C, 64>>(ctx, m, n, k, a, b, out, epilogue, block_avx512<C>);
           }
           [[fallthrough]];
         case GemmIsa::kAvx2:
-          return gemm_typed<C, Shape<C, 32>>(m, n, k, a, b, out, epilogue, block_avx2<C>);
+          return gemm_parts<C, Shape<C, 32>>(ctx, m, n, k, a, b, out, epilogue, block_avx2<C>);
         case GemmIsa::kBase:
           break;
       }
 #endif
-      gemm_typed<C, Shape<C, 32>>(m, n, k, a, b, out, epilogue, block_base<C>);
+      gemm_parts<C, Shape<C, 32>>(ctx, m, n, k, a, b, out, epilogue, block_base<C>);
     }
   });
 }

@@ -45,10 +45,12 @@ struct GemmEpilogue {
 // out (m x n) = a (m x k) * b (k x n), then the epilogue. Inputs may have any supported dtype;
 // the products are accumulated in out's compute type (float for Half, BFloat16 and Float;
 // double; wrapping 64-bit integers for integer dtypes) and rounded to out's dtype once. k == 0
-// gives beta * c (or zeros). Uses up to 140 KB of stack for packed blocks and no heap; `out`
-// must not overlap the inputs.
-void gemm(int64_t m, int64_t n, int64_t k, const GemmInput& a, const GemmInput& b,
-          const GemmOutput& out, const GemmEpilogue& epilogue = {});
+// gives beta * c (or zeros). Uses up to 140 KB of stack (per thread) for packed blocks and no
+// heap; `out` must not overlap the inputs. Large products are split over ctx's thread pool in
+// whole cache blocks, which leaves every result bit-identical; a loader (GemmRowLoader) is then
+// called from several threads at once.
+void gemm(const KernelRuntimeContext& ctx, int64_t m, int64_t n, int64_t k, const GemmInput& a,
+          const GemmInput& b, const GemmOutput& out, const GemmEpilogue& epilogue = {});
 
 // A dtype-selective build compiles gemm only for the compute types its dtypes need. Kernels
 // call this before gemm: it fails `ctx` with NotSupported, naming `op`, when out dtype `dtype`

@@ -2,12 +2,10 @@
 #include "kernels/portable/cpu/util/llm.h"
 
 #include <cstring>
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
 #include <type_traits>
 
 #include "kernels/portable/cpu/util/checks.h"
+#include "kernels/portable/cpu/util/convert.h"
 #include "kernels/portable/cpu/util/gated_activation.h"
 #include "kernels/portable/cpu/util/reduce_math.h"
 #include "runtime/core/half.h"
@@ -105,128 +103,17 @@ bool prepare_gated(KernelRuntimeContext& ctx, const Tensor& input, Tensor& out, 
   return true;
 }
 
-namespace {
-
-template <typename T>
-KILN_ALWAYS_INLINE float to_float(T value) {
-  if constexpr (std::is_same_v<T, Half>) {
-    return kiln::detail::half_bits_to_float(value.x);
-  } else if constexpr (std::is_same_v<T, BFloat16>) {
-    return kiln::detail::bfloat16_bits_to_float(value.x);
-  } else {
-    return value;
-  }
-}
-
-template <typename T>
-KILN_ALWAYS_INLINE T from_float(float value) {
-  if constexpr (std::is_same_v<T, Half>) {
-    return Half::from_bits(kiln::detail::float_to_half_bits(value));
-  } else if constexpr (std::is_same_v<T, BFloat16>) {
-    return BFloat16::from_bits(kiln::detail::float_to_bfloat16_bits(value));
-  } else {
-    return value;
-  }
-}
-
-template <typename T>
-KILN_HOT_LOOP void load_typed(const T* src, int64_t stride, int64_t n, float* dst) {
-  if (stride == 1) {
-    for (int64_t i = 0; i < n; ++i) dst[i] = to_float(src[i]);
-  } else {
-    for (int64_t i = 0; i < n; ++i) dst[i] = to_float(src[i * stride]);
-  }
-}
-
-template <typename T>
-KILN_HOT_LOOP void store_typed(const float* src, int64_t n, T* dst) {
-  for (int64_t i = 0; i < n; ++i) dst[i] = from_float<T>(src[i]);
-}
-
-template <typename T>
-KILN_HOT_LOOP void round_typed(float* values, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) values[i] = to_float(from_float<T>(values[i]));
-}
-
-#if defined(KILN_ENABLE_MULTIVERSIONING) && defined(__x86_64__) && \
-    (defined(__GNUC__) || defined(__clang__))
-#define KILN_LLM_F16C 1
-// Half <-> float with the F16C instructions, eight at a time (the software conversions above
-// take several times longer), where the CPU has them; the tails convert in software. Same
-// rounding (to nearest even); a NaN keeps its payload instead of becoming 0x7e00.
-bool has_f16c() {
-  static const bool kHas = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
-  return kHas;
-}
-
-__attribute__((target("avx,f16c"))) void load_half_f16c(const Half* src, int64_t n, float* dst) {
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
-    _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(h));
-  }
-  for (; i < n; ++i) dst[i] = to_float(src[i]);
-}
-
-__attribute__((target("avx,f16c"))) void store_half_f16c(const float* src, int64_t n, Half* dst) {
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), h);
-  }
-  for (; i < n; ++i) dst[i] = from_float<Half>(src[i]);
-}
-
-__attribute__((target("avx,f16c"))) void round_half_f16c(float* values, int64_t n) {
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(values + i), _MM_FROUND_TO_NEAREST_INT);
-    _mm256_storeu_ps(values + i, _mm256_cvtph_ps(h));
-  }
-  for (; i < n; ++i) values[i] = to_float(from_float<Half>(values[i]));
-}
-#endif
-
-}  // namespace
-
+// The 16-bit rows are convert.h's (F16C, NEON or bit operations): one set for every kernel.
 void load_floats(const void* src, ScalarType type, int64_t stride, int64_t n, float* dst) {
-  switch (type) {
-    case ScalarType::Half:
-#ifdef KILN_LLM_F16C
-      if (stride == 1 && has_f16c()) return load_half_f16c(static_cast<const Half*>(src), n, dst);
-#endif
-      return load_typed(static_cast<const Half*>(src), stride, n, dst);
-    case ScalarType::BFloat16:
-      return load_typed(static_cast<const BFloat16*>(src), stride, n, dst);
-    default:
-      return load_typed(static_cast<const float*>(src), stride, n, dst);
-  }
+  load_row<float>(src, type, stride, n, dst);
 }
 
 void store_floats(const float* src, int64_t n, ScalarType type, void* dst) {
-  switch (type) {
-    case ScalarType::Half:
-#ifdef KILN_LLM_F16C
-      if (has_f16c()) return store_half_f16c(src, n, static_cast<Half*>(dst));
-#endif
-      return store_typed(src, n, static_cast<Half*>(dst));
-    case ScalarType::BFloat16:
-      return store_typed(src, n, static_cast<BFloat16*>(dst));
-    default:
-      if (src != dst) std::memcpy(dst, src, n * sizeof(float));
-      return;
-  }
+  if (type != ScalarType::Float) return store_row<float>(src, n, type, dst);
+  if (src != dst) std::memcpy(dst, src, n * sizeof(float));
 }
 
-void round_floats(float* values, int64_t n, ScalarType type) {
-  if (type == ScalarType::Half) {
-#ifdef KILN_LLM_F16C
-    if (has_f16c()) return round_half_f16c(values, n);
-#endif
-    round_typed<Half>(values, n);
-  }
-  if (type == ScalarType::BFloat16) round_typed<BFloat16>(values, n);
-}
+void round_floats(float* values, int64_t n, ScalarType type) { round_row<float>(values, n, type); }
 
 namespace {
 

@@ -50,8 +50,7 @@ inline int64_t index_at(const Tensor& tensor, int64_t index) {
 }
 
 // Rows of a Float, Half or BFloat16 tensor as floats and back: convert.h's load_row / store_row /
-// round_row for these three dtypes, in loops with vector clones (KILN_HOT_LOOP), where the
-// 16-bit conversions (bit operations) vectorise. `stride` is in elements.
+// round_row for these three dtypes (its vectorised 16-bit rows). `stride` is in elements.
 void load_floats(const void* src, ScalarType type, int64_t stride, int64_t n, float* dst);
 void store_floats(const float* src, int64_t n, ScalarType type, void* dst);
 // Rounds each value to `type`'s precision, keeping it in float (nothing to do for Float).

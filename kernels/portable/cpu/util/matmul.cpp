@@ -75,9 +75,9 @@ bool check_batches(KernelRuntimeContext& ctx, const Tensor& batch1, const Tensor
   return resize_or_fail(ctx, out, {sizes, 3});
 }
 
-void batched_gemm(const Tensor& batch1, const Tensor& batch2, Tensor& out, const void* c,
-                  ScalarType c_type, const int64_t* c_strides, const Scalar& alpha,
-                  const Scalar& beta) {
+void batched_gemm(const KernelRuntimeContext& ctx, const Tensor& batch1, const Tensor& batch2,
+                  Tensor& out, const void* c, ScalarType c_type, const int64_t* c_strides,
+                  const Scalar& alpha, const Scalar& beta) {
   const int64_t batches = batch1.size(0);
   const int64_t n = batch1.size(1);
   const int64_t m = batch1.size(2);
@@ -93,7 +93,7 @@ void batched_gemm(const Tensor& batch1, const Tensor& batch2, Tensor& out, const
       epilogue.c = {static_cast<const char*>(c) + i * c_strides[0] * c_size, c_type, c_strides[1],
                     c_strides[2]};
     }
-    gemm(n, p, m,
+    gemm(ctx, n, p, m,
          {static_cast<const char*>(batch1.const_data_ptr()) + i * n * m * size, dtype, m, 1},
          {static_cast<const char*>(batch2.const_data_ptr()) + i * m * p * size, dtype, p, 1},
          {static_cast<char*>(out.mutable_data_ptr()) + i * n * p * size, dtype, p}, epilogue);

@@ -25,8 +25,8 @@ bool check_batches(KernelRuntimeContext& ctx, const Tensor& batch1, const Tensor
 
 // out[i] = alpha * batch1[i] batch2[i] + beta * c[i] for every batch i (bmm and baddbmm);
 // c_strides are the element strides of c expanded to out's shape (c may be null).
-void batched_gemm(const Tensor& batch1, const Tensor& batch2, Tensor& out, const void* c,
-                  ScalarType c_type, const int64_t* c_strides, const Scalar& alpha,
-                  const Scalar& beta);
+void batched_gemm(const KernelRuntimeContext& ctx, const Tensor& batch1, const Tensor& batch2,
+                  Tensor& out, const void* c, ScalarType c_type, const int64_t* c_strides,
+                  const Scalar& alpha, const Scalar& beta);
 
 }  // namespace kiln::portable

@@ -46,17 +46,23 @@ void make_reduce_layout(ArrayRef<SizesType> sizes, DimMask mask, ReduceLayout* l
 void load_row_nonzero(const void* src, ScalarType src_type, int64_t stride, int64_t n,
                       int64_t* dst);
 
-// Calls fn(offset) for every index combination of the dims, in row-major order; once with 0
-// when dim == 0.
+// Calls fn(offset) for the index combinations of the dims numbered [first, last) in row-major
+// order (dim == 0 has the single combination 0, at offset 0).
 template <typename Fn>
-void for_each_offset(const SizesType* sizes, const StridesType* strides, int32_t dim, Fn&& fn) {
+void for_each_offset_range(const SizesType* sizes, const StridesType* strides, int32_t dim,
+                           int64_t first, int64_t last, Fn&& fn) {
+  if (first >= last) return;
   int64_t index[kTensorDimensionLimit];
-  for (int32_t d = 0; d < dim; ++d) index[d] = 0;
   int64_t offset = 0;
-  while (true) {
+  int64_t rest = first;
+  for (int32_t d = dim - 1; d >= 0; --d) {
+    index[d] = rest % sizes[d];
+    rest /= sizes[d];
+    offset += index[d] * strides[d];
+  }
+  for (int64_t k = first; k < last; ++k) {
     fn(offset);
-    int32_t d = dim - 1;
-    for (; d >= 0; --d) {
+    for (int32_t d = dim - 1; d >= 0; --d) {
       if (++index[d] < sizes[d]) {
         offset += strides[d];
         break;
@@ -64,8 +70,16 @@ void for_each_offset(const SizesType* sizes, const StridesType* strides, int32_t
       index[d] = 0;
       offset -= strides[d] * (sizes[d] - 1);
     }
-    if (d < 0) return;
   }
+}
+
+// Calls fn(offset) for every index combination of the dims, in row-major order; once with 0
+// when dim == 0. Every size must be at least 1.
+template <typename Fn>
+void for_each_offset(const SizesType* sizes, const StridesType* strides, int32_t dim, Fn&& fn) {
+  int64_t combinations = 1;
+  for (int32_t d = 0; d < dim; ++d) combinations *= sizes[d];
+  for_each_offset_range(sizes, strides, dim, 0, combinations, fn);
 }
 
 }  // namespace kiln::portable

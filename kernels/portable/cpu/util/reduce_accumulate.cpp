@@ -7,6 +7,7 @@
 #include "kernels/portable/cpu/util/convert.h"
 #include "kernels/portable/cpu/util/dtype_util.h"
 #include "kernels/portable/cpu/util/math.h"
+#include "kernels/portable/cpu/util/parallel.h"
 #include "kernels/portable/cpu/util/target.h"
 
 namespace kiln::portable {
@@ -39,23 +40,36 @@ inline C fold_lanes(C* lanes) {
   }
 }
 
+// An input element as C: a BFloat16 widened inline (a shift, which the loop vectorises).
+template <typename C, typename In>
+KILN_ALWAYS_INLINE C element_of(In value) {
+  if constexpr (std::is_same_v<In, BFloat16>) {
+    return kiln::detail::bfloat16_bits_to_float(value.x);
+  } else {
+    return value;
+  }
+}
+
 // The total of n contiguous values: blocks in independent C lanes (so the loop vectorises
 // without reassociation flags and float blocks stay short for accuracy), blocks added in Total.
-template <typename C, bool kProd>
-KILN_HOT_LOOP TotalOf<C> run_total(const C* x, int64_t n) {
+// In is C, or BFloat16 read in place for a float total.
+template <typename C, bool kProd, typename In = C>
+KILN_HOT_LOOP TotalOf<C> run_total(const In* x, int64_t n) {
   using Total = TotalOf<C>;
   constexpr int kLanes = 128 / sizeof(C);
   Total total = kProd ? 1 : 0;
   for (int64_t s = 0; s < n; s += kBlock) {
     const int64_t m = n - s < kBlock ? n - s : kBlock;
-    const C* block = x + s;
+    const In* block = x + s;
     C lanes[kLanes];
     for (int j = 0; j < kLanes; ++j) lanes[j] = kProd ? 1 : 0;
     int64_t i = 0;
     for (; i + kLanes <= m; i += kLanes) {
-      for (int j = 0; j < kLanes; ++j) lanes[j] = combine<kProd>(lanes[j], block[i + j]);
+      for (int j = 0; j < kLanes; ++j) {
+        lanes[j] = combine<kProd>(lanes[j], element_of<C>(block[i + j]));
+      }
     }
-    for (; i < m; ++i) lanes[0] = combine<kProd>(lanes[0], block[i]);
+    for (; i < m; ++i) lanes[0] = combine<kProd>(lanes[0], element_of<C>(block[i]));
     // Halving the lanes keeps the tail short (a chain of Total adds would dominate short rows).
     total = combine<kProd>(total, static_cast<Total>(fold_lanes<kProd, kLanes>(lanes)));
   }
@@ -81,36 +95,59 @@ class AccumulateRunner {
         in_size_(in.element_size()),
         out_size_(out.element_size()),
         direct_(in_type_ == op_type && in_type_ == CppToScalarType<C>::value),
+        // BFloat16 values are exact in float (a BFloat16 mean's op dtype): read in place.
+        bfloat16_in_place_(in_type_ == ScalarType::BFloat16 &&
+                           (op_type_ == ScalarType::BFloat16 || op_type_ == ScalarType::Float)),
         mean_(mean),
         count_(count),
         src_(static_cast<const char*>(in.const_data_ptr())),
         dst_(static_cast<char*>(out.mutable_data_ptr())) {}
 
-  // Each output totals its runs, which are contiguous (run_stride 1).
-  void rows(const ReduceLayout& layout) {
+  // Outputs [first, last) each total their runs, which are contiguous (run_stride 1).
+  void rows(const ReduceLayout& layout, int64_t first, int64_t last) {
     int64_t pending = 0;
-    for_each_output(layout, [&](int64_t base) {
-      Total total = kProd ? 1 : 0;
-      for_each_run(layout, base, [&](int64_t offset) {
-        if (direct_) {
-          total = combine<kProd>(total, run_total<C, kProd>(pointer(offset), layout.run_size));
-          return;
-        }
-        for (int64_t s = 0; s < layout.run_size; s += kChunk) {
-          const int64_t m = layout.run_size - s < kChunk ? layout.run_size - s : kChunk;
-          total = combine<kProd>(total, run_total<C, kProd>(load(offset + s, 1, m), m));
-        }
-      });
-      totals_[pending++] = total;
-      if (pending == kChunk) flush(pending);
-    });
+    written_ = first;
+    for_each_offset_range(
+        layout.kept_sizes, layout.kept_strides, layout.kept_dim, first, last, [&](int64_t base) {
+          Total total = kProd ? 1 : 0;
+          for_each_run(layout, base, [&](int64_t offset) {
+            if (direct_) {
+              total = combine<kProd>(total, run_total<C, kProd>(pointer(offset), layout.run_size));
+              return;
+            }
+            if constexpr (std::is_same_v<C, float> && dtype_selected(ScalarType::BFloat16)) {
+              if (bfloat16_in_place_) {
+                const BFloat16* x = reinterpret_cast<const BFloat16*>(src_) + offset;
+                total = combine<kProd>(total, run_total<C, kProd, BFloat16>(x, layout.run_size));
+                return;
+              }
+            }
+            // Converted a block at a time, so the totals group as on the direct path.
+            for (int64_t s = 0; s < layout.run_size; s += kBlock) {
+              const int64_t m = layout.run_size - s < kBlock ? layout.run_size - s : kBlock;
+              total = combine<kProd>(total, run_total<C, kProd>(load(offset + s, 1, m), m));
+            }
+          });
+          totals_[pending++] = total;
+          if (pending == kChunk) flush(pending);
+        });
     flush(pending);
   }
 
   // The innermost dim is kept: neighbouring outputs read neighbouring inputs, so up to kChunk
-  // outputs accumulate side by side, one contiguous input row at a time.
-  void columns(const ReduceLayout& layout) {
-    for_each_output_block(layout, kChunk, [&](int64_t base, int64_t m) {
+  // outputs accumulate side by side, one contiguous input row at a time. Blocks [first, last) of
+  // column_blocks(layout) in output order.
+  void columns(const ReduceLayout& layout, int64_t first, int64_t last) {
+    const int32_t outer_kept = layout.kept_dim - 1;
+    const int64_t width = layout.kept_sizes[outer_kept];
+    const int64_t blocks = (width + kChunk - 1) / kChunk;
+    for (int64_t block = first; block < last; ++block) {
+      const int64_t k = block % blocks * kChunk;
+      const int64_t m = width - k < kChunk ? width - k : kChunk;
+      int64_t base = k;
+      for_each_offset_range(layout.kept_sizes, layout.kept_strides, outer_kept, block / blocks,
+                            block / blocks + 1, [&](int64_t offset) { base += offset; });
+      written_ = block / blocks * width + k;
       for (int64_t i = 0; i < m; ++i) totals_[i] = kProd ? 1 : 0;
       for_each_run(layout, base, [&](int64_t offset) {
         for (int64_t j = 0; j < layout.run_size; ++j) {
@@ -119,24 +156,32 @@ class AccumulateRunner {
           column_accumulate<C, kProd>(totals_, x, m);
         }
       });
-      flush(m);
-    });
+      int64_t pending = m;
+      flush(pending);
+    }
+  }
+
+  // How many blocks columns() splits the outputs into.
+  static int64_t column_blocks(const ReduceLayout& layout) {
+    const int64_t width = layout.kept_sizes[layout.kept_dim - 1];
+    return layout.outputs / width * ((width + kChunk - 1) / kChunk);
   }
 
  private:
   const C* pointer(int64_t offset) const { return reinterpret_cast<const C*>(src_) + offset; }
 
-  // n input elements spaced `stride` apart from `offset`, as values of the op dtype held in C.
+  // n <= kBlock input elements spaced `stride` apart from `offset`, as values of the op dtype
+  // held in C.
   const C* load(int64_t offset, int64_t stride, int64_t n) {
     const char* src = src_ + offset * in_size_;
     if constexpr (std::is_integral_v<C>) {
       if (op_type_ == ScalarType::Bool) {
-        load_row_nonzero(src, in_type_, stride, n, buf_);
-        return buf_;
+        load_row_nonzero(src, in_type_, stride, n, block_);
+        return block_;
       }
     }
-    load_row_as<C>(src, in_type_, stride, n, op_type_, buf_);
-    return buf_;
+    load_row_as<C>(src, in_type_, stride, n, op_type_, block_);
+    return block_;
   }
 
   // Stores the first n totals as the next n outputs.
@@ -158,40 +203,50 @@ class AccumulateRunner {
   size_t in_size_;
   size_t out_size_;
   bool direct_;
+  bool bfloat16_in_place_;
   bool mean_;
   int64_t count_;
   const char* src_;
   char* dst_;
   int64_t written_ = 0;
-  C buf_[kChunk];
+  C block_[kBlock];
   Total totals_[kChunk];
 };
 
+// Outputs (or blocks of them) are split over ctx's threads; each output is totalled by one
+// thread, in the order one thread would, so the results do not depend on the thread count. A
+// reduction to a single value stays on one thread.
 template <bool kProd>
-void accumulate_typed(const Tensor& self, const ReduceLayout& layout, ScalarType op_type, bool mean,
-                      Tensor& out) {
+void accumulate_typed(const KernelRuntimeContext& ctx, const Tensor& self,
+                      const ReduceLayout& layout, ScalarType op_type, bool mean, Tensor& out) {
   dispatch_compute_type(op_type, [&](auto tag) {
-    using C = typename decltype(tag)::type;
-    AccumulateRunner<C, kProd> runner(self, op_type, mean, layout.count, out);
+    using Runner = AccumulateRunner<typename decltype(tag)::type, kProd>;
     if (layout.run_stride == 1) {
-      runner.rows(layout);
+      parallel_for(ctx, 0, layout.outputs, items_grain(layout.count),
+                   [&](int64_t first, int64_t last) {
+                     Runner(self, op_type, mean, layout.count, out).rows(layout, first, last);
+                   });
     } else {
-      runner.columns(layout);
+      const int64_t width = layout.kept_sizes[layout.kept_dim - 1];
+      const int64_t grain = items_grain(layout.count * (width < kChunk ? width : kChunk));
+      parallel_for(ctx, 0, Runner::column_blocks(layout), grain, [&](int64_t first, int64_t last) {
+        Runner(self, op_type, mean, layout.count, out).columns(layout, first, last);
+      });
     }
   });
 }
 
 }  // namespace
 
-void accumulate_reduce(const Tensor& self, DimMask mask, ScalarType op_type, AccumulateKind kind,
-                       Tensor& out) {
+void accumulate_reduce(const KernelRuntimeContext& ctx, const Tensor& self, DimMask mask,
+                       ScalarType op_type, AccumulateKind kind, Tensor& out) {
   if (out.numel() == 0) return;
   ReduceLayout layout;
   make_reduce_layout(self.sizes(), mask, &layout);
   if (kind == AccumulateKind::kProd) {
-    accumulate_typed<true>(self, layout, op_type, false, out);
+    accumulate_typed<true>(ctx, self, layout, op_type, false, out);
   } else {
-    accumulate_typed<false>(self, layout, op_type, kind == AccumulateKind::kMean, out);
+    accumulate_typed<false>(ctx, self, layout, op_type, kind == AccumulateKind::kMean, out);
   }
 }
 
@@ -218,7 +273,7 @@ Tensor& accumulate_out(KernelRuntimeContext& ctx, const Tensor& self,
   DimMask mask = 0;
   if (!make_dim_mask(ctx, dims, self.dim(), &mask)) return out;
   if (!resize_reduced(ctx, self, mask, keepdim, out)) return out;
-  accumulate_reduce(self, mask, op_type, kind, out);
+  accumulate_reduce(ctx, self, mask, op_type, kind, out);
   return out;
 }
 

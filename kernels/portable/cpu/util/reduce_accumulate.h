@@ -15,9 +15,10 @@ enum class AccumulateKind : uint8_t { kSum, kProd, kMean };
 // first converted to `op_type` (the op's dtype, as ATen casts its input), then summed or
 // multiplied (in double for floating types, wrapping int64 for the others), divided by the
 // element count for kMean, and stored in out's dtype. An empty reduction gives 0 (sum), 1 (prod)
-// or NaN (mean).
-void accumulate_reduce(const Tensor& self, DimMask mask, ScalarType op_type, AccumulateKind kind,
-                       Tensor& out);
+// or NaN (mean). Outputs are split over ctx's threads (each output summed by one thread, in
+// the same order on any number of threads).
+void accumulate_reduce(const KernelRuntimeContext& ctx, const Tensor& self, DimMask mask,
+                       ScalarType op_type, AccumulateKind kind, Tensor& out);
 
 // The whole out variant of sum/prod/mean over `dims` (None or empty: every dim): checks, the op
 // dtype rules of ATen (`dtype` if given, else out's dtype; mean needs a floating dtype), resize,

@@ -8,6 +8,7 @@
 #include "kernels/portable/cpu/util/checks.h"
 #include "kernels/portable/cpu/util/convert.h"
 #include "kernels/portable/cpu/util/dtype_util.h"
+#include "kernels/portable/cpu/util/parallel.h"
 #include "kernels/portable/cpu/util/reduce_math.h"
 #include "kernels/portable/cpu/util/target.h"
 #include "kernels/portable/cpu/util/vec_math.h"
@@ -18,6 +19,8 @@ namespace softmax_detail {
 
 // Elements per conversion buffer and per group of columns.
 constexpr int64_t kSoftmaxChunk = 256;
+// Rows of a dtype other than C that fit a buffer of this many bytes are converted whole, once.
+constexpr int64_t kSoftmaxRowBytes = 16384;
 
 // The row loops. A NaN makes the max NaN, and so the whole slice, as in ATen.
 template <typename C>
@@ -92,6 +95,25 @@ class SoftmaxRunner {
       }
       return;
     }
+    if (size <= kRowLength) {
+      // A row of another dtype that fits: converted once and computed in place (exponentials
+      // once), then converted back.
+      C* x = row_;
+      load_row<C>(src_ + base * element_size_, dtype_, 1, size, x);
+      const C max = row_max(x, size, C(-INFINITY));
+      if (log_) {
+        C sum = 0;
+        for (int64_t s = 0; s < size; s += kSoftmaxChunk) {
+          const int64_t m = size - s < kSoftmaxChunk ? size - s : kSoftmaxChunk;
+          sum += row_exp_sum(x + s, buf_, m, max);
+        }
+        row_shift(x, x, size, C(max + std::log(sum)));
+      } else {
+        row_scale(x, size, C(1) / row_exp_sum(x, x, size, max));
+      }
+      store_row<C>(x, size, dtype_, dst_ + base * element_size_);
+      return;
+    }
     C max = -INFINITY;
     for (int64_t s = 0; s < size; s += kSoftmaxChunk) {
       const int64_t m = size - s < kSoftmaxChunk ? size - s : kSoftmaxChunk;
@@ -148,6 +170,8 @@ class SoftmaxRunner {
   bool log_;
   const char* src_;
   char* dst_;
+  static constexpr int64_t kRowLength = kSoftmaxRowBytes / static_cast<int64_t>(sizeof(C));
+  C row_[kRowLength];
   C in_buf_[kSoftmaxChunk];
   C buf_[kSoftmaxChunk];
   C max_[kSoftmaxChunk];
@@ -183,22 +207,26 @@ Tensor& softmax_common(KernelRuntimeContext& ctx, const Tensor& self, int64_t di
   int64_t inner = 1;
   for (int64_t d = axis + 1; d < self.dim(); ++d) inner *= self.size(d);
   const int64_t outer = self.numel() / (size * inner);
+  // Work items: a row (inner == 1) or a block of up to kSoftmaxChunk neighbouring slices, each
+  // computed alone, so threads split them without changing any result.
+  constexpr int64_t kChunk = softmax_detail::kSoftmaxChunk;
+  const int64_t blocks = (inner + kChunk - 1) / kChunk;
+  const int64_t grain = items_grain(size * (inner < kChunk ? inner : kChunk));
   dispatch_compute_type<kFloatingTypes>(self.scalar_type(), [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (compute_type_selected<C>()) {
-      softmax_detail::SoftmaxRunner<C> runner(self, out, log);
-      for (int64_t o = 0; o < outer; ++o) {
-        const int64_t base = o * size * inner;
-        if (inner == 1) {
-          runner.row(base, size);
-          continue;
+      parallel_for(ctx, 0, outer * blocks, grain, [&](int64_t first, int64_t last) {
+        softmax_detail::SoftmaxRunner<C> runner(self, out, log);
+        for (int64_t item = first; item < last; ++item) {
+          const int64_t base = item / blocks * size * inner;
+          if (inner == 1) {
+            runner.row(base, size);
+            continue;
+          }
+          const int64_t i = item % blocks * kChunk;
+          runner.columns(base + i, size, inner, inner - i < kChunk ? inner - i : kChunk);
         }
-        for (int64_t i = 0; i < inner; i += softmax_detail::kSoftmaxChunk) {
-          runner.columns(base + i, size, inner,
-                         inner - i < softmax_detail::kSoftmaxChunk ? inner - i
-                                                                   : softmax_detail::kSoftmaxChunk);
-        }
-      }
+      });
     }
   });
   return out;

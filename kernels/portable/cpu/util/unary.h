@@ -14,6 +14,7 @@
 #include "kernels/portable/cpu/util/convert.h"
 #include "kernels/portable/cpu/util/dtype_util.h"
 #include "kernels/portable/cpu/util/math_loop.h"
+#include "kernels/portable/cpu/util/parallel.h"
 #include "kernels/portable/cpu/util/rare_inputs.h"
 #include "kernels/portable/cpu/util/target.h"
 #include "kernels/portable/cpu/util/vec_math.h"
@@ -72,28 +73,21 @@ void unary_loop(const In* in, Out* out, int64_t n, Op op) {
   }
 }
 
-// Half or BFloat16 values through a float op, rounded back to T and stored as T or as float: one
-// fused pass, so the conversions run in the multiversioned loop too.
-// (Written on the bit patterns, as in convert.cpp, so the compiler vectorises it.)
-inline float reduced_to_float(Half value) { return kiln::detail::half_bits_to_float(value.x); }
-inline float reduced_to_float(BFloat16 value) {
-  return kiln::detail::bfloat16_bits_to_float(value.x);
-}
-inline uint16_t float_to_reduced_bits(float value, Half) {
-  return kiln::detail::float_to_half_bits(value);
-}
-inline uint16_t float_to_reduced_bits(float value, BFloat16) {
-  return kiln::detail::float_to_bfloat16_bits(value);
-}
-
+// Half or BFloat16 values through a float op, rounded back to T and stored as T or as float, a
+// chunk at a time: widened into a float buffer (convert.h's rows, F16C where the CPU has it),
+// mapped by the float loop (with its AVX-512 clone for the math functions), narrowed back.
 template <typename T, typename Out, typename Op>
-KILN_HOT_LOOP void reduced_unary_loop(const T* in, Out* out, int64_t n, Op op) {
-  for (int64_t i = 0; i < n; ++i) {
-    const uint16_t bits = float_to_reduced_bits(op(reduced_to_float(in[i])), T{});
+void reduced_unary_loop(const T* in, Out* out, int64_t n, Op op) {
+  float x[kUnaryChunk];
+  for (int64_t start = 0; start < n; start += kUnaryChunk) {
+    const int64_t m = n - start < kUnaryChunk ? n - start : kUnaryChunk;
+    widen_row(in + start, x, m);
     if constexpr (std::is_same_v<Out, float>) {
-      out[i] = reduced_to_float(T::from_bits(bits));
+      unary_loop(x, out + start, m, op);
+      round_floats_to<T>(out + start, m);
     } else {
-      out[i].x = bits;
+      unary_loop(x, x, m, op);
+      narrow_row(x, out + start, m);
     }
   }
 }
@@ -101,7 +95,8 @@ KILN_HOT_LOOP void reduced_unary_loop(const T* in, Out* out, int64_t n, Op op) {
 // Runs reduced_unary_loop when self and `common` are Half or BFloat16 and out is that dtype or
 // Float (the common cases); returns false otherwise.
 template <typename MakeOp>
-bool reduced_unary(const Tensor& self, ScalarType common, Tensor& out, MakeOp& make_op) {
+bool reduced_unary(const KernelRuntimeContext& ctx, const Tensor& self, ScalarType common,
+                   Tensor& out, MakeOp& make_op) {
   // An op with rare inputs takes the converting path, whose loop handles them.
   if constexpr (HasRareInputs<decltype(make_op(0.0f))>::value) return false;
   const ScalarType in_type = self.scalar_type();
@@ -111,11 +106,17 @@ bool reduced_unary(const Tensor& self, ScalarType common, Tensor& out, MakeOp& m
   const auto run = [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* in = self.const_data_ptr<T>();
-    if (out_type == ScalarType::Float) {
-      reduced_unary_loop(in, out.mutable_data_ptr<float>(), n, make_op(0.0f));
-    } else {
-      reduced_unary_loop(in, out.mutable_data_ptr<T>(), n, make_op(0.0f));
-    }
+    const auto op = make_op(0.0f);
+    parallel_for(
+        ctx, 0, n, kElementwiseGrain,
+        [&](int64_t begin, int64_t end) {
+          if (out_type == ScalarType::Float) {
+            reduced_unary_loop(in + begin, out.mutable_data_ptr<float>() + begin, end - begin, op);
+          } else {
+            reduced_unary_loop(in + begin, out.mutable_data_ptr<T>() + begin, end - begin, op);
+          }
+        },
+        kParallelAlign);
     return true;
   };
   // Unselected 16-bit floats take the converting path.
@@ -133,9 +134,11 @@ bool reduced_unary(const Tensor& self, ScalarType common, Tensor& out, MakeOp& m
 // out = op(self) elementwise over same-shape contiguous tensors. self is converted to dtype
 // `common` (as ATen casts inputs to the common dtype), the op runs in common's compute type and
 // its results are rounded to `common`, then converted to out's dtype. Code is generated only for
-// the dtype categories in kCategories; `common` must be one of them.
+// the dtype categories in kCategories; `common` must be one of them. Large tensors are split
+// over ctx's thread pool; the functor is then called from several threads at once.
 template <unsigned kCategories = kAllTypes, typename MakeOp>
-void apply_unary(const Tensor& self, ScalarType common, Tensor& out, MakeOp&& make_op) {
+void apply_unary(const KernelRuntimeContext& ctx, const Tensor& self, ScalarType common,
+                 Tensor& out, MakeOp&& make_op) {
   const int64_t n = self.numel();
   if (n == 0) return;
   const ScalarType in_type = self.scalar_type();
@@ -143,19 +146,25 @@ void apply_unary(const Tensor& self, ScalarType common, Tensor& out, MakeOp&& ma
   if (in_type == common && out_type == common &&
       dispatch_fast_type<kCategories>(common, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        detail::unary_loop(self.const_data_ptr<T>(), out.mutable_data_ptr<T>(), n, make_op(T{}));
+        const T* in = self.const_data_ptr<T>();
+        T* result = out.mutable_data_ptr<T>();
+        const auto op = make_op(T{});
+        parallel_for(
+            ctx, 0, n, kElementwiseGrain,
+            [&](int64_t begin, int64_t end) {
+              detail::unary_loop(in + begin, result + begin, end - begin, op);
+            },
+            kParallelAlign);
       })) {
     return;
   }
   if constexpr ((kCategories & kFloatingTypes) != 0) {
-    if (detail::reduced_unary(self, common, out, make_op)) return;
+    if (detail::reduced_unary(ctx, self, common, out, make_op)) return;
   }
   dispatch_compute_type<kCategories>(common, [&](auto tag) {
     using C = typename decltype(tag)::type;
     constexpr ScalarType kComputeType = CppToScalarType<C>::value;
     const auto op = make_op(C{});
-    C in_buf[kUnaryChunk];
-    C out_buf[kUnaryChunk];
     // An operand that already holds C values of dtype `common` is used in place.
     const bool in_direct = in_type == kComputeType && common == kComputeType;
     const bool out_direct = out_type == kComputeType && common == kComputeType;
@@ -163,16 +172,21 @@ void apply_unary(const Tensor& self, ScalarType common, Tensor& out, MakeOp&& ma
     char* dst = static_cast<char*>(out.mutable_data_ptr());
     const size_t in_size = element_size(in_type);
     const size_t out_size = element_size(out_type);
-    for (int64_t start = 0; start < n; start += kUnaryChunk) {
-      const int64_t m = n - start < kUnaryChunk ? n - start : kUnaryChunk;
-      const char* in_row = src + start * in_size;
-      char* out_row = dst + start * out_size;
-      if (!in_direct) load_row_as<C>(in_row, in_type, 1, m, common, in_buf);
-      const C* x = in_direct ? reinterpret_cast<const C*>(in_row) : in_buf;
-      C* y = out_direct ? reinterpret_cast<C*>(out_row) : out_buf;
-      detail::unary_loop(x, y, m, op);
-      if (!out_direct) store_row_as<C>(out_buf, m, common, out_type, out_row);
-    }
+    const auto convert_range = [&](int64_t begin, int64_t end) {
+      C in_buf[kUnaryChunk];
+      C out_buf[kUnaryChunk];
+      for (int64_t start = begin; start < end; start += kUnaryChunk) {
+        const int64_t m = end - start < kUnaryChunk ? end - start : kUnaryChunk;
+        const char* in_row = src + start * in_size;
+        char* out_row = dst + start * out_size;
+        if (!in_direct) load_row_as<C>(in_row, in_type, 1, m, common, in_buf);
+        const C* x = in_direct ? reinterpret_cast<const C*>(in_row) : in_buf;
+        C* y = out_direct ? reinterpret_cast<C*>(out_row) : out_buf;
+        detail::unary_loop(x, y, m, op);
+        if (!out_direct) store_row_as<C>(out_buf, m, common, out_type, out_row);
+      }
+    };
+    parallel_for(ctx, 0, n, kElementwiseGrain, convert_range, kParallelAlign);
   });
 }
 

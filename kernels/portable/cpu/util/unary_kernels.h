@@ -24,7 +24,7 @@ Tensor& floating_unary_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor
   const ScalarType common = is_floating_type(self_type) ? self_type : ScalarType::Float;
   if (!check_out_dtype_castable(ctx, out, common)) return out;
   if (!resize_or_fail(ctx, out, self.sizes())) return out;
-  apply_unary<kFloatingTypes>(self, common, out, [&](auto) { return fn; });
+  apply_unary<kFloatingTypes>(ctx, self, common, out, [&](auto) { return fn; });
   return out;
 }
 
@@ -40,9 +40,9 @@ Tensor& rounding_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out,
                         "%s is not implemented for Bool; convert self to a numeric dtype", op);
   if (!check_out_dtype_is(ctx, out, dtype) || !resize_or_fail(ctx, out, self.sizes())) return out;
   if (is_floating_type(dtype)) {
-    apply_unary<kFloatingTypes>(self, dtype, out, [&](auto) { return fn; });
+    apply_unary<kFloatingTypes>(ctx, self, dtype, out, [&](auto) { return fn; });
   } else {
-    apply_unary<kIntegralTypes>(self, dtype, out, [](auto zero) {
+    apply_unary<kIntegralTypes>(ctx, self, dtype, out, [](auto zero) {
       using T = decltype(zero);
       return [](T x) { return x; };
     });
@@ -65,7 +65,7 @@ Tensor& predicate_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out
       !resize_or_fail(ctx, out, self.sizes())) {
     return out;
   }
-  apply_unary(self, self.scalar_type(), out, [&](auto zero) {
+  apply_unary(ctx, self, self.scalar_type(), out, [&](auto zero) {
     using T = decltype(zero);
     return [predicate](T x) { return static_cast<T>(predicate(x)); };
   });
@@ -80,8 +80,9 @@ bool prepare_activation(KernelRuntimeContext& ctx, const Tensor& self, Tensor& o
 // Runs a floating activation: make_op(C{}) gets the compute type (float or double); Half and
 // BFloat16 compute in float.
 template <typename MakeOp>
-void run_floating(const Tensor& self, Tensor& out, MakeOp&& make_op) {
-  apply_unary<kFloatingTypes>(self, self.scalar_type(), out, make_op);
+void run_floating(const KernelRuntimeContext& ctx, const Tensor& self, Tensor& out,
+                  MakeOp&& make_op) {
+  apply_unary<kFloatingTypes>(ctx, self, self.scalar_type(), out, make_op);
 }
 
 }  // namespace kiln::portable

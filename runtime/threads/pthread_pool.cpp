@@ -1,0 +1,98 @@
+// PthreadPool on pthreadpool (KILN_HAVE_PTHREADPOOL), or single-threaded without it.
+#include "runtime/threads/pthread_pool.h"
+
+#include <cstdio>
+
+#if KILN_HAVE_PTHREADPOOL
+#include <pthreadpool.h>
+#endif
+
+namespace kiln {
+
+namespace {
+
+thread_local char last_error_message[160] = "";
+
+Error refuse(Error error, const char* message, size_t num_threads) {
+  std::snprintf(last_error_message, sizeof(last_error_message), message, num_threads);
+  return error;
+}
+
+#if KILN_HAVE_PTHREADPOOL
+// pthreadpool's 1-D task signature carries the task and its context through one struct.
+struct Batch {
+  ThreadPool::Task task;
+  void* context;
+};
+
+void run_one(void* batch, size_t index) {
+  const Batch* b = static_cast<const Batch*>(batch);
+  b->task(b->context, index);
+}
+#endif
+
+}  // namespace
+
+Result<PthreadPool> PthreadPool::create(size_t num_threads) {
+  last_error_message[0] = '\0';
+  if (num_threads == 0) {
+    return refuse(Error::InvalidArgument, "a thread pool needs at least 1 thread, got %zu",
+                  num_threads);
+  }
+  if (num_threads == 1) return PthreadPool(nullptr, 1);
+#if KILN_HAVE_PTHREADPOOL
+  pthreadpool_t pool = pthreadpool_create(num_threads);
+  if (pool == nullptr) {
+    return refuse(Error::MemoryAllocationFailed, "pthreadpool could not start %zu threads",
+                  num_threads);
+  }
+  return PthreadPool(pool, pthreadpool_get_threads_count(pool));
+#else
+  return refuse(Error::NotSupported,
+                "this Kiln was built without pthreadpool (KILN_THREADS=OFF), so it runs on one "
+                "thread only, not %zu; install libpthreadpool-dev and rebuild with KILN_THREADS=ON",
+                num_threads);
+#endif
+}
+
+bool PthreadPool::threads_supported() { return KILN_HAVE_PTHREADPOOL != 0; }
+
+const char* PthreadPool::last_error() { return last_error_message; }
+
+PthreadPool::PthreadPool(PthreadPool&& other) noexcept
+    : pool_(other.pool_), num_threads_(other.num_threads_) {
+  other.pool_ = nullptr;
+  other.num_threads_ = 1;
+}
+
+PthreadPool& PthreadPool::operator=(PthreadPool&& other) noexcept {
+  if (this != &other) {
+    this->~PthreadPool();
+    pool_ = other.pool_;
+    num_threads_ = other.num_threads_;
+    other.pool_ = nullptr;
+    other.num_threads_ = 1;
+  }
+  return *this;
+}
+
+PthreadPool::~PthreadPool() {
+#if KILN_HAVE_PTHREADPOOL
+  if (pool_ != nullptr) pthreadpool_destroy(static_cast<pthreadpool_t>(pool_));
+#endif
+  pool_ = nullptr;
+}
+
+void PthreadPool::run(Task task, void* context, size_t count) {
+#if KILN_HAVE_PTHREADPOOL
+  if (pool_ != nullptr && count > 1) {
+    Batch batch{task, context};
+    pthreadpool_parallelize_1d(static_cast<pthreadpool_t>(pool_), run_one, &batch, count,
+                               /*flags=*/0);
+    return;
+  }
+#endif
+  for (size_t i = 0; i < count; ++i) task(context, i);
+}
+
+}  // namespace kiln
