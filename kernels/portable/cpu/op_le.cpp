@@ -7,12 +7,12 @@ namespace kiln::portable::native {
 
 Tensor& le_tensor_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other,
                       Tensor& out) {
-  return binary_predicate_out(ctx, self, other, out, [](auto a, auto b) { return a <= b; });
+  return binary_predicate_out<Predicate::kLe>(ctx, self, other, out);
 }
 
 Tensor& le_scalar_out(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& other,
                       Tensor& out) {
-  return binary_predicate_out(ctx, self, other, out, [](auto a, auto b) { return a <= b; });
+  return binary_predicate_out<Predicate::kLe>(ctx, self, other, out);
 }
 
 }  // namespace kiln::portable::native

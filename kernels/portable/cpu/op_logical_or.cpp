@@ -7,10 +7,7 @@ namespace kiln::portable::native {
 
 Tensor& logical_or_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other,
                        Tensor& out) {
-  return binary_predicate_out(ctx, self, other, out, [](auto a, auto b) {
-    using T = decltype(a);
-    return (a != T(0)) || (b != T(0));
-  });
+  return binary_predicate_out<Predicate::kOr>(ctx, self, other, out);
 }
 
 }  // namespace kiln::portable::native

@@ -7,12 +7,12 @@ namespace kiln::portable::native {
 
 Tensor& lt_tensor_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other,
                       Tensor& out) {
-  return binary_predicate_out(ctx, self, other, out, [](auto a, auto b) { return a < b; });
+  return binary_predicate_out<Predicate::kLt>(ctx, self, other, out);
 }
 
 Tensor& lt_scalar_out(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& other,
                       Tensor& out) {
-  return binary_predicate_out(ctx, self, other, out, [](auto a, auto b) { return a < b; });
+  return binary_predicate_out<Predicate::kLt>(ctx, self, other, out);
 }
 
 }  // namespace kiln::portable::native

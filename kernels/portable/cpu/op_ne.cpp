@@ -7,12 +7,12 @@ namespace kiln::portable::native {
 
 Tensor& ne_tensor_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other,
                       Tensor& out) {
-  return binary_predicate_out(ctx, self, other, out, [](auto a, auto b) { return a != b; });
+  return binary_predicate_out<Predicate::kNe>(ctx, self, other, out);
 }
 
 Tensor& ne_scalar_out(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& other,
                       Tensor& out) {
-  return binary_predicate_out(ctx, self, other, out, [](auto a, auto b) { return a != b; });
+  return binary_predicate_out<Predicate::kNe>(ctx, self, other, out);
 }
 
 }  // namespace kiln::portable::native

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 #include <type_traits>
 
 #include "kernels/portable/cpu/util/binary_ops.h"
@@ -55,16 +56,66 @@ Tensor& add_sub_out(KernelRuntimeContext& ctx, const Tensor& self, const Other& 
   return out;
 }
 
-// Comparisons and logical ops: out = pred(self, other) computed in the promoted dtype; out is
-// Bool by default and may be of any dtype (it receives 0 or 1).
-template <typename Other, typename Pred>
+// The comparisons and logical ops (binary_predicate_out).
+enum class Predicate : uint8_t { kEq, kNe, kLt, kLe, kGt, kGe, kAnd, kOr, kXor };
+
+namespace detail {
+
+// One predicate's functor. Gt and Ge have none: they run as Lt and Le with the operands
+// swapped, which holds for every value (NaN included) and saves their loops. The dtype mask
+// parameter keeps instantiations from op files with different masks apart.
+template <Predicate kPredicate, uint64_t kDtypes>
+struct PredicateOp {
+  template <typename T>
+  bool operator()(T a, T b) const {
+    if constexpr (kPredicate == Predicate::kEq) {
+      return a == b;
+    } else if constexpr (kPredicate == Predicate::kNe) {
+      return a != b;
+    } else if constexpr (kPredicate == Predicate::kLt) {
+      return a < b;
+    } else if constexpr (kPredicate == Predicate::kLe) {
+      return a <= b;
+    } else if constexpr (kPredicate == Predicate::kAnd) {
+      return (a != T(0)) && (b != T(0));
+    } else if constexpr (kPredicate == Predicate::kOr) {
+      return (a != T(0)) || (b != T(0));
+    } else {
+      return (a != T(0)) != (b != T(0));
+    }
+  }
+};
+
+// The factory apply_binary_predicate takes, for the functor Op: a named type rather than a
+// lambda, so every op file that computes Op shares one instantiation of the loops.
+template <typename Op>
+struct MakePredicate {
+  template <typename T>
+  Op operator()(T) const {
+    return Op{};
+  }
+};
+
+}  // namespace detail
+
+// Comparisons and logical ops: out = kPredicate(self, other) computed in the promoted dtype; out
+// is Bool by default and may be of any dtype (it receives 0 or 1). The Tensor and Scalar
+// overloads, gt and lt, ge and le share their loops.
+template <Predicate kPredicate, uint64_t kDtypes = KILN_SELECTED_DTYPES, typename Other>
 Tensor& binary_predicate_out(KernelRuntimeContext& ctx, const Tensor& self, const Other& other,
-                             Tensor& out, Pred pred) {
+                             Tensor& out) {
   const ScalarType common = prepare_binary(ctx, self, other, out, OutDtype::kAny);
   if (common == ScalarType::Undefined) return out;
   ScalarStorage storage;
-  apply_binary_predicate(ctx, ElementwiseInput::of(self), input_of(other, storage), common, out,
-                         [&](auto) { return pred; });
+  const ElementwiseInput a = ElementwiseInput::of(self);
+  const ElementwiseInput b = input_of(other, storage);
+  constexpr bool kSwap = kPredicate == Predicate::kGt || kPredicate == Predicate::kGe;
+  constexpr Predicate kComputed = kPredicate == Predicate::kGt   ? Predicate::kLt
+                                  : kPredicate == Predicate::kGe ? Predicate::kLe
+                                                                 : kPredicate;
+  using Op = detail::PredicateOp<kComputed, kDtypes>;
+  apply_binary_predicate(ctx, kSwap ? b : a, kSwap ? a : b, common, out,
+                         detail::MakePredicate<Op>{});
   return out;
 }
 
