@@ -19,9 +19,39 @@
 
 namespace kiln::portable {
 
+namespace detail {
+
+// out = base + scale * scaled with alpha's checks done: the loops add, sub and rsub share,
+// whichever overload calls them. The dtype mask parameter keeps instantiations from op files
+// with different masks apart.
+template <uint64_t kDtypes>
+void apply_add_scaled(const KernelRuntimeContext& ctx, const ElementwiseInput& base,
+                      const ElementwiseInput& scaled, ScalarType common, const Scalar& scale_value,
+                      Tensor& out) {
+  apply_binary_op(ctx, base, scaled, common, out, [&](auto zero) {
+    using T = decltype(zero);
+    const T scale = scalar_as<T>(scale_value, common);
+    // Integers with alpha == 1 (the usual case) skip the multiply: the compiler
+    // unswitches the loops, and integer multiplies cost several instructions
+    // without SSE4.1. Floats always multiply (exact for 1): a float ternary whose
+    // arms compute would not vectorise.
+    const bool unit = std::is_integral_v<T> && scale == T(1);
+    return [scale, unit](T a, T b) {
+      if constexpr (std::is_integral_v<T>) {
+        return unit ? wrapping_add(a, b) : wrapping_add(a, wrapping_mul(scale, b));
+      } else {
+        return a + scale * b;
+      }
+    };
+  });
+}
+
+}  // namespace detail
+
 // add and sub (kSubtract): out = self + alpha * other, or self - alpha * other; rsub
 // (kReversed): out = other - alpha * self.
-template <bool kSubtract, bool kReversed = false, typename Other>
+template <bool kSubtract, bool kReversed = false, uint64_t kDtypes = KILN_SELECTED_DTYPES,
+          typename Other>
 Tensor& add_sub_out(KernelRuntimeContext& ctx, const Tensor& self, const Other& other,
                     const Scalar& alpha, Tensor& out) {
   const ScalarType common = prepare_binary(ctx, self, other, out, kArithmeticOut<Other>);
@@ -37,22 +67,7 @@ Tensor& add_sub_out(KernelRuntimeContext& ctx, const Tensor& self, const Other& 
   ScalarStorage storage;
   const ElementwiseInput scaled = kReversed ? ElementwiseInput::of(self) : input_of(other, storage);
   const ElementwiseInput base = kReversed ? input_of(other, storage) : ElementwiseInput::of(self);
-  apply_binary_op(ctx, base, scaled, common, out, [&](auto zero) {
-    using T = decltype(zero);
-    const T scale = scalar_as<T>(effective, common);
-    // Integers with alpha == 1 (the usual case) skip the multiply: the compiler
-    // unswitches the loops, and integer multiplies cost several instructions
-    // without SSE4.1. Floats always multiply (exact for 1): a float ternary whose
-    // arms compute would not vectorise.
-    const bool unit = std::is_integral_v<T> && scale == T(1);
-    return [scale, unit](T a, T b) {
-      if constexpr (std::is_integral_v<T>) {
-        return unit ? wrapping_add(a, b) : wrapping_add(a, wrapping_mul(scale, b));
-      } else {
-        return a + scale * b;
-      }
-    };
-  });
+  detail::apply_add_scaled<kDtypes>(ctx, base, scaled, common, effective, out);
   return out;
 }
 
