@@ -150,6 +150,21 @@ Tensor& bitwise_out(KernelRuntimeContext& ctx, const char* name, const Tensor& s
   return out;
 }
 
+namespace detail {
+
+// A shift functor, whose integer rows keep the AVX2 clone (elementwise.h's VectorIntegerRows).
+template <typename Op>
+struct ShiftOp {
+  static constexpr bool kVectorIntegerRows = true;
+  Op op;
+  template <typename T>
+  T operator()(T a, T b) const {
+    return op(a, b);
+  }
+};
+
+}  // namespace detail
+
 // bitwise_left_shift and bitwise_right_shift (called `name`): integers only, no Bool, as in ATen.
 // `op` shifts in the promoted dtype's own width (util/math.h's shift_left/shift_right).
 template <typename Other, typename Op>
@@ -163,7 +178,7 @@ Tensor& shift_out(KernelRuntimeContext& ctx, const char* name, const Tensor& sel
   }
   ScalarStorage storage;
   apply_binary_op<kIntegralTypes>(ctx, ElementwiseInput::of(self), input_of(other, storage), common,
-                                  out, [&](auto) { return op; });
+                                  out, [&](auto) { return detail::ShiftOp<Op>{op}; });
   return out;
 }
 

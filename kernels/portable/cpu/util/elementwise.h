@@ -132,13 +132,21 @@ KILN_HOT_LOOP void binary_row_cloned(const T* a, int64_t sa, const T* b, int64_t
   binary_row_body(a, sa, b, sb, out, n, op);
 }
 
-// One row of a same-dtype loop. The AVX2 clone (target.h) pays for floating rows and for int64
-// rows (SSE2 has no 64-bit compare or multiply); 8- to 32-bit integer rows are memory-bound at
-// SSE2's width (1M int32 add, mul, lt and maximum measured within a few percent of the clone),
-// so their clones were bytes for nothing.
+// Whether functor Op's narrow integer rows need the AVX2 clone: it declares `static constexpr
+// bool kVectorIntegerRows = true` (the shifts: SSE2 has no per-element shift counts).
+template <typename Op, typename = void>
+struct VectorIntegerRows : std::false_type {};
+template <typename Op>
+struct VectorIntegerRows<Op, std::void_t<decltype(Op::kVectorIntegerRows)>>
+    : std::bool_constant<Op::kVectorIntegerRows> {};
+
+// One row of a same-dtype loop. The AVX2 clone (target.h) pays for floating rows, for int64
+// rows (SSE2 has no 64-bit compare or multiply) and for VectorIntegerRows ops; other 8- to
+// 32-bit integer rows are memory-bound at SSE2's width (1M int32 add, mul, lt and maximum
+// measured within a few percent of the clone), so their clones were bytes for nothing.
 template <typename T, typename R, typename Op>
 void binary_row(const T* a, int64_t sa, const T* b, int64_t sb, R* out, int64_t n, const Op& op) {
-  if constexpr (std::is_floating_point_v<T> || sizeof(T) == 8) {
+  if constexpr (std::is_floating_point_v<T> || sizeof(T) == 8 || VectorIntegerRows<Op>::value) {
     binary_row_cloned(a, sa, b, sb, out, n, op);
   } else {
     binary_row_body(a, sa, b, sb, out, n, op);
