@@ -107,6 +107,37 @@ def _threaded_ns(
     return best[kiln_block], best[aten_block]
 
 
+def measure(
+    case: Case, threads: int, min_time: float, cpu_time: bool = False, rounds: int = 3
+) -> tuple[float, float]:
+    """(Kiln, ATen) nanoseconds per call of `case` on the current thread count `threads` (set by
+    the caller on both sides), after checking that Kiln's out matches ATen's."""
+    references = case.aten(case.empty_outs())
+    outs = tuple(torch.empty_like(r) for r in references)
+    if threads > 1:
+        kiln_ns, aten_ns = _threaded_ns(case, outs, min_time, rounds)
+    else:
+        aten_ns = _aten_ns(case, outs, min_time, cpu_time)
+        repeat = max(3, int(min_time * 1e9 / aten_ns / 5))
+        kiln_ns = _kiln_ns(case, outs, repeat, cpu_time)
+    # The first out holds the values; secondary outs (indices) may differ on ties, and the op
+    # tests check them properly (random ops by their distribution).
+    if case.deterministic:
+        # 16-bit results may differ by a rounding of an intermediate value.
+        loose = references[0].dtype in (torch.float16, torch.bfloat16)
+        tolerance = 2e-2 if loose else 1e-4
+        torch.testing.assert_close(outs[0], references[0], rtol=tolerance, atol=tolerance)
+    else:
+        assert outs[0].shape == references[0].shape, case.label
+    return kiln_ns, aten_ns
+
+
+def set_threads(threads: int) -> None:
+    """The same intra-op thread count for ATen and Kiln."""
+    torch.set_num_threads(threads)
+    kiln.set_num_threads(threads)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--min-time", type=float, default=0.5, help="seconds per ATen case")
@@ -122,8 +153,7 @@ def main() -> None:
     options = parser.parse_args()
     if options.threads > 1 and options.cpu_time:
         parser.error("--cpu-time measures one thread; with --threads, wall time is measured")
-    torch.set_num_threads(options.threads)
-    kiln.set_num_threads(options.threads)
+    set_threads(options.threads)
     wanted = options.cases.split(",") if options.cases else None
     print(
         f"{'case':32} {'kiln us':>10} {'aten us':>10} {'kiln/aten':>10}   threads={options.threads}"
@@ -131,24 +161,12 @@ def main() -> None:
     for case in all_cases(options.family):
         if wanted is not None and not any(part in case.label for part in wanted):
             continue
-        references = case.aten(case.empty_outs())
-        outs = tuple(torch.empty_like(r) for r in references)
-        if options.threads > 1:
-            kiln_ns, aten = _threaded_ns(case, outs, options.min_time, options.rounds)
-        else:
-            aten = _aten_ns(case, outs, options.min_time, options.cpu_time)
-            repeat = max(3, int(options.min_time * 1e9 / aten / 5))
-            kiln_ns = _kiln_ns(case, outs, repeat, options.cpu_time)
-        # The first out holds the values; secondary outs (indices) may differ on ties, and the
-        # op tests check them properly (random ops by their distribution).
-        if case.deterministic:
-            # 16-bit results may differ by a rounding of an intermediate value.
-            loose = references[0].dtype in (torch.float16, torch.bfloat16)
-            tolerance = 2e-2 if loose else 1e-4
-            torch.testing.assert_close(outs[0], references[0], rtol=tolerance, atol=tolerance)
-        else:
-            assert outs[0].shape == references[0].shape, case.label
-        print(f"{case.label:32} {kiln_ns / 1e3:10.1f} {aten / 1e3:10.1f} {kiln_ns / aten:9.2f}x")
+        kiln_ns, aten_ns = measure(
+            case, options.threads, options.min_time, options.cpu_time, options.rounds
+        )
+        print(
+            f"{case.label:32} {kiln_ns / 1e3:10.1f} {aten_ns / 1e3:10.1f} {kiln_ns / aten_ns:9.2f}x"
+        )
 
 
 if __name__ == "__main__":

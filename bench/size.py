@@ -73,6 +73,14 @@ def _build(target: str, jobs: str) -> float:
     return time.perf_counter() - start
 
 
+def measure(target: str, jobs: str) -> tuple[int, float]:
+    """(stripped bytes, seconds) of `target` built from clean: the time counts everything the
+    target needs."""
+    _configure()
+    elapsed = _build(target, jobs)
+    return _stripped_size(_binary(target)), elapsed
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--symbols", metavar="TARGET", choices=TARGETS, help="break one down")
@@ -89,9 +97,7 @@ def main() -> None:
         print(report(_binary(options.symbols), BUILD, options.top))
         return
     for target in options.only or TARGETS:
-        _configure()  # clean, so each time counts everything the target needs
-        elapsed = _build(target, jobs)
-        size = _stripped_size(_binary(target))
+        size, elapsed = measure(target, jobs)
         print(compare(f"{target} stripped size", size / 1024, "KiB"))
         print(compare(f"{target} clean build time ({jobs} jobs)", elapsed, "s"))
 

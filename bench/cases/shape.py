@@ -26,9 +26,6 @@ def cases() -> list[Case]:
         Case("cat 4x[256,1024] dim=1", "aten::cat.out", (parts, 1), {}),
         Case("cat 4x[256,1024] dim=0", "aten::cat.out", (parts, 0), {}),
         Case(
-            "_to_copy f32->f16 1M", "aten::_to_copy.out", (flat,), {}, out_dtypes=(torch.float16,)
-        ),
-        Case(
             "expand_copy [1024,1]->1024x1024", "aten::expand_copy.out", (column, [1024, 1024]), {}
         ),
         Case("expand_copy [1,1024]->1024x1024", "aten::expand_copy.out", (row, [1024, 1024]), {}),

@@ -66,6 +66,26 @@ def test_var_std_long_and_offset(
         check_op(call_op, name, torch_op, (a, dim), out=torch.empty(0, dtype=dtype), atol=1e-6)
 
 
+@pytest.mark.parametrize(("name", "torch_op"), OPS)
+@pytest.mark.parametrize(
+    ("dtype", "out_dtype"),
+    [
+        (torch.float32, torch.float16),
+        (torch.float16, torch.bfloat16),
+        (torch.float64, torch.bfloat16),
+        (torch.float16, torch.float32),
+    ],
+)
+def test_var_std_convert_the_input_to_the_out_dtype_first(
+    call_op: Any, name: str, torch_op: Any, dtype: torch.dtype, out_dtype: torch.dtype
+) -> None:
+    # Values near 1000 that differ in digits a narrower out dtype drops (its step there is 0.5 to
+    # 4): ATen converts them to the out dtype before reducing, which changes the spread far more
+    # than the tolerance, so computing on the input's own values would fail here.
+    a = (make_tensor(torch.float64, (64, 5), 9, magnitude=1.0) + 1000).to(dtype)
+    check_op(call_op, name, torch_op, (a, [0]), out=torch.empty(0, dtype=out_dtype), atol=0)
+
+
 def test_var_rejects_integers(call_op: Any) -> None:
     with pytest.raises(kiln.KilnError, match="only support floating point"):
         call_op(

@@ -66,8 +66,7 @@ KILN_ALWAYS_INLINE float exp_nonpositive(float x) {
   detail::exp_reduce(clamped, &r, &shifted);
   detail::exp_polynomial(r, &p);
   // n is in [-126, 0], so 2^n is one normal float built from its exponent bits.
-  const float scale =
-      kiln::detail::bits_float(static_cast<uint32_t>(detail::exp_exponent(shifted) + 127) << 23);
+  const float scale = detail::exp_scale(shifted);
   return select(x < kLowest, 0.0f, p * scale);
 }
 

@@ -18,13 +18,19 @@ class RunReader {
   static constexpr int64_t kChunk = 256;
 
   // `in_place`: a run of C elements at stride 1 is handed out whole, straight from the input;
-  // otherwise every element goes through a conversion buffer, kChunk at a time.
+  // otherwise every element goes through a conversion buffer, kChunk at a time. `as_type`: each
+  // element is first converted to that dtype (ATen's reductions that cast their input to the out
+  // dtype), by default the input's own.
   RunReader(const Tensor& self, const ReduceLayout& layout, bool in_place)
+      : RunReader(self, layout, in_place, self.scalar_type()) {}
+  RunReader(const Tensor& self, const ReduceLayout& layout, bool in_place, ScalarType as_type)
       : layout_(layout),
         in_type_(self.scalar_type()),
+        as_type_(as_type),
         in_size_(self.element_size()),
         src_(static_cast<const char*>(self.const_data_ptr())),
-        direct_(in_place && in_type_ == CppToScalarType<C>::value && layout.run_stride == 1) {}
+        direct_(in_place && in_type_ == CppToScalarType<C>::value && as_type == in_type_ &&
+                layout.run_stride == 1) {}
 
   // Calls fn(values, n) for the elements of the output whose first element is at `base`, in the
   // input's order.
@@ -37,8 +43,8 @@ class RunReader {
       }
       for (int64_t s = 0; s < layout_.run_size; s += kChunk) {
         const int64_t m = layout_.run_size - s < kChunk ? layout_.run_size - s : kChunk;
-        load_row<C>(src_ + (offset + s * layout_.run_stride) * in_size_, in_type_,
-                    layout_.run_stride, m, buf_);
+        load_row_as<C>(src_ + (offset + s * layout_.run_stride) * in_size_, in_type_,
+                       layout_.run_stride, m, as_type_, buf_);
         fn(static_cast<const C*>(buf_), m);
       }
     });
@@ -47,6 +53,7 @@ class RunReader {
  private:
   const ReduceLayout& layout_;
   ScalarType in_type_;
+  ScalarType as_type_;
   size_t in_size_;
   const char* src_;
   bool direct_;

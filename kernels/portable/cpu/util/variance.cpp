@@ -65,8 +65,10 @@ void store_variance(const Tensor& self, const ReduceLayout& layout,
   const double divisor = count - dof_correction > 0 ? count - dof_correction : 0.0;
   char* mean_dst = mean_out != nullptr ? static_cast<char*>(mean_out->mutable_data_ptr()) : nullptr;
   int64_t index = 0;
-  // Chunked even for a Double input, so the lane sums do not depend on the input dtype.
-  RunReader<double> reader(self, layout, /*in_place=*/false);
+  // Chunked even for a Double input, so the lane sums do not depend on the input dtype. As in
+  // ATen, the input is first converted to the out dtype (a Float input to a Half out computes
+  // on Half values).
+  RunReader<double> reader(self, layout, /*in_place=*/false, out.scalar_type());
   store_outputs<double>(layout, out, [&](int64_t base) {
     double sum = 0;
     reader.visit(base, [&](const double* x, int64_t n) { sum += chunk_sum(x, n); });

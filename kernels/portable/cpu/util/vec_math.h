@@ -76,10 +76,18 @@ KILN_ALWAYS_INLINE void exp_polynomial(const F& r, F* y) {
   *y = (tail * r + 1.0f) * r + 1.0f;
 }
 
-// n from exp_reduce's shifted value, read from the bits (a NaN input gives garbage, not UB).
+// n from exp_reduce's shifted value, read from the bits in unsigned arithmetic: a NaN or huge
+// input (whose result the caller discards) gives garbage, never signed overflow.
 inline int32_t exp_exponent(float shifted) {
-  return static_cast<int32_t>(kiln::detail::float_bits(shifted)) -
-         static_cast<int32_t>(kiln::detail::float_bits(kExpRoundMagic));
+  return static_cast<int32_t>(kiln::detail::float_bits(shifted) -
+                              kiln::detail::float_bits(kExpRoundMagic));
+}
+
+// 2^n for exp_reduce's shifted value when n is a normal float's exponent (garbage, not UB,
+// otherwise).
+inline float exp_scale(float shifted) {
+  return kiln::detail::bits_float(
+      (kiln::detail::float_bits(shifted) - kiln::detail::float_bits(kExpRoundMagic) + 127u) << 23);
 }
 
 }  // namespace detail
@@ -142,8 +150,7 @@ inline float expm1_clamped(float x) {
   // Taylor series of e^r - 1 to degree 7 (relative error below 2e-8 on the interval).
   const float p = tail * r * r + r;
   // n is in [-26, 127] here, so 2^n is one normal float.
-  const float scale =
-      kiln::detail::bits_float(static_cast<uint32_t>(exp_exponent(shifted) + 127) << 23);
+  const float scale = exp_scale(shifted);
   return scale * p + (scale - 1.0f);
 }
 
@@ -256,7 +263,7 @@ inline float exp_clamped(float x) {
   float r, shifted, p;
   exp_reduce(c, &r, &shifted);
   exp_polynomial(r, &p);
-  return p * kiln::detail::bits_float(static_cast<uint32_t>(exp_exponent(shifted) + 127) << 23);
+  return p * exp_scale(shifted);
 }
 
 }  // namespace detail
@@ -274,7 +281,7 @@ KILN_ALWAYS_INLINE float exp_normal_range(float c) {
   h = h * r + 0.16666518692225005f;
   h = h * r + 0.5000000094442238f;
   const float p = (h * r + 1.0f) * r + 1.0f;
-  return p * kiln::detail::bits_float(static_cast<uint32_t>(exp_exponent(shifted) + 127) << 23);
+  return p * exp_scale(shifted);
 }
 
 }  // namespace detail
