@@ -31,18 +31,10 @@ void apply_add_scaled(const KernelRuntimeContext& ctx, const ElementwiseInput& b
   apply_binary_op(ctx, base, scaled, common, out, [&](auto zero) {
     using T = decltype(zero);
     const T scale = scalar_as<T>(scale_value, common);
-    // Integers with alpha == 1 (the usual case) skip the multiply: the compiler
-    // unswitches the loops, and integer multiplies cost several instructions
-    // without SSE4.1. Floats always multiply (exact for 1): a float ternary whose
-    // arms compute would not vectorise.
-    const bool unit = std::is_integral_v<T> && scale == T(1);
-    return [scale, unit](T a, T b) {
-      if constexpr (std::is_integral_v<T>) {
-        return unit ? wrapping_add(a, b) : wrapping_add(a, wrapping_mul(scale, b));
-      } else {
-        return a + scale * b;
-      }
-    };
+    // One branch-free functor: alpha is almost always 1, but a test of it inside the loop would
+    // keep the loop scalar (the kernels compile without loop unswitching), and a second
+    // functor for alpha == 1 would double the loops. The multiply vectorises at every width.
+    return [scale](T a, T b) { return wrapping_add(a, wrapping_mul(scale, b)); };
   });
 }
 

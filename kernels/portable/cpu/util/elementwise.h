@@ -378,6 +378,17 @@ void apply_binary(const KernelRuntimeContext& ctx, ElementwiseInput a, Elementwi
       binary_rows<T, R>(ctx, plan, a.data, b.data, out_data, row);
     });
     if (done) return;
+    if constexpr ((kCategories & kIntegralTypes) != 0 && dtype_selected(ScalarType::Bool)) {
+      // Bool computes as bytes. Operands are 0 or 1 (scalars such as alpha were rounded to Bool),
+      // and no op reaching here (shifts refuse Bool) takes such values anywhere near 256, so
+      // the uint8 result is nonzero exactly when the int64 one of the converting path is; it
+      // stores as 0 or 1.
+      if (common == ScalarType::Bool && out_type == ScalarType::Bool) {
+        const auto op = make_op(uint8_t{});
+        return binary_rows<uint8_t, bool>(ctx, plan, a.data, b.data, out_data,
+                                          [&](auto... args) { binary_row(args..., op); });
+      }
+    }
     if constexpr ((kCategories & kFloatingTypes) != 0) {
       // An op with rare inputs takes the converting path, whose loops handle them.
       constexpr bool kRare = HasRareInputs<decltype(make_op(float{}))>::value;
