@@ -82,15 +82,17 @@ def test_sum_matches_torch(call_op: Any, data: Any) -> None:
 )
 def test_sum_long_reductions(call_op: Any, dtype: torch.dtype, shape: tuple, dim: Any) -> None:
     a = make_tensor(dtype, shape, 15, magnitude=3.0, int_range=(-50, 50))
-    out_dtype = dtype if dtype.is_floating_point else torch.int64
-    check_op(
-        call_op,
-        "aten::sum.IntList_out",
-        aten.sum.IntList_out,
-        (a, dim, False),
-        out=torch.empty(0, dtype=out_dtype),
-        atol=sum_atol(a, out_dtype),
-    )
+    # Integers sum into int64 (the default) and into their own dtype, where the total wraps.
+    for out_dtype in {dtype, torch.int64 if not dtype.is_floating_point else dtype}:
+        check_op(
+            call_op,
+            "aten::sum.IntList_out",
+            aten.sum.IntList_out,
+            (a, dim, False),
+            {"dtype": out_dtype},
+            out=torch.empty(0, dtype=out_dtype),
+            atol=sum_atol(a, out_dtype),
+        )
 
 
 def test_sum_casts_each_element_before_summing(call_op: Any) -> None:

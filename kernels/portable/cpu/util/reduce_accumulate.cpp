@@ -50,36 +50,62 @@ KILN_ALWAYS_INLINE C element_of(In value) {
   }
 }
 
-// The total of n contiguous values: blocks in independent C lanes (so the loop vectorises
-// without reassociation flags and float blocks stay short for accuracy), blocks added in Total.
-// In is C, or BFloat16 read in place for a float total.
+// The total of n contiguous values: blocks in independent lanes (so the loop vectorises without
+// reassociation flags and float blocks stay short for accuracy), blocks added in Total. In is C,
+// BFloat16 read in place for a float total, or a narrow integer read in place for an int64 sum.
 template <typename C, bool kProd, typename In = C>
 KILN_HOT_LOOP TotalOf<C> run_total(const In* x, int64_t n) {
   using Total = TotalOf<C>;
-  constexpr int kLanes = 128 / sizeof(C);
+  // Lanes hold C, except that 8- and 16-bit integers sum in int32 lanes: a block of them cannot
+  // overflow int32 (kBlock * 2^16 < 2^31), and GCC 12 at -O3 miscompiles this loop's widening
+  // of 8-bit values straight to int64 lanes for AVX2 and AVX-512 (sums come out short).
+  constexpr bool kNarrow = std::is_integral_v<In> && sizeof(In) <= 2;
+  static_assert(!kNarrow || (!kProd && std::is_same_v<C, int64_t>), "narrow ints only sum");
+  using Lane = std::conditional_t<kNarrow, int32_t, C>;
+  constexpr int kLanes = 128 / sizeof(Lane);
   Total total = kProd ? 1 : 0;
   for (int64_t s = 0; s < n; s += kBlock) {
     const int64_t m = n - s < kBlock ? n - s : kBlock;
     const In* block = x + s;
-    C lanes[kLanes];
+    Lane lanes[kLanes];
     for (int j = 0; j < kLanes; ++j) lanes[j] = kProd ? 1 : 0;
     int64_t i = 0;
     for (; i + kLanes <= m; i += kLanes) {
       for (int j = 0; j < kLanes; ++j) {
-        lanes[j] = combine<kProd>(lanes[j], element_of<C>(block[i + j]));
+        lanes[j] = combine<kProd>(lanes[j], element_of<Lane>(block[i + j]));
       }
     }
-    for (; i < m; ++i) lanes[0] = combine<kProd>(lanes[0], element_of<C>(block[i]));
+    for (; i < m; ++i) lanes[0] = combine<kProd>(lanes[0], element_of<Lane>(block[i]));
     // Halving the lanes keeps the tail short (a chain of Total adds would dominate short rows).
     total = combine<kProd>(total, static_cast<Total>(fold_lanes<kProd, kLanes>(lanes)));
   }
   return total;
 }
 
-// acc[i] = acc[i] (+ or *) x[i]: outputs side by side, one input row of them per call.
-template <typename C, bool kProd>
-KILN_HOT_LOOP void column_accumulate(TotalOf<C>* acc, const C* x, int64_t n) {
+// acc[i] = acc[i] (+ or *) x[i]: outputs side by side, one input row of them per call. In is C,
+// or a narrow integer type read in place for an int64 total.
+template <typename C, bool kProd, typename In = C>
+KILN_HOT_LOOP void column_accumulate(TotalOf<C>* acc, const In* x, int64_t n) {
   for (int64_t i = 0; i < n; ++i) acc[i] = combine<kProd>(acc[i], static_cast<TotalOf<C>>(x[i]));
+}
+
+// Calls f(TypeTag<In>{}) when an integer input of dtype t can be read in place as In (Bool as
+// the bytes 0 and 1) and returns true; false for Long and for dtypes outside the selection.
+template <typename F>
+bool dispatch_narrow_integer(ScalarType t, F&& f) {
+  if constexpr (dtype_selected(ScalarType::Bool) || dtype_selected(ScalarType::Byte)) {
+    if (t == ScalarType::Bool || t == ScalarType::Byte) return f(TypeTag<uint8_t>{}), true;
+  }
+  if constexpr (dtype_selected(ScalarType::Char)) {
+    if (t == ScalarType::Char) return f(TypeTag<int8_t>{}), true;
+  }
+  if constexpr (dtype_selected(ScalarType::Short)) {
+    if (t == ScalarType::Short) return f(TypeTag<int16_t>{}), true;
+  }
+  if constexpr (dtype_selected(ScalarType::Int)) {
+    if (t == ScalarType::Int) return f(TypeTag<int32_t>{}), true;
+  }
+  return false;
 }
 
 template <typename C, bool kProd>
@@ -98,6 +124,11 @@ class AccumulateRunner {
         // BFloat16 values are exact in float (a BFloat16 mean's op dtype): read in place.
         bfloat16_in_place_(in_type_ == ScalarType::BFloat16 &&
                            (op_type_ == ScalarType::BFloat16 || op_type_ == ScalarType::Float)),
+        // Sums of narrower integers (and Bool) that the op dtype holds unchanged, widened inline
+        // into the int64 totals instead of converted through a buffer.
+        narrow_in_place_(std::is_same_v<C, int64_t> && !kProd && !is_floating_type(in_type_) &&
+                         op_type_ != ScalarType::Bool &&
+                         (in_type_ == op_type_ || op_type_ == ScalarType::Long)),
         mean_(mean),
         count_(count),
         src_(static_cast<const char*>(in.const_data_ptr())),
@@ -114,6 +145,15 @@ class AccumulateRunner {
             if (direct_) {
               total = combine<kProd>(total, run_total<C, kProd>(pointer(offset), layout.run_size));
               return;
+            }
+            if constexpr (std::is_same_v<C, int64_t> && !kProd) {
+              if (narrow_in_place_ && dispatch_narrow_integer(in_type_, [&](auto tag) {
+                    using In = typename decltype(tag)::type;
+                    const In* x = reinterpret_cast<const In*>(src_) + offset;
+                    total = combine<kProd>(total, run_total<C, kProd, In>(x, layout.run_size));
+                  })) {
+                return;
+              }
             }
             if constexpr (std::is_same_v<C, float> && dtype_selected(ScalarType::BFloat16)) {
               if (bfloat16_in_place_) {
@@ -152,6 +192,14 @@ class AccumulateRunner {
       for_each_run(layout, base, [&](int64_t offset) {
         for (int64_t j = 0; j < layout.run_size; ++j) {
           const int64_t row = offset + j * layout.run_stride;
+          if constexpr (std::is_same_v<C, int64_t> && !kProd) {
+            if (narrow_in_place_ && dispatch_narrow_integer(in_type_, [&](auto tag) {
+                  using In = typename decltype(tag)::type;
+                  column_accumulate<C, kProd>(totals_, reinterpret_cast<const In*>(src_) + row, m);
+                })) {
+              continue;
+            }
+          }
           const C* x = direct_ ? pointer(row) : load(row, 1, m);
           column_accumulate<C, kProd>(totals_, x, m);
         }
@@ -204,6 +252,7 @@ class AccumulateRunner {
   size_t out_size_;
   bool direct_;
   bool bfloat16_in_place_;
+  bool narrow_in_place_;
   bool mean_;
   int64_t count_;
   const char* src_;

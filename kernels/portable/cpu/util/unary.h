@@ -213,7 +213,15 @@ struct ClampOp {
 
   ClampOp(T low, T high)
       : lo(low), hi(high), nan_limit(low != low || high != high), fill(low != low ? low : high) {}
-  T operator()(T x) const { return nan_limit ? fill : clamp_value(x, lo, hi); }
+  // Branch-free: a test of nan_limit inside the loop would keep it scalar (the kernels compile
+  // without loop unswitching). Integers have no NaN.
+  T operator()(T x) const {
+    if constexpr (std::is_integral_v<T>) {
+      return clamp_value(x, lo, hi);
+    } else {
+      return select(nan_limit, fill, clamp_value(x, lo, hi));
+    }
+  }
 };
 
 // The smallest and largest values of T (infinities for floating types): a missing clamp limit.
