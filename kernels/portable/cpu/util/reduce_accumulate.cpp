@@ -50,18 +50,24 @@ KILN_ALWAYS_INLINE C element_of(In value) {
   }
 }
 
+// What a block of In values totalling C sums in: C, except that 8- and 16-bit integers widened
+// into int64 sum in int32 lanes: a block of them cannot overflow int32 (kBlock * 2^16 < 2^31),
+// and GCC 12 at -O3 miscompiles the widening of 8-bit values straight to int64 lanes for AVX2
+// and AVX-512 (sums come out short). A same-width sum (C is In) keeps In's own lanes.
+template <typename C, typename In>
+using LaneOf =
+    std::conditional_t<std::is_integral_v<In> && sizeof(In) <= 2 && sizeof(In) < sizeof(C), int32_t,
+                       C>;
+
 // The total of n contiguous values: blocks in independent lanes (so the loop vectorises without
 // reassociation flags and float blocks stay short for accuracy), blocks added in Total. In is C,
 // BFloat16 read in place for a float total, or a narrow integer read in place for an int64 sum.
 template <typename C, bool kProd, typename In = C>
 KILN_HOT_LOOP TotalOf<C> run_total(const In* x, int64_t n) {
   using Total = TotalOf<C>;
-  // Lanes hold C, except that 8- and 16-bit integers sum in int32 lanes: a block of them cannot
-  // overflow int32 (kBlock * 2^16 < 2^31), and GCC 12 at -O3 miscompiles this loop's widening
-  // of 8-bit values straight to int64 lanes for AVX2 and AVX-512 (sums come out short).
-  constexpr bool kNarrow = std::is_integral_v<In> && sizeof(In) <= 2;
-  static_assert(!kNarrow || (!kProd && std::is_same_v<C, int64_t>), "narrow ints only sum");
-  using Lane = std::conditional_t<kNarrow, int32_t, C>;
+  using Lane = LaneOf<C, In>;
+  static_assert(std::is_same_v<Lane, C> || (!kProd && std::is_same_v<C, int64_t>),
+                "narrow ints only sum");
   constexpr int kLanes = 128 / sizeof(Lane);
   Total total = kProd ? 1 : 0;
   for (int64_t s = 0; s < n; s += kBlock) {
@@ -82,11 +88,11 @@ KILN_HOT_LOOP TotalOf<C> run_total(const In* x, int64_t n) {
   return total;
 }
 
-// acc[i] = acc[i] (+ or *) x[i]: outputs side by side, one input row of them per call. In is C,
-// or a narrow integer type read in place for an int64 total.
-template <typename C, bool kProd, typename In = C>
-KILN_HOT_LOOP void column_accumulate(TotalOf<C>* acc, const In* x, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) acc[i] = combine<kProd>(acc[i], static_cast<TotalOf<C>>(x[i]));
+// acc[i] = acc[i] (+ or *) x[i]: outputs side by side in lanes of LaneOf, one input row of them
+// per call.
+template <typename Lane, bool kProd, typename In>
+KILN_HOT_LOOP void column_accumulate(Lane* acc, const In* x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) acc[i] = combine<kProd>(acc[i], element_of<Lane>(x[i]));
 }
 
 // Calls f(TypeTag<In>{}) when an integer input of dtype t can be read in place as In (Bool as
@@ -129,6 +135,9 @@ class AccumulateRunner {
         narrow_in_place_(std::is_same_v<C, int64_t> && !kProd && !is_floating_type(in_type_) &&
                          op_type_ != ScalarType::Bool &&
                          (in_type_ == op_type_ || op_type_ == ScalarType::Long)),
+        // A sum into the input's own narrow dtype wraps as ATen's does: it runs in lanes of that
+        // width (the total mod 2^k is all the output keeps).
+        wrap_(narrow_in_place_ && in_type_ == op_type_),
         mean_(mean),
         count_(count),
         src_(static_cast<const char*>(in.const_data_ptr())),
@@ -149,6 +158,14 @@ class AccumulateRunner {
             if constexpr (std::is_same_v<C, int64_t> && !kProd) {
               if (narrow_in_place_ && dispatch_narrow_integer(in_type_, [&](auto tag) {
                     using In = typename decltype(tag)::type;
+                    if constexpr (sizeof(In) <= 2) {
+                      if (wrap_) {
+                        using U = std::make_unsigned_t<In>;
+                        const U* x = reinterpret_cast<const U*>(src_) + offset;
+                        total = combine<kProd>(total, run_total<U, kProd, U>(x, layout.run_size));
+                        return;
+                      }
+                    }
                     const In* x = reinterpret_cast<const In*>(src_) + offset;
                     total = combine<kProd>(total, run_total<C, kProd, In>(x, layout.run_size));
                   })) {
@@ -189,21 +206,7 @@ class AccumulateRunner {
                             block / blocks + 1, [&](int64_t offset) { base += offset; });
       written_ = block / blocks * width + k;
       for (int64_t i = 0; i < m; ++i) totals_[i] = kProd ? 1 : 0;
-      for_each_run(layout, base, [&](int64_t offset) {
-        for (int64_t j = 0; j < layout.run_size; ++j) {
-          const int64_t row = offset + j * layout.run_stride;
-          if constexpr (std::is_same_v<C, int64_t> && !kProd) {
-            if (narrow_in_place_ && dispatch_narrow_integer(in_type_, [&](auto tag) {
-                  using In = typename decltype(tag)::type;
-                  column_accumulate<C, kProd>(totals_, reinterpret_cast<const In*>(src_) + row, m);
-                })) {
-              continue;
-            }
-          }
-          const C* x = direct_ ? pointer(row) : load(row, 1, m);
-          column_accumulate<C, kProd>(totals_, x, m);
-        }
-      });
+      column_totals(layout, base, m);
       int64_t pending = m;
       flush(pending);
     }
@@ -216,6 +219,59 @@ class AccumulateRunner {
   }
 
  private:
+  // Totals the m outputs whose first elements are at base.. base + m - 1 into totals_.
+  void column_totals(const ReduceLayout& layout, int64_t base, int64_t m) {
+    if constexpr (std::is_same_v<C, int64_t> && !kProd) {
+      if (narrow_in_place_ && dispatch_narrow_integer(in_type_, [&](auto tag) {
+            using In = typename decltype(tag)::type;
+            if constexpr (sizeof(In) <= 2) {
+              if (wrap_) {
+                using U = std::make_unsigned_t<In>;
+                const U* x = reinterpret_cast<const U*>(src_);
+                column_blocks_of<U>(layout, base, m, [&](int64_t row) { return x + row; });
+                return;
+              }
+            }
+            const In* x = reinterpret_cast<const In*>(src_);
+            column_blocks_of<LaneOf<C, In>>(layout, base, m, [&](int64_t row) { return x + row; });
+          })) {
+        return;
+      }
+    }
+    if constexpr (std::is_same_v<C, float> && dtype_selected(ScalarType::BFloat16)) {
+      if (bfloat16_in_place_) {
+        const BFloat16* x = reinterpret_cast<const BFloat16*>(src_);
+        column_blocks_of<C>(layout, base, m, [&](int64_t row) { return x + row; });
+        return;
+      }
+    }
+    column_blocks_of<C>(layout, base, m,
+                        [&](int64_t row) { return direct_ ? pointer(row) : load(row, 1, m); });
+  }
+
+  // Accumulates the input rows row_of(offset) in Lane lanes, kBlock rows at a time (short float
+  // blocks for accuracy, int32 lanes that cannot overflow), each block then added into totals_.
+  template <typename Lane, typename RowOf>
+  void column_blocks_of(const ReduceLayout& layout, int64_t base, int64_t m, RowOf&& row_of) {
+    Lane lanes[kChunk];
+    int64_t rows = 0;
+    const auto add_block = [&] {
+      for (int64_t i = 0; i < m; ++i) {
+        totals_[i] = combine<kProd>(totals_[i], static_cast<Total>(lanes[i]));
+        lanes[i] = kProd ? 1 : 0;
+      }
+      rows = 0;
+    };
+    for (int64_t i = 0; i < m; ++i) lanes[i] = kProd ? 1 : 0;
+    for_each_run(layout, base, [&](int64_t offset) {
+      for (int64_t j = 0; j < layout.run_size; ++j) {
+        column_accumulate<Lane, kProd>(lanes, row_of(offset + j * layout.run_stride), m);
+        if (++rows == kBlock) add_block();
+      }
+    });
+    if (rows != 0) add_block();
+  }
+
   const C* pointer(int64_t offset) const { return reinterpret_cast<const C*>(src_) + offset; }
 
   // n <= kBlock input elements spaced `stride` apart from `offset`, as values of the op dtype
@@ -253,6 +309,7 @@ class AccumulateRunner {
   bool direct_;
   bool bfloat16_in_place_;
   bool narrow_in_place_;
+  bool wrap_;
   bool mean_;
   int64_t count_;
   const char* src_;
