@@ -95,6 +95,55 @@ def test_sum_long_reductions(call_op: Any, dtype: torch.dtype, shape: tuple, dim
         )
 
 
+INT_DTYPES = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64]
+
+
+def full_range(dtype: torch.dtype, shape: tuple, seed: int) -> torch.Tensor:
+    """Values spread over the whole dtype (bool: 0/1), so totals overflow narrow dtypes."""
+    gen = torch.Generator().manual_seed(seed)
+    if dtype == torch.bool:
+        return torch.randint(0, 2, shape, generator=gen).bool()
+    info = torch.iinfo(dtype)
+    low, high = max(info.min, -(2**40)), min(info.max, 2**40)
+    return torch.randint(low, high + 1, shape, generator=gen, dtype=torch.int64).to(dtype)
+
+
+# Lengths across the 1024-element blocks and around multiples of the 16/32/64 lane counts:
+# widening loops are easy to get wrong (GCC 12 miscompiled one) only for long runs and tails.
+@pytest.mark.parametrize("dtype", INT_DTYPES)
+def test_sum_integers_long_runs_and_columns(call_op: Any, dtype: torch.dtype) -> None:
+    cases = [((3, n), [1]) for n in (1023, 1024, 1025, 1040, 1087, 2079, 3137)]
+    cases += [((n, 300), [0]) for n in (1025, 2049)] + [((1030, 2, 33), [0, 1])]
+    for i, (shape, dim) in enumerate(cases):
+        a = full_range(dtype, shape, i)
+        # Into int64 (the default), and into its own dtype, where ATen's total wraps.
+        for out_dtype in dict.fromkeys((dtype, torch.int64)):
+            check_op(
+                call_op,
+                "aten::sum.IntList_out",
+                aten.sum.IntList_out,
+                (a, dim, False),
+                {"dtype": out_dtype},
+                out=torch.empty(0, dtype=out_dtype),
+            )
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.float64])
+def test_sum_float_columns_past_a_block(call_op: Any, dtype: torch.dtype) -> None:
+    # More rows than one float block (1024), so block totals go through the double totals.
+    a = make_tensor(dtype, (2100, 300), 3, magnitude=3.0, int_range=(-50, 50))
+    for out_dtype in dict.fromkeys((dtype, torch.float32)):
+        check_op(
+            call_op,
+            "aten::sum.IntList_out",
+            aten.sum.IntList_out,
+            (a, [0], False),
+            {"dtype": out_dtype},
+            out=torch.empty(0, dtype=out_dtype),
+            atol=sum_atol(a, out_dtype),
+        )
+
+
 def test_sum_casts_each_element_before_summing(call_op: Any) -> None:
     # ATen converts the input to the sum dtype first: 0.5 and 0.25 are each True as bool, and
     # 100.7 + 100.7 in int8 is int8(100) + int8(100), which wraps.

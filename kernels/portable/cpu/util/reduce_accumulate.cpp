@@ -68,7 +68,7 @@ KILN_HOT_LOOP TotalOf<C> run_total(const In* x, int64_t n) {
   using Lane = LaneOf<C, In>;
   static_assert(std::is_same_v<Lane, C> || (!kProd && std::is_same_v<C, int64_t>),
                 "narrow ints only sum");
-  constexpr int kLanes = 128 / sizeof(Lane);
+  constexpr int kLanes = 128 / sizeof(Lane) < 64 ? 128 / sizeof(Lane) : 64;
   Total total = kProd ? 1 : 0;
   for (int64_t s = 0; s < n; s += kBlock) {
     const int64_t m = n - s < kBlock ? n - s : kBlock;
@@ -88,11 +88,14 @@ KILN_HOT_LOOP TotalOf<C> run_total(const In* x, int64_t n) {
   return total;
 }
 
-// acc[i] = acc[i] (+ or *) x[i]: outputs side by side in lanes of LaneOf, one input row of them
-// per call.
+// acc[i] = acc[i] (+ or *) x[i]: outputs side by side in lanes of LaneOf, for `rows` input rows
+// `stride` elements apart (several per call, so short rows do not pay a call each).
 template <typename Lane, bool kProd, typename In>
-KILN_HOT_LOOP void column_accumulate(Lane* acc, const In* x, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) acc[i] = combine<kProd>(acc[i], element_of<Lane>(x[i]));
+KILN_HOT_LOOP void column_accumulate(Lane* acc, const In* x, int64_t n, int64_t rows,
+                                     int64_t stride) {
+  for (int64_t r = 0; r < rows; ++r, x += stride) {
+    for (int64_t i = 0; i < n; ++i) acc[i] = combine<kProd>(acc[i], element_of<Lane>(x[i]));
+  }
 }
 
 // Calls f(TypeTag<In>{}) when an integer input of dtype t can be read in place as In (Bool as
@@ -131,13 +134,18 @@ class AccumulateRunner {
         bfloat16_in_place_(in_type_ == ScalarType::BFloat16 &&
                            (op_type_ == ScalarType::BFloat16 || op_type_ == ScalarType::Float)),
         // Sums of narrower integers (and Bool) that the op dtype holds unchanged, widened inline
-        // into the int64 totals instead of converted through a buffer.
+        // into the int64 totals instead of converted through a buffer. A Bool sum into Bool
+        // counts the nonzero bytes: its total is nonzero exactly when some element is.
         narrow_in_place_(std::is_same_v<C, int64_t> && !kProd && !is_floating_type(in_type_) &&
-                         op_type_ != ScalarType::Bool &&
+                         (op_type_ != ScalarType::Bool || in_type_ == ScalarType::Bool) &&
                          (in_type_ == op_type_ || op_type_ == ScalarType::Long)),
         // A sum into the input's own narrow dtype wraps as ATen's does: it runs in lanes of that
         // width (the total mod 2^k is all the output keeps).
-        wrap_(narrow_in_place_ && in_type_ == op_type_),
+        wrap_(narrow_in_place_ && in_type_ == op_type_ && in_type_ != ScalarType::Bool),
+        // Half values are exact in float (the op dtype of a Half sum or mean): widened a row at a
+        // time with F16C where the CPU has it.
+        half_widened_(in_type_ == ScalarType::Half &&
+                      (op_type_ == ScalarType::Half || op_type_ == ScalarType::Float)),
         mean_(mean),
         count_(count),
         src_(static_cast<const char*>(in.const_data_ptr())),
@@ -182,7 +190,7 @@ class AccumulateRunner {
             // Converted a block at a time, so the totals group as on the direct path.
             for (int64_t s = 0; s < layout.run_size; s += kBlock) {
               const int64_t m = layout.run_size - s < kBlock ? layout.run_size - s : kBlock;
-              total = combine<kProd>(total, run_total<C, kProd>(load(offset + s, 1, m), m));
+              total = combine<kProd>(total, run_total<C, kProd>(row_as_c(offset + s, m), m));
             }
           });
           totals_[pending++] = total;
@@ -228,12 +236,13 @@ class AccumulateRunner {
               if (wrap_) {
                 using U = std::make_unsigned_t<In>;
                 const U* x = reinterpret_cast<const U*>(src_);
-                column_blocks_of<U>(layout, base, m, [&](int64_t row) { return x + row; });
+                column_blocks_of<U, true>(layout, base, m, [&](int64_t row) { return x + row; });
                 return;
               }
             }
             const In* x = reinterpret_cast<const In*>(src_);
-            column_blocks_of<LaneOf<C, In>>(layout, base, m, [&](int64_t row) { return x + row; });
+            column_blocks_of<LaneOf<C, In>, true>(layout, base, m,
+                                                  [&](int64_t row) { return x + row; });
           })) {
         return;
       }
@@ -241,17 +250,21 @@ class AccumulateRunner {
     if constexpr (std::is_same_v<C, float> && dtype_selected(ScalarType::BFloat16)) {
       if (bfloat16_in_place_) {
         const BFloat16* x = reinterpret_cast<const BFloat16*>(src_);
-        column_blocks_of<C>(layout, base, m, [&](int64_t row) { return x + row; });
+        column_blocks_of<C, true>(layout, base, m, [&](int64_t row) { return x + row; });
         return;
       }
     }
-    column_blocks_of<C>(layout, base, m,
-                        [&](int64_t row) { return direct_ ? pointer(row) : load(row, 1, m); });
+    if (direct_) {
+      column_blocks_of<C, true>(layout, base, m, [&](int64_t row) { return pointer(row); });
+    } else {
+      column_blocks_of<C, false>(layout, base, m, [&](int64_t row) { return row_as_c(row, m); });
+    }
   }
 
   // Accumulates the input rows row_of(offset) in Lane lanes, kBlock rows at a time (short float
   // blocks for accuracy, int32 lanes that cannot overflow), each block then added into totals_.
-  template <typename Lane, typename RowOf>
+  // kInPlace: row_of points into the input, so a run's rows go to column_accumulate together.
+  template <typename Lane, bool kInPlace, typename RowOf>
   void column_blocks_of(const ReduceLayout& layout, int64_t base, int64_t m, RowOf&& row_of) {
     Lane lanes[kChunk];
     int64_t rows = 0;
@@ -264,12 +277,29 @@ class AccumulateRunner {
     };
     for (int64_t i = 0; i < m; ++i) lanes[i] = kProd ? 1 : 0;
     for_each_run(layout, base, [&](int64_t offset) {
-      for (int64_t j = 0; j < layout.run_size; ++j) {
-        column_accumulate<Lane, kProd>(lanes, row_of(offset + j * layout.run_stride), m);
-        if (++rows == kBlock) add_block();
+      for (int64_t j = 0; j < layout.run_size;) {
+        const int64_t left =
+            layout.run_size - j < kBlock - rows ? layout.run_size - j : kBlock - rows;
+        const int64_t r = kInPlace ? left : 1;
+        column_accumulate<Lane, kProd>(lanes, row_of(offset + j * layout.run_stride), m, r,
+                                       layout.run_stride);
+        j += r;
+        rows += r;
+        if (rows == kBlock) add_block();
       }
     });
     if (rows != 0) add_block();
+  }
+
+  // m <= kBlock contiguous input elements from `offset` as values of the op dtype held in C.
+  const C* row_as_c(int64_t offset, int64_t m) {
+    if constexpr (std::is_same_v<C, float> && dtype_selected(ScalarType::Half)) {
+      if (half_widened_) {
+        widen_row(reinterpret_cast<const Half*>(src_) + offset, block_, m);
+        return block_;
+      }
+    }
+    return load(offset, 1, m);
   }
 
   const C* pointer(int64_t offset) const { return reinterpret_cast<const C*>(src_) + offset; }
@@ -310,6 +340,7 @@ class AccumulateRunner {
   bool bfloat16_in_place_;
   bool narrow_in_place_;
   bool wrap_;
+  bool half_widened_;
   bool mean_;
   int64_t count_;
   const char* src_;
