@@ -69,11 +69,27 @@ void load_block(const GemmInput& x, int64_t i0, int64_t m, int64_t p0, int64_t k
   }
 }
 
+// Asks for rows [p0, p0 + kKc) of the `width` columns from j of a transposed `b` to be brought
+// into cache (L2) ahead of their packing. The packing reads each column kKc elements at a time, a
+// run too short for the hardware prefetchers, so it otherwise waits on every line of the weight.
+void prefetch_next_block(const GemmInput& b, int64_t k, int64_t p0, int64_t j, int64_t width,
+                         int64_t block) {
+  if (p0 >= k) return;
+  const int64_t size = static_cast<int64_t>(element_size(b.dtype));
+  const int64_t bytes = (k - p0 < block ? k - p0 : block) * size;
+  const char* base = static_cast<const char*>(b.data);
+  for (int64_t jj = 0; jj < width; ++jj) {
+    const char* column = base + ((j + jj) * b.col_stride + p0) * size;
+    for (int64_t offset = 0; offset < bytes; offset += 64)
+      __builtin_prefetch(column + offset, 0, 2);
+  }
+}
+
 // Packs rows [p0, p0 + kc) x cols [j0, j0 + nc) of `b` into kNr-column panels, each stored row
-// by row (panel[p * kNr + j]); columns past nc are zero. kc <= kKc.
+// by row (panel[p * kNr + j]); columns past nc are zero. kc <= kKc; k is b's row count.
 template <typename C, int kNr, int64_t kKc>
-void pack_b(const GemmInput& b, int64_t p0, int64_t kc, int64_t j0, int64_t nc, C* packed,
-            C* buffer) {
+void pack_b(const GemmInput& b, int64_t k, int64_t p0, int64_t kc, int64_t j0, int64_t nc,
+            C* packed, C* buffer) {
   if (b.loader == nullptr && b.row_stride == 1 && b.col_stride != 1) {
     // A transposed operand (linear's weight): gather a panel's kNr columns per packed row, so
     // the stores stay contiguous and each column is read sequentially (columns of another dtype
@@ -87,6 +103,7 @@ void pack_b(const GemmInput& b, int64_t p0, int64_t kc, int64_t j0, int64_t nc, 
         columns[jj] =
             jj < width ? read_row<C>(transposed, j0 + j + jj, p0, kc, converted[jj]) : columns[0];
       }
+      prefetch_next_block(b, k, p0 + kc, j0 + j, width, kKc);
       C* dst = packed + j * kc;
       // Square kNr x kNr blocks through a local tile: contiguous reads, contiguous writes.
       int64_t p = 0;
@@ -339,7 +356,7 @@ void gemm_typed(const GemmPart& part, int64_t k, const GemmInput& a, const GemmI
       }
       for (int64_t p0 = 0; p0 < k; p0 += S::kKc) {
         const int64_t kc = k - p0 < S::kKc ? k - p0 : S::kKc;
-        pack_b<C, S::kNr, S::kKc>(b, p0, kc, j0, nc, b_packed, buffer);
+        pack_b<C, S::kNr, S::kKc>(b, k, p0, kc, j0, nc, b_packed, buffer);
         for (int64_t i0 = part.i_begin; i0 < part.i_end; i0 += S::kMc) {
           const int64_t mc = part.i_end - i0 < S::kMc ? part.i_end - i0 : S::kMc;
           const C* a_block = a_packed;
@@ -384,7 +401,7 @@ void gemm_typed(const GemmPart& part, int64_t k, const GemmInput& a, const GemmI
       }
       for (int64_t p0 = 0; p0 < k; p0 += S::kKc) {
         const int64_t kc = k - p0 < S::kKc ? k - p0 : S::kKc;
-        pack_b<C, S::kNr, S::kKc>(b, p0, kc, j0, nc, b_packed, buffer);
+        pack_b<C, S::kNr, S::kKc>(b, k, p0, kc, j0, nc, b_packed, buffer);
         for (int64_t i1 = 0; i1 < mc; i1 += S::kMc) {
           const int64_t rows = mc - i1 < S::kMc ? mc - i1 : S::kMc;
           load_block(a, i0 + i1, rows, p0, kc, a_packed);
