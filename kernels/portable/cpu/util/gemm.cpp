@@ -85,6 +85,40 @@ void prefetch_next_block(const GemmInput& b, int64_t k, int64_t p0, int64_t j, i
   }
 }
 
+// Elements of C in a 16-byte vector: the square transpose_square turns.
+template <typename C>
+struct SquareWidth : std::integral_constant<int64_t, 16 / sizeof(C)> {};
+
+// dst[y * ld + x] = rows[x][p + y] for a square of SquareWidth<C> rows and columns, with
+// 16-byte vector shuffles (the baseline's width, as packing is not multiversioned).
+template <typename C>
+inline void transpose_square(const C* const* rows, int64_t p, C* dst, int64_t ld) {
+  using E = Elem<C>;
+  constexpr int kW = static_cast<int>(SquareWidth<C>::value);
+  typedef E V __attribute__((vector_size(16)));
+  V r[kW];
+  for (int x = 0; x < kW; ++x) std::memcpy(&r[x], rows[x] + p, sizeof(V));
+  V o[kW];
+  if constexpr (kW == 4) {
+    using I = std::conditional_t<sizeof(E) == 4, int32_t, int64_t>;
+    typedef I M __attribute__((vector_size(16)));
+    const V t0 = __builtin_shuffle(r[0], r[1], M{0, 4, 1, 5});
+    const V t1 = __builtin_shuffle(r[0], r[1], M{2, 6, 3, 7});
+    const V t2 = __builtin_shuffle(r[2], r[3], M{0, 4, 1, 5});
+    const V t3 = __builtin_shuffle(r[2], r[3], M{2, 6, 3, 7});
+    o[0] = __builtin_shuffle(t0, t2, M{0, 1, 4, 5});
+    o[1] = __builtin_shuffle(t0, t2, M{2, 3, 6, 7});
+    o[2] = __builtin_shuffle(t1, t3, M{0, 1, 4, 5});
+    o[3] = __builtin_shuffle(t1, t3, M{2, 3, 6, 7});
+  } else {
+    static_assert(kW == 2, "16-byte squares of 4- or 8-byte elements");
+    typedef int64_t M __attribute__((vector_size(16)));
+    o[0] = __builtin_shuffle(r[0], r[1], M{0, 2});
+    o[1] = __builtin_shuffle(r[0], r[1], M{1, 3});
+  }
+  for (int y = 0; y < kW; ++y) std::memcpy(dst + y * ld, &o[y], sizeof(V));
+}
+
 // Packs rows [p0, p0 + kc) x cols [j0, j0 + nc) of `b` into kNr-column panels, each stored row
 // by row (panel[p * kNr + j]); columns past nc are zero. kc <= kKc; k is b's row count.
 template <typename C, int kNr, int64_t kKc>
@@ -105,14 +139,14 @@ void pack_b(const GemmInput& b, int64_t k, int64_t p0, int64_t kc, int64_t j0, i
       }
       prefetch_next_block(b, k, p0 + kc, j0 + j, width, kKc);
       C* dst = packed + j * kc;
-      // Square kNr x kNr blocks through a local tile: contiguous reads, contiguous writes.
+      // A cache line of every column at a time, in 16-byte squares transposed in registers.
+      constexpr int64_t kLine = 64 / static_cast<int64_t>(sizeof(C));
       int64_t p = 0;
-      for (; p + kNr <= kc; p += kNr) {
-        C tile[kNr][kNr];
-        for (int64_t jj = 0; jj < kNr; ++jj)
-          std::memcpy(tile[jj], columns[jj] + p, sizeof(tile[jj]));
-        for (int64_t q = 0; q < kNr; ++q) {
-          for (int64_t jj = 0; jj < kNr; ++jj) dst[(p + q) * kNr + jj] = tile[jj][q];
+      for (; p + kLine <= kc; p += kLine) {
+        for (int64_t jj = 0; jj < kNr; jj += SquareWidth<C>::value) {
+          for (int64_t q = p; q < p + kLine; q += SquareWidth<C>::value) {
+            transpose_square(columns + jj, q, dst + q * kNr + jj, kNr);
+          }
         }
       }
       for (; p < kc; ++p) {
