@@ -173,16 +173,16 @@ void pack_b(const GemmInput& b, int64_t k, int64_t p0, int64_t kc, int64_t j0, i
 
 // dst (mr x nr, row stride ld) = (accumulate ? dst : 0) + sum_p a[i][p] * b[p][j] over one
 // kMr x kNr tile (of Shape S): rows of a row-major A, a packed B panel, with vectors of kBytes:
-// each pass covers two vectors of columns for all kMr rows, so the accumulators fit the register
-// file of that width.
-template <typename C, typename S, int kBytes>
+// each pass covers two vectors of columns for all kRows rows (at most S::kMr), so the
+// accumulators fit the register file of that width.
+template <typename C, typename S, int kBytes, int kRows = S::kMr>
 __attribute__((always_inline)) inline void micro_kernel(int64_t kc, const C* a_panel, int64_t lda,
                                                         const C* b_panel, C* dst_c, int64_t ld,
                                                         int mr, int nr, bool accumulate) {
   using E = Elem<C>;
   typedef E V __attribute__((vector_size(kBytes)));
   constexpr int kL = kBytes / static_cast<int>(sizeof(C));
-  constexpr int kMr = S::kMr;
+  constexpr int kMr = kRows;
   constexpr int kNr = S::kNr;
   const E* a = reinterpret_cast<const E*>(a_panel);
   const E* rows[kMr];  // row i at a + i * lda (short tiles repeat the last row)
@@ -243,8 +243,17 @@ __attribute__((always_inline)) inline void block_product(int64_t mc, int64_t nc,
     const int nr = static_cast<int>(nc - jr < kNr ? nc - jr : kNr);
     for (int64_t ir = 0; ir < mc; ir += kMr) {
       const int mr = static_cast<int>(mc - ir < kMr ? mc - ir : kMr);
-      micro_kernel<C, S, kBytes>(kc, a + ir * lda, lda, b_packed + jr * kc, dst + ir * ld + jr, ld,
-                                 mr, nr, accumulate);
+      const C* a_panel = a + ir * lda;
+      const C* b_panel = b_packed + jr * kc;
+      C* tile = dst + ir * ld + jr;
+      // A short last tile (64 rows are 5 tiles of 12 and 4 rows) runs with a third of the rows
+      // rather than repeating its last row up to a full tile.
+      if (mr <= kMr / 3) {
+        micro_kernel<C, S, kBytes, kMr / 3>(kc, a_panel, lda, b_panel, tile, ld, mr, nr,
+                                            accumulate);
+      } else {
+        micro_kernel<C, S, kBytes>(kc, a_panel, lda, b_panel, tile, ld, mr, nr, accumulate);
+      }
     }
   }
 }
