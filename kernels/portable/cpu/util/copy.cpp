@@ -167,8 +167,8 @@ KILN_HOT_LOOP void convert_typed(Dst* dst, const Src* src, int64_t n) {
 }
 
 // True when a direct loop served the conversion: the pairs models convert most (masks to and
-// from Bool, float to and from the index dtypes and double), which through a compute-type buffer
-// took up to 4.7x ATen's time. Each result is the buffered path's, bit for bit.
+// from Bool, float to the integer dtypes and double, double to float), which through a compute-type
+// buffer took up to 4.7x ATen's time. Each result is the buffered path's, bit for bit.
 bool convert_direct(void* dst, ScalarType dst_type, const void* src, ScalarType src_type,
                     int64_t n) {
   const auto run = [&](auto* d, const auto* s, auto bool_source) {
@@ -199,6 +199,9 @@ bool convert_direct(void* dst, ScalarType dst_type, const void* src, ScalarType 
     if (dst_type == ScalarType::Int) return run(static_cast<int32_t*>(dst), in, typed);
     if (dst_type == ScalarType::Long) return run(static_cast<int64_t*>(dst), in, typed);
     if (dst_type == ScalarType::Double) return run(static_cast<double*>(dst), in, typed);
+    if (dst_type == ScalarType::Short) return run(static_cast<int16_t*>(dst), in, typed);
+    if (dst_type == ScalarType::Char) return run(static_cast<int8_t*>(dst), in, typed);
+    if (dst_type == ScalarType::Byte) return run(static_cast<uint8_t*>(dst), in, typed);
     return false;
   }
   if (src_type == ScalarType::Double && dst_type == ScalarType::Float) {
