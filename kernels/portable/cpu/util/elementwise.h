@@ -215,13 +215,11 @@ KILN_ALWAYS_INLINE void bfloat16_bits_row(const BFloat16* a, int64_t sa, const B
 }
 
 // binary_row for BFloat16 with a float op, converting inline: BFloat16 is a shift (and a
-// rounding add) that vectorises in the clones, cheaper fused than a pass through buffers. The
-// AVX-512 clone is what brings add and mul to ATen's speed (whose loops are AVX-512 too): the
-// narrowing back to 16 bits packs lanes, which AVX2 does at half the width. B is
+// rounding add) that vectorises in the clones, cheaper fused than a pass through buffers. B is
 // BFloat16, or float for an exact scalar b (sb == 0).
 template <typename R, typename B, typename Op>
-KILN_MATH_LOOP void bfloat16_row(const BFloat16* a, int64_t sa, const B* b, int64_t sb, R* out,
-                                 int64_t n, const Op& op) {
+KILN_HOT_LOOP void bfloat16_row(const BFloat16* a, int64_t sa, const B* b, int64_t sb, R* out,
+                                int64_t n, const Op& op) {
   if constexpr (PicksBFloat16Bits<Op>::value && std::is_same_v<B, BFloat16> &&
                 std::is_same_v<R, BFloat16>) {
     bfloat16_bits_row(a, sa, b, sb, out, n, op);
