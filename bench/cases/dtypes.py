@@ -1,5 +1,5 @@
 """Common ops over every dtype but float32 (which the other families time), on 1M elements:
-binary arithmetic, a comparison, where, unary ops, a reduction and conversions to float32.
+binary arithmetic, a comparison, where, unary ops, a reduction and conversions to and from float32.
 A dtype that falls off its fast loop shows here as a ratio far above its neighbours'.
 Combinations ATen itself refuses (neg of Bool, say) are left out."""
 
@@ -37,6 +37,7 @@ def dtype_cases(dtype: torch.dtype) -> list[Case]:
     b = values(dtype, 2)
     rows = values(dtype, 3, (1024, 1024))
     mask = values(torch.bool, 4)
+    floats = values(torch.float32, 5) * 50
     candidates = [
         Case(f"add 1M {name}", "aten::add.out", (a, b), {}, (dtype,)),
         Case(f"mul 1M {name}", "aten::mul.out", (a, b), {}, (dtype,)),
@@ -49,6 +50,7 @@ def dtype_cases(dtype: torch.dtype) -> list[Case]:
         Case(f"sum dim=1 1024x1024 {name}", "aten::sum.IntList_out", (rows, [1]), {}, (dtype,)),
         Case(f"sum dim=0 1024x1024 {name}", "aten::sum.IntList_out", (rows, [0]), {}, (dtype,)),
         Case(f"_to_copy {name}->float32", "aten::_to_copy.out", (a,), {}, (torch.float32,)),
+        Case(f"_to_copy float32->{name}", "aten::_to_copy.out", (floats,), {}, (dtype,)),
     ]
     return [case for case in candidates if aten_accepts(case)]
 

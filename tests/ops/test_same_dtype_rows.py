@@ -1,5 +1,6 @@
-"""The same-dtype binary loops at vector lengths, against torch: Bool operands, which compute as
-bytes, and the integer add/sub/rsub functor, which multiplies by alpha without a branch.
+"""Same-dtype elementwise loops at vector lengths, against torch: Bool operands, which compute as
+bytes; the integer add/sub/rsub functor, which multiplies by alpha without a branch; Bool
+bitwise_not on bytes; and float division rounding toward zero, which has its own loop.
 
 Shapes are long enough for the vector bodies and leave tails (1037 elements), with a broadcast
 row and a scalar operand, so each loop of a row (both strided, either operand fixed) runs."""
@@ -72,3 +73,33 @@ def test_integer_alpha(call_op: Any, dtype: torch.dtype, name: str, shapes: tupl
     for alpha in (1, -1, 3, -7, 100):
         out = torch.empty(0, dtype=dtype)
         check_op(call_op, f"aten::{name}", torch_op(name), (a, b), {"alpha": alpha}, out=out)
+
+
+@pytest.mark.parametrize("dtype", [torch.bool, *INTEGER_DTYPES])
+def test_bitwise_not_rows(call_op: Any, dtype: torch.dtype) -> None:
+    """Bool is a logical not on the bytes; the integers complement every bit."""
+    a = make_tensor(dtype, (3, 1037), 7)
+    check_op(
+        call_op,
+        "aten::bitwise_not.out",
+        aten.bitwise_not.out,
+        (a,),
+        out=torch.empty(0, dtype=dtype),
+    )
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("shapes", SHAPE_PAIRS)
+def test_truncating_division_rows(call_op: Any, dtype: torch.dtype, shapes: tuple) -> None:
+    """Float division with rounding_mode='trunc' has its own loop; specials included."""
+    a = make_tensor(dtype, shapes[0], 8, special=True)
+    b = make_tensor(dtype, shapes[1], 9, special=True)
+    out = torch.empty(0, dtype=dtype)
+    check_op(
+        call_op,
+        "aten::div.out_mode",
+        aten.div.out_mode,
+        (a, b),
+        {"rounding_mode": "trunc"},
+        out=out,
+    )

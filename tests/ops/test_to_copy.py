@@ -9,7 +9,7 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from op_compare import check_op
-from strategies import ALL_DTYPES, dtypes, out_like, shapes, tensors
+from strategies import ALL_DTYPES, dtypes, make_tensor, out_like, shapes, tensors
 
 import kiln
 
@@ -74,3 +74,25 @@ def test_to_copy_channels_last_rank(call_op: Any) -> None:
         out=torch.empty(0, dtype=torch.float16),
     )
     assert out.dtype == torch.float16 and out.shape == (1, 2, 3, 4)
+
+
+@pytest.mark.parametrize(
+    ("src", "dst"),
+    [
+        (torch.float32, torch.bool),
+        (torch.float64, torch.bool),
+        (torch.float32, torch.float64),
+        (torch.float64, torch.float32),
+    ],
+)
+def test_to_copy_specials_long(call_op: Any, src: torch.dtype, dst: torch.dtype) -> None:
+    """The direct conversion loops keep NaN (true as Bool), infinities, signed zeros and
+    subnormals as torch does, through vector bodies and tails."""
+    a = make_tensor(src, (1037,), 3, special=True, magnitude=1e30)
+    a[::7] = torch.finfo(src).tiny / 4  # subnormal in src
+    a[1::7] = -0.0
+    out = call_op("aten::_to_copy.out", a, out=torch.empty(0, dtype=dst))
+    expected = a.to(dst)
+    torch.testing.assert_close(out, expected, rtol=0, atol=0, equal_nan=True)
+    if dst.is_floating_point:
+        assert torch.equal(out.signbit(), expected.signbit())

@@ -1,6 +1,5 @@
 // abs.out: |self| in self's dtype; Bool is rejected and the most negative integer stays put, as in
 // ATen.
-#include <cmath>
 #include <type_traits>
 
 #include "kernels/portable/cpu/util/math.h"
@@ -15,15 +14,17 @@ Tensor& abs_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
   if (!prepare_same_dtype(ctx, self, out)) return out;
   apply_unary(ctx, self, self.scalar_type(), out, [](auto zero) {
     using T = decltype(zero);
-    return [](T x) {
-      if constexpr (std::is_floating_point_v<T>) {
-        return std::fabs(x);
-      } else if constexpr (std::is_unsigned_v<T>) {
-        return x;
-      } else {
-        return x < T(0) ? wrapping_neg(x) : x;  // the most negative value stays put, as in ATen
-      }
-    };
+    if constexpr (std::is_floating_point_v<T>) {
+      return SignBitOp<T, SignBit::kClear>{};
+    } else {
+      return [](T x) {
+        if constexpr (std::is_unsigned_v<T>) {
+          return x;
+        } else {
+          return x < T(0) ? wrapping_neg(x) : x;  // the most negative value stays put, as in ATen
+        }
+      };
+    }
   });
   return out;
 }

@@ -11,11 +11,22 @@ Tensor& bitwise_not_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& o
                         "tensor",
                         to_string(dtype));
   if (!prepare_same_dtype(ctx, self, out)) return out;
-  const bool is_bool = dtype == ScalarType::Bool;
-  apply_unary<kIntegralTypes>(ctx, self, dtype, out, [is_bool](auto zero) {
+  if (dtype == ScalarType::Bool) {
+    // Logical not on the bytes, not through the converting path's int64 buffers.
+    const auto* in = static_cast<const uint8_t*>(self.const_data_ptr());
+    auto* result = static_cast<uint8_t*>(out.mutable_data_ptr());
+    parallel_for(
+        ctx, 0, self.numel(), kElementwiseGrain,
+        [&](int64_t begin, int64_t end) {
+          detail::unary_loop(in + begin, result + begin, end - begin,
+                             [](uint8_t x) { return static_cast<uint8_t>(x == 0); });
+        },
+        kParallelAlign);
+    return out;
+  }
+  apply_unary<kIntegralTypes>(ctx, self, dtype, out, [](auto zero) {
     using T = decltype(zero);
-    // Bool computes in int64 holding 0 or 1, where ~ would set every bit.
-    return [is_bool](T x) { return is_bool ? static_cast<T>(x == T(0)) : static_cast<T>(~x); };
+    return [](T x) { return static_cast<T>(~x); };
   });
   return out;
 }

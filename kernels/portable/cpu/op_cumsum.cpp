@@ -8,11 +8,48 @@
 #include "kernels/portable/cpu/util/dtype_util.h"
 #include "kernels/portable/cpu/util/math.h"
 #include "kernels/portable/cpu/util/reduce.h"
+#include "kernels/portable/cpu/util/target.h"
 
 namespace kiln::portable::native {
 namespace {
 
 constexpr int64_t kChunk = 256;
+
+// Running sums of n contiguous T values into y, each value widened into Total and each sum
+// rounded back to T inline (the dtypes that need no conversion pass).
+template <typename T, typename Total>
+void scan_row(const T* x, T* y, int64_t n) {
+  Total total = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    total = wrapping_add(total, static_cast<Total>(x[i]));
+    y[i] = static_cast<T>(total);
+  }
+}
+
+// totals[w] += x[w], y[w] = totals[w] rounded to T: one step of `width` neighbouring scans.
+template <typename T, typename Total>
+KILN_HOT_LOOP void scan_step(Total* totals, const T* x, T* y, int64_t width) {
+  for (int64_t w = 0; w < width; ++w) {
+    totals[w] = wrapping_add(totals[w], static_cast<Total>(x[w]));
+    y[w] = static_cast<T>(totals[w]);
+  }
+}
+
+// Calls f(TypeTag<T>{}) when dtype t, the input's and the op's, is one the scans read and write
+// in place (Float and Double summing in double, Long and Int in int64) and returns true.
+template <typename Total, typename F>
+bool dispatch_in_place(ScalarType t, F&& f) {
+  const auto take = [&](ScalarType type, auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (dtype_selected(CppToScalarType<T>::value) &&
+                  std::is_integral_v<T> == std::is_integral_v<Total>) {
+      if (t == type) return f(tag), true;
+    }
+    return false;
+  };
+  return take(ScalarType::Float, TypeTag<float>{}) || take(ScalarType::Double, TypeTag<double>{}) ||
+         take(ScalarType::Long, TypeTag<int64_t>{}) || take(ScalarType::Int, TypeTag<int32_t>{});
+}
 
 template <typename Total>
 class CumsumRunner {
@@ -23,10 +60,17 @@ class CumsumRunner {
         in_size_(in.element_size()),
         out_size_(out.element_size()),
         src_(static_cast<const char*>(in.const_data_ptr())),
-        dst_(static_cast<char*>(out.mutable_data_ptr())) {}
+        dst_(static_cast<char*>(out.mutable_data_ptr())),
+        in_place_(in_type_ == op_type_) {}
 
   // One contiguous slice of `size` elements from `base`.
   void row(int64_t base, int64_t size) {
+    if (in_place_ && dispatch_in_place<Total>(in_type_, [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          scan_row<T, Total>(typed<T>(src_) + base, typed<T>(dst_) + base, size);
+        })) {
+      return;
+    }
     Total total = 0;
     for (int64_t s = 0; s < size; s += kChunk) {
       const int64_t m = size - s < kChunk ? size - s : kChunk;
@@ -42,6 +86,15 @@ class CumsumRunner {
   // `width` <= kChunk neighbouring slices: slice w runs over x[base + d * stride + w].
   void columns(int64_t base, int64_t size, int64_t stride, int64_t width) {
     for (int64_t w = 0; w < width; ++w) totals_[w] = 0;
+    if (in_place_ && dispatch_in_place<Total>(in_type_, [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          for (int64_t d = 0; d < size; ++d) {
+            const int64_t offset = base + d * stride;
+            scan_step<T, Total>(totals_, typed<T>(src_) + offset, typed<T>(dst_) + offset, width);
+          }
+        })) {
+      return;
+    }
     for (int64_t d = 0; d < size; ++d) {
       const int64_t offset = base + d * stride;
       load(offset, width);
@@ -54,6 +107,15 @@ class CumsumRunner {
   }
 
  private:
+  template <typename T>
+  static T* typed(char* data) {
+    return reinterpret_cast<T*>(data);
+  }
+  template <typename T>
+  static const T* typed(const char* data) {
+    return reinterpret_cast<const T*>(data);
+  }
+
   void load(int64_t offset, int64_t n) {
     load_row_as<Total>(src_ + offset * in_size_, in_type_, 1, n, op_type_, buf_);
   }
@@ -68,6 +130,7 @@ class CumsumRunner {
   size_t out_size_;
   const char* src_;
   char* dst_;
+  bool in_place_;
   Total buf_[kChunk];
   Total totals_[kChunk];
 };

@@ -1,4 +1,6 @@
 // neg.out: -self in self's dtype (integers wrap); Bool is rejected, as in ATen.
+#include <type_traits>
+
 #include "kernels/portable/cpu/util/math.h"
 #include "kernels/portable/cpu/util/unary_kernels.h"
 #include "runtime/kernel/kernel_runtime_context.h"
@@ -12,7 +14,11 @@ Tensor& neg_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
   if (!prepare_same_dtype(ctx, self, out)) return out;
   apply_unary(ctx, self, self.scalar_type(), out, [](auto zero) {
     using T = decltype(zero);
-    return [](T x) { return wrapping_neg(x); };
+    if constexpr (std::is_floating_point_v<T>) {
+      return SignBitOp<T, SignBit::kFlip>{};
+    } else {
+      return [](T x) { return wrapping_neg(x); };
+    }
   });
   return out;
 }

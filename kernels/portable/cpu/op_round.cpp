@@ -28,8 +28,9 @@ Tensor& round_decimals_out(KernelRuntimeContext& ctx, const Tensor& self, int64_
   apply_unary<kFloatingTypes>(ctx, self, dtype, out, [&](auto zero) {
     using C = decltype(zero);
     const C scale = static_cast<C>(power);
+    // Both computed and one selected: a branch would keep the loop from vectorising.
     return [scale, negative](C x) {
-      return negative ? std::nearbyint(x / scale) * scale : std::nearbyint(x * scale) / scale;
+      return select(negative, std::nearbyint(x / scale) * scale, std::nearbyint(x * scale) / scale);
     };
   });
   return out;

@@ -268,6 +268,35 @@ Tensor& rounding_divide(KernelRuntimeContext& ctx, const char* name, const Eleme
   return out;
 }
 
+namespace detail {
+
+// maximum's and minimum's functor: the element for which better(a, b) holds, else b; NaN
+// propagates. BFloat16 patterns are compared as integers (elementwise.h's PicksBFloat16Bits):
+// the sign and magnitude map to a 16-bit key ordered as the values are, with -0.0 equal to 0.0,
+// and a NaN result is 0xffff, the all-ones NaN of ATen's vector loops.
+template <typename T, typename Better>
+struct ExtremumOp {
+  Better better;
+
+  T operator()(T a, T b) const {
+    // A NaN `a` is taken; a NaN `b` never loses a comparison, so it stays.
+    return better(a, b) || a != a ? a : b;
+  }
+  uint16_t bfloat16_bits(uint16_t a, uint16_t b) const {
+    constexpr uint16_t kMagnitude = 0x7fff;
+    constexpr uint16_t kInfinity = 0x7f80;
+    const bool nan = (a & kMagnitude) > kInfinity || (b & kMagnitude) > kInfinity;
+    return nan ? uint16_t{0xffff} : better(key(a), key(b)) ? a : b;
+  }
+  static int16_t key(uint16_t x) {
+    const auto magnitude = static_cast<int16_t>(x & 0x7fff);
+    const auto sign = static_cast<int16_t>(static_cast<int16_t>(x) >> 15);  // 0 or -1
+    return static_cast<int16_t>((magnitude ^ sign) - sign);
+  }
+};
+
+}  // namespace detail
+
 // maximum and minimum: the element for which better(a, b) holds (a > b for maximum); NaN
 // propagates.
 template <typename Better>
@@ -276,13 +305,7 @@ Tensor& extremum_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor
   const ScalarType common = prepare_binary(ctx, self, other, out, OutDtype::kCastable);
   if (common == ScalarType::Undefined) return out;
   apply_binary_op(ctx, ElementwiseInput::of(self), ElementwiseInput::of(other), common, out,
-                  [&](auto zero) {
-                    using T = decltype(zero);
-                    return [better](T a, T b) {
-                      // A NaN `a` is taken; a NaN `b` never loses a comparison, so it stays.
-                      return better(a, b) || a != a ? a : b;
-                    };
-                  });
+                  [&](auto zero) { return detail::ExtremumOp<decltype(zero), Better>{better}; });
   return out;
 }
 

@@ -2,6 +2,7 @@
 #include "kernels/portable/cpu/util/copy.h"
 
 #include <cstring>
+#include <type_traits>
 
 #include "kernels/portable/cpu/util/checks.h"
 #include "kernels/portable/cpu/util/convert.h"
@@ -152,6 +153,63 @@ bool convert_reduced_float(void* dst, ScalarType dst_type, const void* src, Scal
   return false;
 }
 
+// dst[i] = src[i] cast as ATen casts (convert_value); a Bool source (kBoolSource) is read as bytes
+// with the nonzero test, as load_bool_byte does.
+template <typename Dst, typename Src, bool kBoolSource = false>
+KILN_HOT_LOOP void convert_typed(Dst* dst, const Src* src, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    if constexpr (kBoolSource) {
+      dst[i] = static_cast<Dst>(src[i] != 0);
+    } else {
+      dst[i] = convert_value<Dst>(src[i]);
+    }
+  }
+}
+
+// True when a direct loop served the conversion: the pairs models convert most (masks to and
+// from Bool, float to the integer dtypes and double, double to float), which through a compute-type
+// buffer took up to 4.7x ATen's time. Each result is the buffered path's, bit for bit.
+bool convert_direct(void* dst, ScalarType dst_type, const void* src, ScalarType src_type,
+                    int64_t n) {
+  const auto run = [&](auto* d, const auto* s, auto bool_source) {
+    convert_typed<std::remove_pointer_t<decltype(d)>,
+                  std::remove_const_t<std::remove_pointer_t<decltype(s)>>, bool_source.value>(d, s,
+                                                                                              n);
+    return true;
+  };
+  const std::false_type typed;
+  if (src_type == ScalarType::Bool) {
+    const auto* bytes = static_cast<const uint8_t*>(src);
+    const std::true_type from_bool;
+    if (dst_type == ScalarType::Float) return run(static_cast<float*>(dst), bytes, from_bool);
+    if (dst_type == ScalarType::Long) return run(static_cast<int64_t*>(dst), bytes, from_bool);
+    if (dst_type == ScalarType::Int) return run(static_cast<int32_t*>(dst), bytes, from_bool);
+    return false;
+  }
+  if (dst_type == ScalarType::Bool) {
+    bool* out = static_cast<bool*>(dst);
+    if (src_type == ScalarType::Float) return run(out, static_cast<const float*>(src), typed);
+    if (src_type == ScalarType::Double) return run(out, static_cast<const double*>(src), typed);
+    if (src_type == ScalarType::Long) return run(out, static_cast<const int64_t*>(src), typed);
+    if (src_type == ScalarType::Int) return run(out, static_cast<const int32_t*>(src), typed);
+    return false;
+  }
+  if (src_type == ScalarType::Float) {
+    const auto* in = static_cast<const float*>(src);
+    if (dst_type == ScalarType::Int) return run(static_cast<int32_t*>(dst), in, typed);
+    if (dst_type == ScalarType::Long) return run(static_cast<int64_t*>(dst), in, typed);
+    if (dst_type == ScalarType::Double) return run(static_cast<double*>(dst), in, typed);
+    if (dst_type == ScalarType::Short) return run(static_cast<int16_t*>(dst), in, typed);
+    if (dst_type == ScalarType::Char) return run(static_cast<int8_t*>(dst), in, typed);
+    if (dst_type == ScalarType::Byte) return run(static_cast<uint8_t*>(dst), in, typed);
+    return false;
+  }
+  if (src_type == ScalarType::Double && dst_type == ScalarType::Float) {
+    return run(static_cast<float*>(dst), static_cast<const double*>(src), typed);
+  }
+  return false;
+}
+
 template <typename U>
 KILN_HOT_LOOP void fill_typed(U* dst, U value, int64_t n) {
   for (int64_t i = 0; i < n; ++i) dst[i] = value;
@@ -285,6 +343,7 @@ void convert_copy(void* dst, ScalarType dst_type, const void* src, ScalarType sr
     return;
   }
   if (convert_reduced_float(dst, dst_type, src, src_type, n)) return;
+  if (convert_direct(dst, dst_type, src, src_type, n)) return;
   const size_t dst_es = element_size(dst_type);
   const size_t src_es = element_size(src_type);
   dispatch_conversion(dst_type, src_type, [&](auto tag) {

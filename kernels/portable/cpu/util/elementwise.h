@@ -189,13 +189,41 @@ KILN_ALWAYS_INLINE R bfloat16_result(V value) {
   }
 }
 
+// Whether a float op also picks between two BFloat16 patterns without widening them:
+// `bfloat16_bits(uint16_t, uint16_t)`, for ops whose result is one operand or NaN (maximum).
+template <typename Op, typename = void>
+struct PicksBFloat16Bits : std::false_type {};
+template <typename Op>
+struct PicksBFloat16Bits<
+    Op, std::void_t<decltype(std::declval<const Op&>().bfloat16_bits(uint16_t{}, uint16_t{}))>>
+    : std::true_type {};
+
+// bfloat16_row's loop for such an op: 16-bit lanes throughout, twice as many per vector as
+// float's, and no rounding.
+template <typename Op>
+KILN_ALWAYS_INLINE void bfloat16_bits_row(const BFloat16* a, int64_t sa, const BFloat16* b,
+                                          int64_t sb, BFloat16* out, int64_t n, const Op& op) {
+  if (sa != 0 && sb != 0) {
+    for (int64_t i = 0; i < n; ++i) out[i].x = op.bfloat16_bits(a[i].x, b[i].x);
+  } else if (sa == 0) {
+    const uint16_t x = a[0].x;
+    for (int64_t i = 0; i < n; ++i) out[i].x = op.bfloat16_bits(x, b[i].x);
+  } else {
+    const uint16_t y = b[0].x;
+    for (int64_t i = 0; i < n; ++i) out[i].x = op.bfloat16_bits(a[i].x, y);
+  }
+}
+
 // binary_row for BFloat16 with a float op, converting inline: BFloat16 is a shift (and a
 // rounding add) that vectorises in the clones, cheaper fused than a pass through buffers. B is
 // BFloat16, or float for an exact scalar b (sb == 0).
 template <typename R, typename B, typename Op>
 KILN_HOT_LOOP void bfloat16_row(const BFloat16* a, int64_t sa, const B* b, int64_t sb, R* out,
                                 int64_t n, const Op& op) {
-  if (sa != 0 && sb != 0) {
+  if constexpr (PicksBFloat16Bits<Op>::value && std::is_same_v<B, BFloat16> &&
+                std::is_same_v<R, BFloat16>) {
+    bfloat16_bits_row(a, sa, b, sb, out, n, op);
+  } else if (sa != 0 && sb != 0) {
     for (int64_t i = 0; i < n; ++i) {
       out[i] = bfloat16_result<R>(op(as_float(a[i]), as_float(b[i])));
     }

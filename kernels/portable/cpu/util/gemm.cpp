@@ -69,11 +69,61 @@ void load_block(const GemmInput& x, int64_t i0, int64_t m, int64_t p0, int64_t k
   }
 }
 
+// Asks for rows [p0, p0 + kKc) of the `width` columns from j of a transposed `b` to be brought
+// into cache (L2) ahead of their packing. The packing reads each column kKc elements at a time, a
+// run too short for the hardware prefetchers, so it otherwise waits on every line of the weight.
+void prefetch_next_block(const GemmInput& b, int64_t k, int64_t p0, int64_t j, int64_t width,
+                         int64_t block) {
+  if (p0 >= k) return;
+  const int64_t size = static_cast<int64_t>(element_size(b.dtype));
+  const int64_t bytes = (k - p0 < block ? k - p0 : block) * size;
+  const char* base = static_cast<const char*>(b.data);
+  for (int64_t jj = 0; jj < width; ++jj) {
+    const char* column = base + ((j + jj) * b.col_stride + p0) * size;
+    for (int64_t offset = 0; offset < bytes; offset += 64)
+      __builtin_prefetch(column + offset, 0, 2);
+  }
+}
+
+// Elements of C in a 16-byte vector: the square transpose_square turns.
+template <typename C>
+struct SquareWidth : std::integral_constant<int64_t, 16 / sizeof(C)> {};
+
+// dst[y * ld + x] = rows[x][p + y] for a square of SquareWidth<C> rows and columns, with
+// 16-byte vector shuffles (the baseline's width, as packing is not multiversioned).
+template <typename C>
+inline void transpose_square(const C* const* rows, int64_t p, C* dst, int64_t ld) {
+  using E = Elem<C>;
+  constexpr int kW = static_cast<int>(SquareWidth<C>::value);
+  typedef E V __attribute__((vector_size(16)));
+  V r[kW];
+  for (int x = 0; x < kW; ++x) std::memcpy(&r[x], rows[x] + p, sizeof(V));
+  V o[kW];
+  if constexpr (kW == 4) {
+    using I = std::conditional_t<sizeof(E) == 4, int32_t, int64_t>;
+    typedef I M __attribute__((vector_size(16)));
+    const V t0 = __builtin_shuffle(r[0], r[1], M{0, 4, 1, 5});
+    const V t1 = __builtin_shuffle(r[0], r[1], M{2, 6, 3, 7});
+    const V t2 = __builtin_shuffle(r[2], r[3], M{0, 4, 1, 5});
+    const V t3 = __builtin_shuffle(r[2], r[3], M{2, 6, 3, 7});
+    o[0] = __builtin_shuffle(t0, t2, M{0, 1, 4, 5});
+    o[1] = __builtin_shuffle(t0, t2, M{2, 3, 6, 7});
+    o[2] = __builtin_shuffle(t1, t3, M{0, 1, 4, 5});
+    o[3] = __builtin_shuffle(t1, t3, M{2, 3, 6, 7});
+  } else {
+    static_assert(kW == 2, "16-byte squares of 4- or 8-byte elements");
+    typedef int64_t M __attribute__((vector_size(16)));
+    o[0] = __builtin_shuffle(r[0], r[1], M{0, 2});
+    o[1] = __builtin_shuffle(r[0], r[1], M{1, 3});
+  }
+  for (int y = 0; y < kW; ++y) std::memcpy(dst + y * ld, &o[y], sizeof(V));
+}
+
 // Packs rows [p0, p0 + kc) x cols [j0, j0 + nc) of `b` into kNr-column panels, each stored row
-// by row (panel[p * kNr + j]); columns past nc are zero. kc <= kKc.
+// by row (panel[p * kNr + j]); columns past nc are zero. kc <= kKc; k is b's row count.
 template <typename C, int kNr, int64_t kKc>
-void pack_b(const GemmInput& b, int64_t p0, int64_t kc, int64_t j0, int64_t nc, C* packed,
-            C* buffer) {
+void pack_b(const GemmInput& b, int64_t k, int64_t p0, int64_t kc, int64_t j0, int64_t nc,
+            C* packed, C* buffer) {
   if (b.loader == nullptr && b.row_stride == 1 && b.col_stride != 1) {
     // A transposed operand (linear's weight): gather a panel's kNr columns per packed row, so
     // the stores stay contiguous and each column is read sequentially (columns of another dtype
@@ -87,15 +137,16 @@ void pack_b(const GemmInput& b, int64_t p0, int64_t kc, int64_t j0, int64_t nc, 
         columns[jj] =
             jj < width ? read_row<C>(transposed, j0 + j + jj, p0, kc, converted[jj]) : columns[0];
       }
+      prefetch_next_block(b, k, p0 + kc, j0 + j, width, kKc);
       C* dst = packed + j * kc;
-      // Square kNr x kNr blocks through a local tile: contiguous reads, contiguous writes.
+      // A cache line of every column at a time, in 16-byte squares transposed in registers.
+      constexpr int64_t kLine = 64 / static_cast<int64_t>(sizeof(C));
       int64_t p = 0;
-      for (; p + kNr <= kc; p += kNr) {
-        C tile[kNr][kNr];
-        for (int64_t jj = 0; jj < kNr; ++jj)
-          std::memcpy(tile[jj], columns[jj] + p, sizeof(tile[jj]));
-        for (int64_t q = 0; q < kNr; ++q) {
-          for (int64_t jj = 0; jj < kNr; ++jj) dst[(p + q) * kNr + jj] = tile[jj][q];
+      for (; p + kLine <= kc; p += kLine) {
+        for (int64_t jj = 0; jj < kNr; jj += SquareWidth<C>::value) {
+          for (int64_t q = p; q < p + kLine; q += SquareWidth<C>::value) {
+            transpose_square(columns + jj, q, dst + q * kNr + jj, kNr);
+          }
         }
       }
       for (; p < kc; ++p) {
@@ -122,16 +173,16 @@ void pack_b(const GemmInput& b, int64_t p0, int64_t kc, int64_t j0, int64_t nc, 
 
 // dst (mr x nr, row stride ld) = (accumulate ? dst : 0) + sum_p a[i][p] * b[p][j] over one
 // kMr x kNr tile (of Shape S): rows of a row-major A, a packed B panel, with vectors of kBytes:
-// each pass covers two vectors of columns for all kMr rows, so the accumulators fit the register
-// file of that width.
-template <typename C, typename S, int kBytes>
+// each pass covers two vectors of columns for all kRows rows (at most S::kMr), so the
+// accumulators fit the register file of that width.
+template <typename C, typename S, int kBytes, int kRows = S::kMr>
 __attribute__((always_inline)) inline void micro_kernel(int64_t kc, const C* a_panel, int64_t lda,
                                                         const C* b_panel, C* dst_c, int64_t ld,
                                                         int mr, int nr, bool accumulate) {
   using E = Elem<C>;
   typedef E V __attribute__((vector_size(kBytes)));
   constexpr int kL = kBytes / static_cast<int>(sizeof(C));
-  constexpr int kMr = S::kMr;
+  constexpr int kMr = kRows;
   constexpr int kNr = S::kNr;
   const E* a = reinterpret_cast<const E*>(a_panel);
   const E* rows[kMr];  // row i at a + i * lda (short tiles repeat the last row)
@@ -192,8 +243,17 @@ __attribute__((always_inline)) inline void block_product(int64_t mc, int64_t nc,
     const int nr = static_cast<int>(nc - jr < kNr ? nc - jr : kNr);
     for (int64_t ir = 0; ir < mc; ir += kMr) {
       const int mr = static_cast<int>(mc - ir < kMr ? mc - ir : kMr);
-      micro_kernel<C, S, kBytes>(kc, a + ir * lda, lda, b_packed + jr * kc, dst + ir * ld + jr, ld,
-                                 mr, nr, accumulate);
+      const C* a_panel = a + ir * lda;
+      const C* b_panel = b_packed + jr * kc;
+      C* tile = dst + ir * ld + jr;
+      // A short last tile (64 rows are 5 tiles of 12 and 4 rows) runs with a third of the rows
+      // rather than repeating its last row up to a full tile.
+      if (mr <= kMr / 3) {
+        micro_kernel<C, S, kBytes, kMr / 3>(kc, a_panel, lda, b_panel, tile, ld, mr, nr,
+                                            accumulate);
+      } else {
+        micro_kernel<C, S, kBytes>(kc, a_panel, lda, b_panel, tile, ld, mr, nr, accumulate);
+      }
     }
   }
 }
@@ -339,7 +399,7 @@ void gemm_typed(const GemmPart& part, int64_t k, const GemmInput& a, const GemmI
       }
       for (int64_t p0 = 0; p0 < k; p0 += S::kKc) {
         const int64_t kc = k - p0 < S::kKc ? k - p0 : S::kKc;
-        pack_b<C, S::kNr, S::kKc>(b, p0, kc, j0, nc, b_packed, buffer);
+        pack_b<C, S::kNr, S::kKc>(b, k, p0, kc, j0, nc, b_packed, buffer);
         for (int64_t i0 = part.i_begin; i0 < part.i_end; i0 += S::kMc) {
           const int64_t mc = part.i_end - i0 < S::kMc ? part.i_end - i0 : S::kMc;
           const C* a_block = a_packed;
@@ -384,7 +444,7 @@ void gemm_typed(const GemmPart& part, int64_t k, const GemmInput& a, const GemmI
       }
       for (int64_t p0 = 0; p0 < k; p0 += S::kKc) {
         const int64_t kc = k - p0 < S::kKc ? k - p0 : S::kKc;
-        pack_b<C, S::kNr, S::kKc>(b, p0, kc, j0, nc, b_packed, buffer);
+        pack_b<C, S::kNr, S::kKc>(b, k, p0, kc, j0, nc, b_packed, buffer);
         for (int64_t i1 = 0; i1 < mc; i1 += S::kMc) {
           const int64_t rows = mc - i1 < S::kMc ? mc - i1 : S::kMc;
           load_block(a, i0 + i1, rows, p0, kc, a_packed);

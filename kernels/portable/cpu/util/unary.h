@@ -7,9 +7,11 @@
 // chunks are converted into compute-type buffers, mapped, rounded to `common` and stored.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 #include "kernels/portable/cpu/util/convert.h"
 #include "kernels/portable/cpu/util/dtype_util.h"
@@ -92,13 +94,47 @@ void reduced_unary_loop(const T* in, Out* out, int64_t n, Op op) {
   }
 }
 
+// Whether a float functor also maps a 16-bit float's bit pattern exactly: `bits(uint16_t)`, for
+// sign-bit operations (SignBitOp).
+template <typename Op, typename = void>
+struct MapsFloat16Bits : std::false_type {};
+template <typename Op>
+struct MapsFloat16Bits<Op, std::void_t<decltype(std::declval<const Op&>().bits(uint16_t{}))>>
+    : std::true_type {};
+
+// Runs Op::bits over the 16-bit patterns of Half or BFloat16 elements: no float round trip, and
+// a plain integer loop that vectorises as wide as the clone allows.
+template <typename Op>
+KILN_HOT_LOOP void float16_bits_loop(const uint16_t* in, uint16_t* out, int64_t n, Op op) {
+  for (int64_t i = 0; i < n; ++i) out[i] = op.bits(in[i]);
+}
+
 // Runs reduced_unary_loop when self and `common` are Half or BFloat16 and out is that dtype or
-// Float (the common cases); returns false otherwise.
+// Float (the common cases), or float16_bits_loop for a functor that maps bit patterns and an out
+// of self's dtype; returns false otherwise.
 template <typename MakeOp>
 bool reduced_unary(const KernelRuntimeContext& ctx, const Tensor& self, ScalarType common,
                    Tensor& out, MakeOp& make_op) {
+  using FloatOp = decltype(make_op(0.0f));
+  if constexpr (MapsFloat16Bits<FloatOp>::value) {
+    const ScalarType type = self.scalar_type();
+    if ((type == ScalarType::Half || type == ScalarType::BFloat16) && type == common &&
+        out.scalar_type() == type) {
+      // Both dtypes are 16-bit patterns here, so this needs no dtype dispatch.
+      const auto* in = static_cast<const uint16_t*>(self.const_data_ptr());
+      auto* result = static_cast<uint16_t*>(out.mutable_data_ptr());
+      const FloatOp op = make_op(0.0f);
+      parallel_for(
+          ctx, 0, self.numel(), kElementwiseGrain,
+          [&](int64_t begin, int64_t end) {
+            float16_bits_loop(in + begin, result + begin, end - begin, op);
+          },
+          kParallelAlign);
+      return true;
+    }
+  }
   // An op with rare inputs takes the converting path, whose loop handles them.
-  if constexpr (HasRareInputs<decltype(make_op(0.0f))>::value) return false;
+  if constexpr (HasRareInputs<FloatOp>::value) return false;
   const ScalarType in_type = self.scalar_type();
   const ScalarType out_type = out.scalar_type();
   if (in_type != common || (out_type != in_type && out_type != ScalarType::Float)) return false;
@@ -221,6 +257,24 @@ struct ClampOp {
     } else {
       return select(nan_limit, fill, clamp_value(x, lo, hi));
     }
+  }
+};
+
+// |x| (kClear) or -x (kFlip) of a floating x. Half and BFloat16 apply it to the sign bit of their
+// pattern (MapsFloat16Bits), as ATen's vector loops do: exact for every value, NaN payloads kept.
+enum class SignBit { kClear, kFlip };
+template <typename T, SignBit kOp>
+struct SignBitOp {
+  T operator()(T x) const {
+    if constexpr (kOp == SignBit::kClear) {
+      return std::fabs(x);
+    } else {
+      return -x;
+    }
+  }
+  uint16_t bits(uint16_t x) const {
+    constexpr uint16_t kSign = 0x8000u;
+    return static_cast<uint16_t>(kOp == SignBit::kClear ? x & ~kSign : x ^ kSign);
   }
 };
 
