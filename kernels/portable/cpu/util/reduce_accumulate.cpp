@@ -190,7 +190,8 @@ class AccumulateRunner {
             // Converted a block at a time, so the totals group as on the direct path.
             for (int64_t s = 0; s < layout.run_size; s += kBlock) {
               const int64_t m = layout.run_size - s < kBlock ? layout.run_size - s : kBlock;
-              total = combine<kProd>(total, run_total<C, kProd>(row_as_c(offset + s, m), m));
+              total =
+                  combine<kProd>(total, run_total<C, kProd>(row_as_c(offset + s, m, block_), m));
             }
           });
           totals_[pending++] = total;
@@ -236,13 +237,14 @@ class AccumulateRunner {
               if (wrap_) {
                 using U = std::make_unsigned_t<In>;
                 const U* x = reinterpret_cast<const U*>(src_);
-                column_blocks_of<U, true>(layout, base, m, [&](int64_t row) { return x + row; });
+                column_blocks_of<U, true>(layout, base, m,
+                                          [&](int64_t row, int64_t, int64_t) { return x + row; });
                 return;
               }
             }
             const In* x = reinterpret_cast<const In*>(src_);
-            column_blocks_of<LaneOf<C, In>, true>(layout, base, m,
-                                                  [&](int64_t row) { return x + row; });
+            column_blocks_of<LaneOf<C, In>, true>(
+                layout, base, m, [&](int64_t row, int64_t, int64_t) { return x + row; });
           })) {
         return;
       }
@@ -250,20 +252,27 @@ class AccumulateRunner {
     if constexpr (std::is_same_v<C, float> && dtype_selected(ScalarType::BFloat16)) {
       if (bfloat16_in_place_) {
         const BFloat16* x = reinterpret_cast<const BFloat16*>(src_);
-        column_blocks_of<C, true>(layout, base, m, [&](int64_t row) { return x + row; });
+        column_blocks_of<C, true>(layout, base, m,
+                                  [&](int64_t row, int64_t, int64_t) { return x + row; });
         return;
       }
     }
     if (direct_) {
-      column_blocks_of<C, true>(layout, base, m, [&](int64_t row) { return pointer(row); });
+      column_blocks_of<C, true>(layout, base, m,
+                                [&](int64_t row, int64_t, int64_t) { return pointer(row); });
     } else {
-      column_blocks_of<C, false>(layout, base, m, [&](int64_t row) { return row_as_c(row, m); });
+      // Converted rows share the buffer, as many as it holds per call.
+      column_blocks_of<C, false>(layout, base, m, [&](int64_t row, int64_t r, int64_t stride) {
+        for (int64_t k = 0; k < r; ++k) row_as_c(row + k * stride, m, block_ + k * m);
+        return static_cast<const C*>(block_);
+      });
     }
   }
 
   // Accumulates the input rows row_of(offset) in Lane lanes, kBlock rows at a time (short float
   // blocks for accuracy, int32 lanes that cannot overflow), each block then added into totals_.
-  // kInPlace: row_of points into the input, so a run's rows go to column_accumulate together.
+  // row_of(offset, r, stride) gives r rows from offset: kInPlace, in the input (a run's rows go
+  // to column_accumulate together), else converted into the buffer back to back.
   template <typename Lane, bool kInPlace, typename RowOf>
   void column_blocks_of(const ReduceLayout& layout, int64_t base, int64_t m, RowOf&& row_of) {
     Lane lanes[kChunk];
@@ -280,9 +289,9 @@ class AccumulateRunner {
       for (int64_t j = 0; j < layout.run_size;) {
         const int64_t left =
             layout.run_size - j < kBlock - rows ? layout.run_size - j : kBlock - rows;
-        const int64_t r = kInPlace ? left : 1;
-        column_accumulate<Lane, kProd>(lanes, row_of(offset + j * layout.run_stride), m, r,
-                                       layout.run_stride);
+        const int64_t r = kInPlace ? left : (left < kBlock / m ? left : kBlock / m);
+        const auto* x = row_of(offset + j * layout.run_stride, r, layout.run_stride);
+        column_accumulate<Lane, kProd>(lanes, x, m, r, kInPlace ? layout.run_stride : m);
         j += r;
         rows += r;
         if (rows == kBlock) add_block();
@@ -291,32 +300,27 @@ class AccumulateRunner {
     if (rows != 0) add_block();
   }
 
-  // m <= kBlock contiguous input elements from `offset` as values of the op dtype held in C.
-  const C* row_as_c(int64_t offset, int64_t m) {
+  // m <= kBlock contiguous input elements from `offset` as values of the op dtype held in C,
+  // written to dst (within block_).
+  const C* row_as_c(int64_t offset, int64_t m, C* dst) {
     if constexpr (std::is_same_v<C, float> && dtype_selected(ScalarType::Half)) {
       if (half_widened_) {
-        widen_row(reinterpret_cast<const Half*>(src_) + offset, block_, m);
-        return block_;
+        widen_row(reinterpret_cast<const Half*>(src_) + offset, dst, m);
+        return dst;
       }
     }
-    return load(offset, 1, m);
-  }
-
-  const C* pointer(int64_t offset) const { return reinterpret_cast<const C*>(src_) + offset; }
-
-  // n <= kBlock input elements spaced `stride` apart from `offset`, as values of the op dtype
-  // held in C.
-  const C* load(int64_t offset, int64_t stride, int64_t n) {
     const char* src = src_ + offset * in_size_;
     if constexpr (std::is_integral_v<C>) {
       if (op_type_ == ScalarType::Bool) {
-        load_row_nonzero(src, in_type_, stride, n, block_);
-        return block_;
+        load_row_nonzero(src, in_type_, 1, m, dst);
+        return dst;
       }
     }
-    load_row_as<C>(src, in_type_, stride, n, op_type_, block_);
-    return block_;
+    load_row_as<C>(src, in_type_, 1, m, op_type_, dst);
+    return dst;
   }
+
+  const C* pointer(int64_t offset) const { return reinterpret_cast<const C*>(src_) + offset; }
 
   // Stores the first n totals as the next n outputs.
   void flush(int64_t& n) {
