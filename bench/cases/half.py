@@ -30,6 +30,7 @@ def _dtype_cases(dtype: torch.dtype, name: str) -> list[Case]:
         Case(f"mul 1M {name}", "aten::mul.out", (ha, hb), {}, out),
         Case(f"add 1M {name} + f32", "aten::add.out", (ha, b), {}),
         Case(f"mul 1M {name} * scalar", "aten::mul.Scalar_out", (ha, 0.5), {}, out),
+        Case(f"pow 1M {name} ** tensor", "aten::pow.Tensor_Tensor_out", (ha.abs(), hb), {}, out),
         Case(f"_to_copy f32->{name} 1M", "aten::_to_copy.out", (a,), {}, out),
         Case(f"_to_copy {name}->f32 1M", "aten::_to_copy.out", (ha,), {}),
         Case(f"sum dim=-1 {name} 256x1024", "aten::sum.IntList_out", (hx, [-1]), {}, out),

@@ -146,6 +146,25 @@ def test_pow_tensor_tensor_special_values(call_op: Any, dtype: torch.dtype) -> N
     assert torch.equal(got.signbit()[signed], expected.signbit()[signed])
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("scalar_exponent", [False, True])
+def test_pow_16_bit_special_values(call_op: Any, dtype: torch.dtype, scalar_exponent: bool) -> None:
+    # Half and BFloat16 compute in float a chunk at a time: every pairing (over 1000 elements,
+    # several chunks), and a one-element exponent broadcast along the row.
+    pairs = [(x, y) for x in SPECIAL_VALUES for y in SPECIAL_VALUES]
+    base = torch.tensor([x for x, _ in pairs], dtype=dtype)
+    exponent = torch.tensor([y for _, y in pairs], dtype=dtype)
+    if scalar_exponent:
+        exponent = torch.tensor(2.5, dtype=dtype)
+    check_op(
+        call_op,
+        "aten::pow.Tensor_Tensor_out",
+        aten.pow.Tensor_Tensor_out,
+        (base, exponent),
+        out=torch.empty(0, dtype=dtype),
+    )
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 def test_pow_tensor_tensor_accuracy(call_op: Any, dtype: torch.dtype) -> None:
     # Wide bases and exponents (negative bases with integral exponents among them), against

@@ -3,6 +3,7 @@
 
 #include "kernels/portable/cpu/util/binary_ops.h"
 #include "kernels/portable/cpu/util/checks.h"
+#include "kernels/portable/cpu/util/copy.h"
 #include "kernels/portable/cpu/util/elementwise.h"
 #include "kernels/portable/cpu/util/promotion.h"
 #include "kernels/portable/cpu/util/scalar_util.h"
@@ -43,14 +44,11 @@ struct FloatingPow {
   }
 };
 
-// out = 1 in out's dtype (any exponent 0, or a base of 1).
-void fill_ones(const KernelRuntimeContext& ctx, Tensor& out, ScalarType common) {
-  ScalarStorage storage;
-  const ElementwiseInput one = scalar_input(Scalar(int64_t{1}), storage);
-  apply_binary_op(ctx, one, one, common, out, [](auto zero) {
-    using T = decltype(zero);
-    return [](T, T) { return T(1); };
-  });
+// out = 1 in out's dtype (any exponent 0, or a base of 1): one element converted, then copied.
+void fill_ones(Tensor& out) {
+  alignas(8) unsigned char one[8];
+  scalar_to_element(Scalar(int64_t{1}), out.scalar_type(), one);
+  fill_elements(out.mutable_data_ptr(), one, out.element_size(), out.numel());
 }
 
 Tensor& pow_inputs(KernelRuntimeContext& ctx, const ElementwiseInput& self,
@@ -92,7 +90,7 @@ Tensor& pow_tensor_scalar_out(KernelRuntimeContext& ctx, const Tensor& self, con
   if (out.numel() == 0) return out;
   const double value = exponent.toDouble();
   if (value == 0.0) {
-    fill_ones(ctx, out, common);
+    fill_ones(out);
     return out;
   }
   const ElementwiseInput self_input = ElementwiseInput::of(self);
@@ -162,7 +160,7 @@ Tensor& pow_scalar_out(KernelRuntimeContext& ctx, const Scalar& self, const Tens
   // A numeric base of 1 (not True) fills ones straight into out, whatever its dtype: ATen
   // skips the cast check there.
   if (!self.isBoolean() && self.toDouble() == 1.0) {
-    fill_ones(ctx, out, out.scalar_type());
+    fill_ones(out);
     return out;
   }
   if (!check_out_dtype_castable(ctx, out, common)) return out;

@@ -236,11 +236,23 @@ KILN_HOT_LOOP void bfloat16_row(const BFloat16* a, int64_t sa, const B* b, int64
   }
 }
 
-// binary_row for Half with a float op, a chunk at a time: the operands widen into float buffers
-// (convert.h's rows, F16C where the CPU has it), binary_row computes in float and the results
-// narrow back. B is Half, or float for an exact scalar b (sb == 0).
-template <typename R, typename B, typename Op>
-void half_row(const Half* a, int64_t sa, const B* b, int64_t sb, R* out, int64_t n, const Op& op) {
+// The row loop for op over same-dtype elements: binary_math_row, with its AVX-512 clone, for
+// VectorMath ops (math_loop.h), binary_row for the others.
+template <typename T, typename R, typename Op>
+KILN_ALWAYS_INLINE void op_row(const T* a, int64_t sa, const T* b, int64_t sb, R* out, int64_t n,
+                               const Op& op) {
+  if constexpr (VectorMath<Op>::value) {
+    binary_math_row(a, sa, b, sb, out, n, op);
+  } else {
+    binary_row(a, sa, b, sb, out, n, op);
+  }
+}
+
+// binary_row for Half or BFloat16 with a float op, a chunk at a time: the operands widen into
+// float buffers (convert.h's rows, F16C for Half where the CPU has it), the float row loop
+// computes and the results narrow back. B is T, or float for an exact scalar b (sb == 0).
+template <typename T, typename R, typename B, typename Op>
+void chunked_row(const T* a, int64_t sa, const B* b, int64_t sb, R* out, int64_t n, const Op& op) {
   using V = decltype(op(0.0f, 0.0f));
   float x[kElementwiseChunk];
   float y[kElementwiseChunk];
@@ -249,15 +261,15 @@ void half_row(const Half* a, int64_t sa, const B* b, int64_t sb, R* out, int64_t
   for (int64_t start = 0; start < n; start += kElementwiseChunk) {
     const int64_t m = n - start < kElementwiseChunk ? n - start : kElementwiseChunk;
     if (sa != 0) widen_row(a + start, x, m);
-    if constexpr (std::is_same_v<B, Half>) {
+    if constexpr (std::is_same_v<B, T>) {
       if (sb != 0) widen_row(b + start, y, m);
     }
     if constexpr (std::is_same_v<V, bool> || std::is_same_v<R, float>) {
-      binary_row(x, sa, y, sb, out + start, m, op);
-      if constexpr (!std::is_same_v<V, bool>) round_to_half(out + start, m);
+      op_row(x, sa, y, sb, out + start, m, op);
+      if constexpr (!std::is_same_v<V, bool>) round_floats_to<T>(out + start, m);
     } else {
       float z[kElementwiseChunk];
-      binary_row(x, sa, y, sb, z, m, op);
+      op_row(x, sa, y, sb, z, m, op);
       narrow_row(z, out + start, m);
     }
   }
@@ -265,13 +277,15 @@ void half_row(const Half* a, int64_t sa, const B* b, int64_t sb, R* out, int64_t
 
 // binary_row for Half or BFloat16 elements with a float op. R is T, float (results rounded to T,
 // then widened: a Float out) or bool (a predicate into a Bool out; the result stores as 0 or 1).
-// B is T, or float for an exact scalar b (sb == 0).
+// B is T, or float for an exact scalar b (sb == 0). BFloat16 converts inline for cheap ops;
+// Half, and BFloat16 under a VectorMath op (whose float loop is large and has the AVX-512
+// clone), go a chunk at a time.
 template <typename T, typename R, typename B, typename Op>
 void reduced_row(const T* a, int64_t sa, const B* b, int64_t sb, R* out, int64_t n, const Op& op) {
-  if constexpr (std::is_same_v<T, BFloat16>) {
+  if constexpr (std::is_same_v<T, BFloat16> && !VectorMath<Op>::value) {
     bfloat16_row(a, sa, b, sb, out, n, op);
   } else {
-    half_row(a, sa, b, sb, out, n, op);
+    chunked_row(a, sa, b, sb, out, n, op);
   }
 }
 
@@ -393,13 +407,7 @@ void apply_binary(const KernelRuntimeContext& ctx, ElementwiseInput a, Elementwi
       using T = typename decltype(tag)::type;
       using R = std::conditional_t<kPredicate, bool, T>;
       const auto op = make_op(T{});
-      const auto row = [&](auto... args) {
-        if constexpr (VectorMath<decltype(op)>::value) {
-          binary_math_row(args..., op);
-        } else {
-          binary_row(args..., op);
-        }
-      };
+      const auto row = [&](auto... args) { op_row(args..., op); };
       if constexpr (kPredicate) {
         if (float_out) return binary_rows<T, float>(ctx, plan, a.data, b.data, out_data, row);
       }
