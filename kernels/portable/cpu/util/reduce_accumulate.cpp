@@ -164,18 +164,10 @@ class AccumulateRunner {
               return;
             }
             if constexpr (std::is_same_v<C, int64_t> && !kProd) {
-              if (narrow_in_place_ && dispatch_narrow_integer(in_type_, [&](auto tag) {
-                    using In = typename decltype(tag)::type;
-                    if constexpr (sizeof(In) <= 2) {
-                      if (wrap_) {
-                        using U = std::make_unsigned_t<In>;
-                        const U* x = reinterpret_cast<const U*>(src_) + offset;
-                        total = combine<kProd>(total, run_total<U, kProd, U>(x, layout.run_size));
-                        return;
-                      }
-                    }
-                    const In* x = reinterpret_cast<const In*>(src_) + offset;
-                    total = combine<kProd>(total, run_total<C, kProd, In>(x, layout.run_size));
+              if (narrow_in_place([&](const auto* x, auto sum) {
+                    using Sum = typename decltype(sum)::type;
+                    total =
+                        combine<kProd>(total, run_total<Sum, kProd>(x + offset, layout.run_size));
                   })) {
                 return;
               }
@@ -231,19 +223,10 @@ class AccumulateRunner {
   // Totals the m outputs whose first elements are at base.. base + m - 1 into totals_.
   void column_totals(const ReduceLayout& layout, int64_t base, int64_t m) {
     if constexpr (std::is_same_v<C, int64_t> && !kProd) {
-      if (narrow_in_place_ && dispatch_narrow_integer(in_type_, [&](auto tag) {
-            using In = typename decltype(tag)::type;
-            if constexpr (sizeof(In) <= 2) {
-              if (wrap_) {
-                using U = std::make_unsigned_t<In>;
-                const U* x = reinterpret_cast<const U*>(src_);
-                column_blocks_of<U, true>(layout, base, m,
-                                          [&](int64_t row, int64_t, int64_t) { return x + row; });
-                return;
-              }
-            }
-            const In* x = reinterpret_cast<const In*>(src_);
-            column_blocks_of<LaneOf<C, In>, true>(
+      if (narrow_in_place([&](const auto* x, auto sum) {
+            using In = std::remove_const_t<std::remove_pointer_t<decltype(x)>>;
+            using Sum = typename decltype(sum)::type;
+            column_blocks_of<LaneOf<Sum, In>, true>(
                 layout, base, m, [&](int64_t row, int64_t, int64_t) { return x + row; });
           })) {
         return;
@@ -298,6 +281,23 @@ class AccumulateRunner {
       }
     });
     if (rows != 0) add_block();
+  }
+
+  // For a narrow_in_place_ sum, calls f(x, TypeTag<Sum>{}) with the input read in place as x and
+  // the type it sums in: int64 (C), or for a wrapping sum the input's own width, unsigned so
+  // that it wraps without overflow. Returns false when the input is not read in place.
+  template <typename F>
+  bool narrow_in_place(F&& f) const {
+    return narrow_in_place_ && dispatch_narrow_integer(in_type_, [&](auto tag) {
+             using In = typename decltype(tag)::type;
+             if constexpr (sizeof(In) <= 2) {
+               if (wrap_) {
+                 using U = std::make_unsigned_t<In>;
+                 return f(reinterpret_cast<const U*>(src_), TypeTag<U>{});
+               }
+             }
+             f(reinterpret_cast<const In*>(src_), TypeTag<C>{});
+           });
   }
 
   // m <= kBlock contiguous input elements from `offset` as values of the op dtype held in C,
