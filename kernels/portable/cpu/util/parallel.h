@@ -22,40 +22,22 @@ constexpr int64_t kGemmGrain = int64_t{1} << 17;  // multiply-adds of a gemm
 
 namespace detail {
 
-template <typename Fn>
-struct ParallelChunks {
-  const Fn* fn;
-  int64_t begin;
-  int64_t length;
-  int64_t chunks;
-  int64_t align;
+// One chunk of a parallel_for: fn(state, chunk_begin, chunk_end).
+using ChunkFn = void (*)(const void* state, int64_t begin, int64_t end);
 
-  // Chunk i's first index: an even share, rounded down to a multiple of `align` from begin.
-  int64_t boundary(int64_t i) const {
-    if (i == chunks) return begin + length;
-    const int64_t at = length * i / chunks;
-    return begin + at - at % align;
-  }
-  static void run(void* self, size_t index) {
-    const ParallelChunks& p = *static_cast<const ParallelChunks*>(self);
-    const int64_t i = static_cast<int64_t>(index);
-    const int64_t first = p.boundary(i);
-    const int64_t last = p.boundary(i + 1);
-    if (first < last) (*p.fn)(first, last);
-  }
-};
+// parallel_for's body behind a plain function pointer. Only its address is taken, so the loop
+// it runs (an elementwise row loop, say) is compiled once here, not once more inline in each
+// parallel_for for the single-chunk path: that second copy was a sixth of all kernels' bytes.
+template <typename Fn>
+void call_chunk(const void* fn, int64_t begin, int64_t end) {
+  (*static_cast<const Fn*>(fn))(begin, end);
+}
+
+// parallel_for without the template: cuts [begin, end) as parallel_for describes and calls fn.
+void run_chunks(const KernelRuntimeContext& ctx, int64_t begin, int64_t end, int64_t grain,
+                int64_t align, ChunkFn fn, const void* state);
 
 }  // namespace detail
-
-// How many chunks parallel_for cuts [begin, end) into for this context: 1 means inline.
-inline int64_t parallel_chunks(const KernelRuntimeContext& ctx, int64_t begin, int64_t end,
-                               int64_t grain) {
-  ThreadPool* pool = ctx.thread_pool();
-  if (pool == nullptr || end - begin < 2 * grain) return 1;
-  const int64_t threads = static_cast<int64_t>(pool->num_threads());
-  const int64_t by_size = (end - begin) / (grain < 1 ? 1 : grain);
-  return threads < by_size ? threads : by_size;
-}
 
 // Calls fn(chunk_begin, chunk_end) over contiguous chunks covering [begin, end), on the context's
 // pool when the range is worth it (see above). fn must only write what its chunk owns.
@@ -64,13 +46,7 @@ inline int64_t parallel_chunks(const KernelRuntimeContext& ctx, int64_t begin, i
 template <typename Fn>
 void parallel_for(const KernelRuntimeContext& ctx, int64_t begin, int64_t end, int64_t grain,
                   const Fn& fn, int64_t align = 1) {
-  const int64_t chunks = parallel_chunks(ctx, begin, end, grain);
-  if (chunks <= 1) {
-    if (begin < end) fn(begin, end);
-    return;
-  }
-  detail::ParallelChunks<Fn> batch{&fn, begin, end - begin, chunks, align < 1 ? 1 : align};
-  ctx.thread_pool()->run(&detail::ParallelChunks<Fn>::run, &batch, static_cast<size_t>(chunks));
+  detail::run_chunks(ctx, begin, end, grain, align, &detail::call_chunk<Fn>, &fn);
 }
 
 // The grain, in items, of a loop whose items (rows, channels) hold `item_elements` elements each.
