@@ -44,6 +44,8 @@ def cases() -> list[Case]:
             (torch.int32,),
         ),
         Case("lt 1M float32", "aten::lt.Tensor_out", (a, b), {}, (torch.bool,)),
+        Case("lt 1M float32 into float32", "aten::lt.Tensor_out", (a, b), {}),
+        Case("lt 1M int32 into float32", "aten::lt.Tensor_out", (ints, counts), {}),
         Case("where 1M float32", "aten::where.self_out", (mask, a, b), {}),
         Case("pow 1M float32 ** 2", "aten::pow.Tensor_Scalar_out", (a, 2), {}),
         Case("pow 1M float32 ** tensor", "aten::pow.Tensor_Tensor_out", (a.abs(), b), {}),

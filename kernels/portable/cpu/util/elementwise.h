@@ -78,8 +78,8 @@ inline R to_result(V value) {
 }
 
 // One row: out[i] = op(a[i * sa], b[i * sb]) with strides 0 or 1 (never both 0 unless n == 1),
-// written as separate loops so each is a plain vectorisable loop. R is T for arithmetic, bool
-// (or float, for a Float out) for predicates.
+// written as separate loops so each is a plain vectorisable loop. R is T for arithmetic (float
+// for Half arithmetic into a Float out), bool for predicates.
 template <typename T, typename R, typename Op>
 KILN_ALWAYS_INLINE void binary_row_plain(const T* a, int64_t sa, const T* b, int64_t sb, R* out,
                                          int64_t n, const Op& op) {
@@ -397,21 +397,19 @@ void apply_binary(const KernelRuntimeContext& ctx, ElementwiseInput a, Elementwi
   const ScalarType out_type = out.scalar_type();
   void* out_data = out.mutable_data_ptr();
   // Same-dtype inputs take a direct loop into out of the op's own result dtype (Bool for
-  // predicates), or into a Float out: the usual out of a comparison or of Half arithmetic
-  // accumulated in float.
+  // predicates), or Half and BFloat16 arithmetic into a Float out (accumulating in float). A
+  // predicate into another out dtype takes the converting path: a direct loop per dtype for it
+  // cost a third of each comparison's bytes.
   const ScalarType direct_out = kPredicate ? ScalarType::Bool : common;
-  const bool float_out = out_type == ScalarType::Float &&
-                         (kPredicate || (is_reduced_floating_type(common) && out_type != common));
+  const bool float_out =
+      !kPredicate && out_type == ScalarType::Float && is_reduced_floating_type(common);
   if (a.dtype == common && b.dtype == common && (out_type == direct_out || float_out)) {
     const bool done = dispatch_fast_type<kCategories>(common, [&](auto tag) {
       using T = typename decltype(tag)::type;
       using R = std::conditional_t<kPredicate, bool, T>;
       const auto op = make_op(T{});
-      const auto row = [&](auto... args) { op_row(args..., op); };
-      if constexpr (kPredicate) {
-        if (float_out) return binary_rows<T, float>(ctx, plan, a.data, b.data, out_data, row);
-      }
-      binary_rows<T, R>(ctx, plan, a.data, b.data, out_data, row);
+      binary_rows<T, R>(ctx, plan, a.data, b.data, out_data,
+                        [&](auto... args) { op_row(args..., op); });
     });
     if (done) return;
     if constexpr ((kCategories & kIntegralTypes) != 0 && dtype_selected(ScalarType::Bool)) {
@@ -434,11 +432,10 @@ void apply_binary(const KernelRuntimeContext& ctx, ElementwiseInput a, Elementwi
         const auto run = [&](auto tag) {
           using T = typename decltype(tag)::type;
           using R = std::conditional_t<kPredicate, bool, T>;
-          if (float_out) {
-            binary_rows<T, float>(ctx, plan, a.data, b.data, out_data, row);
-          } else {
-            binary_rows<T, R>(ctx, plan, a.data, b.data, out_data, row);
+          if constexpr (!kPredicate) {
+            if (float_out) return binary_rows<T, float>(ctx, plan, a.data, b.data, out_data, row);
           }
+          binary_rows<T, R>(ctx, plan, a.data, b.data, out_data, row);
         };
         // Unselected 16-bit floats take the converting path below.
         if constexpr (dtype_selected(ScalarType::Half)) {
