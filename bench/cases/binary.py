@@ -49,6 +49,7 @@ def cases() -> list[Case]:
         Case("where 1M float32", "aten::where.self_out", (mask, a, b), {}),
         Case("pow 1M float32 ** 2", "aten::pow.Tensor_Scalar_out", (a, 2), {}),
         Case("pow 1M float32 ** tensor", "aten::pow.Tensor_Tensor_out", (a.abs(), b), {}),
+        Case("pow 2 ** 1M float32", "aten::pow.Scalar_out", (2.0, b), {}),
         Case(
             "pow 1M float64 ** tensor",
             "aten::pow.Tensor_Tensor_out",

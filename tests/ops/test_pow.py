@@ -188,3 +188,34 @@ def test_pow_tensor_tensor_accuracy(call_op: Any, dtype: torch.dtype) -> None:
     # float32 rounds a result accurate to 1e-10 once; float64 is within about 2 ulp.
     rtol, atol = (1.2e-7, 1e-45) if dtype == torch.float32 else (1e-15, 1e-300)
     torch.testing.assert_close(got, reference, rtol=rtol, atol=atol, equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+def test_pow_broadcast_operands(call_op: Any, dtype: torch.dtype) -> None:
+    # A broadcast base or exponent is repeated into a buffer a chunk (256 elements) at a time:
+    # rows over several chunks with either operand, or both, a single element.
+    gen = torch.Generator().manual_seed(5)
+    row = torch.rand(1000, generator=gen, dtype=torch.float64).to(dtype) * 4
+    single = torch.tensor(1.7, dtype=dtype)
+    shapes = [
+        (single, row),
+        (row, single),
+        (single, torch.tensor(-0.6, dtype=dtype)),
+        (row.reshape(10, 1, 100), row[:300].reshape(1, 3, 100)),
+        (row[:40].reshape(40, 1), row[:700].reshape(1, 700)),
+    ]
+    for base, exponent in shapes:
+        check_op(
+            call_op,
+            "aten::pow.Tensor_Tensor_out",
+            aten.pow.Tensor_Tensor_out,
+            (base, exponent),
+            out=torch.empty(0, dtype=dtype),
+        )
+    check_op(
+        call_op,
+        "aten::pow.Scalar_out",
+        aten.pow.Scalar_out,
+        (1.5, row),
+        out=torch.empty(0, dtype=dtype),
+    )

@@ -153,14 +153,28 @@ void binary_row(const T* a, int64_t sa, const T* b, int64_t sb, R* out, int64_t 
   }
 }
 
-// binary_row with the AVX-512 clone too, for VectorMath ops (math_loop.h).
+// out[i] = op(a[i], b[i]) for a VectorMath op (math_loop.h), with the AVX-512 clone too.
 template <typename T, typename R, typename Op>
-KILN_MATH_LOOP void binary_math_row(const T* a, int64_t sa, const T* b, int64_t sb, R* out,
-                                    int64_t n, const Op& op) {
-  if constexpr (HasRareInputs<Op>::value) {
-    binary_row_guarded(a, sa, b, sb, out, n, op);
-  } else {
-    binary_row_plain(a, sa, b, sb, out, n, op);
+KILN_MATH_LOOP void binary_math_loop(const T* a, const T* b, R* out, int64_t n, const Op& op) {
+  binary_row_body(a, int64_t{1}, b, int64_t{1}, out, n, op);
+}
+
+// binary_row for VectorMath ops. Their loops inline a whole vector formula (pow's is 5 KiB a
+// clone), so only the contiguous loop is compiled: a broadcast operand is expanded into a
+// buffer, a store per element beside the formula's dozens of operations. Both strides are 0 only
+// for a single element (binary_row_plain).
+template <typename T, typename R, typename Op>
+void binary_math_row(const T* a, int64_t sa, const T* b, int64_t sb, R* out, int64_t n,
+                     const Op& op) {
+  if ((sa != 0 && sb != 0) || n == 1) return binary_math_loop(a, b, out, n, op);
+  T repeated[kElementwiseChunk];
+  const T value = sa == 0 ? a[0] : b[0];
+  const int64_t filled = n < kElementwiseChunk ? n : kElementwiseChunk;
+  for (int64_t i = 0; i < filled; ++i) repeated[i] = value;
+  for (int64_t start = 0; start < n; start += kElementwiseChunk) {
+    const int64_t m = n - start < kElementwiseChunk ? n - start : kElementwiseChunk;
+    binary_math_loop(sa == 0 ? repeated : a + start, sb == 0 ? repeated : b + start, out + start, m,
+                     op);
   }
 }
 
@@ -304,20 +318,11 @@ void binary_rows(const KernelRuntimeContext& ctx, const BroadcastPlan& plan, con
   });
 }
 
-// z[i] = op(x[i], y[i]) on compute-type buffers.
-template <typename C, typename R, typename Op>
-KILN_HOT_LOOP void map_buffers(const C* x, const C* y, R* z, int64_t n, const Op& op) {
-  if constexpr (HasRareInputs<Op>::value) {
-    binary_row_guarded(x, 1, y, 1, z, n, op);
-  } else {
-    for (int64_t i = 0; i < n; ++i) z[i] = to_result<R>(op(x[i], y[i]));
-  }
-}
-
 // Rows through compute-type buffers. An operand (or out) that already holds C contiguously is
 // read (or written) in place, so only the operands that need converting pay for a copy. A
-// predicate's 0/1 results store into any out dtype without rounding to `common`. Split over
-// ctx's threads, each row with its own buffers.
+// predicate's 0/1 results store into any out dtype without rounding to `common`. The op runs in
+// op_row, the loop same-dtype inputs of C take, so both paths share its code. Split over ctx's
+// threads, each row with its own buffers.
 template <typename C, bool kPredicate, typename Op>
 void binary_converting(const KernelRuntimeContext& ctx, const BroadcastPlan& plan,
                        const ElementwiseInput& a, const ElementwiseInput& b, bool round_b,
@@ -351,13 +356,13 @@ void binary_converting(const KernelRuntimeContext& ctx, const BroadcastPlan& pla
       if (!b_direct && !round_b) load_row<C>(b_row, b.dtype, sb, m, b_buf);
       if constexpr (kPredicate) {
         if (out_type == ScalarType::Bool) {
-          map_buffers(x, y, reinterpret_cast<bool*>(out_row), m, op);
+          op_row(x, 1, y, 1, reinterpret_cast<bool*>(out_row), m, op);
         } else {
-          map_buffers(x, y, z, m, op);
+          op_row(x, 1, y, 1, z, m, op);
           store_row<C>(z, m, out_type, out_row);
         }
       } else {
-        map_buffers(x, y, z, m, op);
+        op_row(x, 1, y, 1, z, m, op);
         if (!out_direct) store_row_as<C>(out_buf, m, common, out_type, out_row);
       }
     }
