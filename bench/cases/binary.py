@@ -25,6 +25,7 @@ def cases() -> list[Case]:
         Case("add 1M float32", "aten::add.out", (a, b), {}),
         Case("row-broadcast add 1024x1024", "aten::add.out", (rows, row), {}),
         Case("column-broadcast add 1024x1024", "aten::add.out", (rows, column), {}),
+        Case("short-row add 262144x4 + 4", "aten::add.out", (a.reshape(-1, 4), row[:4]), {}),
         Case("mul 1M float32", "aten::mul.out", (a, b), {}),
         Case("div 1M float32", "aten::div.out", (a, b), {}),
         Case("floor_divide 1M float32", "aten::floor_divide.out", (a, b), {}),

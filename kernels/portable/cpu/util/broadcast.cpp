@@ -85,4 +85,47 @@ void make_broadcast_plan(ArrayRef<SizesType> out_sizes, const ArrayRef<SizesType
   }
 }
 
+void for_each_row_range(const BroadcastPlan& plan, int64_t begin, int64_t end, RowCallback fn,
+                        const void* state) {
+  if (begin >= end) return;
+  const int64_t row = plan.row_size();
+  const int outer = plan.dim - 1;
+  int64_t offsets[kMaxPlanInputs] = {};
+  int64_t index[kTensorDimensionLimit] = {};
+  int64_t row_number = begin / row;
+  int64_t start = begin - row_number * row;  // where the first row starts being written
+  for (int d = outer - 1; d >= 0; --d) {
+    index[d] = row_number % plan.sizes[d];
+    row_number /= plan.sizes[d];
+    for (int i = 0; i < plan.num_inputs; ++i) offsets[i] += index[d] * plan.strides[i][d];
+  }
+  for (int64_t out_offset = begin - start; out_offset < end; out_offset += row) {
+    const int64_t stop = end - out_offset < row ? end - out_offset : row;
+    int64_t row_offsets[kMaxPlanInputs];
+    for (int i = 0; i < plan.num_inputs; ++i)
+      row_offsets[i] = offsets[i] + start * plan.row_stride(i);
+    fn(state, row_offsets, out_offset + start, stop - start);
+    start = 0;
+    for (int d = outer - 1; d >= 0; --d) {
+      if (++index[d] < plan.sizes[d]) {
+        for (int i = 0; i < plan.num_inputs; ++i) offsets[i] += plan.strides[i][d];
+        break;
+      }
+      index[d] = 0;
+      for (int i = 0; i < plan.num_inputs; ++i) {
+        offsets[i] -= plan.strides[i][d] * (plan.sizes[d] - 1);
+      }
+    }
+  }
+}
+
+void for_each_row_parallel(const KernelRuntimeContext& ctx, const BroadcastPlan& plan,
+                           RowCallback fn, const void* state) {
+  const int64_t row = plan.row_size();
+  const auto boundary = [row](int64_t at) { return at - (at % row) % 64; };
+  parallel_for(ctx, 0, plan.numel, kElementwiseGrain, [&](int64_t begin, int64_t end) {
+    for_each_row_range(plan, boundary(begin), boundary(end), fn, state);
+  });
+}
+
 }  // namespace kiln::portable

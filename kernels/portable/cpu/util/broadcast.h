@@ -44,60 +44,42 @@ struct BroadcastPlan {
 void make_broadcast_plan(ArrayRef<SizesType> out_sizes, const ArrayRef<SizesType>* inputs,
                          int num_inputs, BroadcastPlan* plan);
 
-// Calls fn(input_offsets, out_offset, n) for the rows, or parts of rows, that hold output
+// One row of a plan: fn(state, input_offsets, out_offset, n).
+using RowCallback = void (*)(const void* state, const int64_t* offsets, int64_t out_offset,
+                             int64_t n);
+
+// Calls fn(state, input_offsets, out_offset, n) for the rows, or parts of rows, that hold output
 // elements [begin, end), in output order; offsets are in elements. No division per element: an
-// odometer over the outer dims advances the offsets.
+// odometer over the outer dims advances the offsets. Compiled once: each op's row function is
+// reached through `fn`, so the odometer is not repeated in every op and dtype.
+void for_each_row_range(const BroadcastPlan& plan, int64_t begin, int64_t end, RowCallback fn,
+                        const void* state);
+
+// for_each_row_range over the whole plan, split over ctx's thread pool (util/parallel.h) for
+// large outputs. A chunk may start inside a row, at a multiple of 64 elements from the row's
+// start, so vector loops see the same alignment as on one thread. fn must be safe to call from
+// several threads at once.
+void for_each_row_parallel(const KernelRuntimeContext& ctx, const BroadcastPlan& plan,
+                           RowCallback fn, const void* state);
+
+namespace detail {
 template <typename RowFn>
-void for_each_row_range(const BroadcastPlan& plan, int64_t begin, int64_t end, RowFn&& fn) {
-  if (begin >= end) return;
-  const int64_t row = plan.row_size();
-  const int outer = plan.dim - 1;
-  int64_t offsets[kMaxPlanInputs] = {};
-  int64_t index[kTensorDimensionLimit] = {};
-  int64_t row_number = begin / row;
-  int64_t start = begin - row_number * row;  // where the first row starts being written
-  for (int d = outer - 1; d >= 0; --d) {
-    index[d] = row_number % plan.sizes[d];
-    row_number /= plan.sizes[d];
-    for (int i = 0; i < plan.num_inputs; ++i) offsets[i] += index[d] * plan.strides[i][d];
-  }
-  for (int64_t out_offset = begin - start; out_offset < end; out_offset += row) {
-    const int64_t stop = end - out_offset < row ? end - out_offset : row;
-    int64_t row_offsets[kMaxPlanInputs];
-    for (int i = 0; i < plan.num_inputs; ++i)
-      row_offsets[i] = offsets[i] + start * plan.row_stride(i);
-    fn(static_cast<const int64_t*>(row_offsets), out_offset + start, stop - start);
-    start = 0;
-    for (int d = outer - 1; d >= 0; --d) {
-      if (++index[d] < plan.sizes[d]) {
-        for (int i = 0; i < plan.num_inputs; ++i) offsets[i] += plan.strides[i][d];
-        break;
-      }
-      index[d] = 0;
-      for (int i = 0; i < plan.num_inputs; ++i) {
-        offsets[i] -= plan.strides[i][d] * (plan.sizes[d] - 1);
-      }
-    }
-  }
+void call_row(const void* fn, const int64_t* offsets, int64_t out_offset, int64_t n) {
+  (*static_cast<const RowFn*>(fn))(offsets, out_offset, n);
 }
+}  // namespace detail
 
 // Calls fn(input_offsets, out_offset, n) for each row of the plan, in output order.
 template <typename RowFn>
-void for_each_row(const BroadcastPlan& plan, RowFn&& fn) {
-  for_each_row_range(plan, 0, plan.numel, fn);
+void for_each_row(const BroadcastPlan& plan, const RowFn& fn) {
+  for_each_row_range(plan, 0, plan.numel, &detail::call_row<RowFn>, &fn);
 }
 
-// for_each_row split over ctx's thread pool (util/parallel.h) for large outputs. A chunk may
-// start inside a row, at a multiple of 64 elements from the row's start, so vector loops see the
-// same alignment as on one thread. fn must be safe to call from several threads at once.
+// for_each_row split over ctx's thread pool, as above.
 template <typename RowFn>
 void for_each_row_parallel(const KernelRuntimeContext& ctx, const BroadcastPlan& plan,
                            const RowFn& fn) {
-  const int64_t row = plan.row_size();
-  const auto boundary = [row](int64_t at) { return at - (at % row) % 64; };
-  parallel_for(ctx, 0, plan.numel, kElementwiseGrain, [&](int64_t begin, int64_t end) {
-    for_each_row_range(plan, boundary(begin), boundary(end), fn);
-  });
+  for_each_row_parallel(ctx, plan, &detail::call_row<RowFn>, &fn);
 }
 
 }  // namespace kiln::portable
