@@ -60,4 +60,5 @@ def cases() -> list[Case]:
         ),
         Case("maximum 1M float32", "aten::maximum.out", (a, b), {}),
         Case("add 1M float16 into float32", "aten::add.out", (half_a, half_b), {}),
+        Case("add 1M bfloat16 into float32", "aten::add.out", (a.bfloat16(), b.bfloat16()), {}),
     ]

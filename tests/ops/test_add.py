@@ -177,7 +177,8 @@ def test_add_large_contiguous_and_broadcast(call_op: Any) -> None:
 def test_add_reduced_floats_into_any_float_out(
     call_op: Any, dtype: torch.dtype, out_dtype: torch.dtype
 ) -> None:
-    # Same-dtype Half/BFloat16 rows convert inline, into their own dtype or widened to Float.
+    # Same-dtype Half/BFloat16 rows into their own dtype (BFloat16 converting inline) or into
+    # Float (a chunk at a time, rounded to the dtype first).
     a = make_tensor(dtype, (3, 700), 5, special=True)
     b = make_tensor(dtype, (700,), 6, special=True)
     for alpha in [1, -2]:

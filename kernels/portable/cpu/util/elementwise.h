@@ -190,16 +190,13 @@ KILN_ALWAYS_INLINE float as_float(B value) {
   }
 }
 
-// A float op's result as R: BFloat16, or float rounded to BFloat16 (a Float out), or a
-// predicate's 0/1.
+// A float op's result as R: BFloat16, or a predicate's bool.
 template <typename R, typename V>
 KILN_ALWAYS_INLINE R bfloat16_result(V value) {
   if constexpr (std::is_same_v<V, bool>) {
-    return to_result<R>(value);
-  } else if constexpr (std::is_same_v<R, BFloat16>) {
-    return BFloat16::from_bits(kiln::detail::float_to_bfloat16_bits(value));
+    return value;
   } else {
-    return kiln::detail::bfloat16_bits_to_float(kiln::detail::float_to_bfloat16_bits(value));
+    return BFloat16::from_bits(kiln::detail::float_to_bfloat16_bits(value));
   }
 }
 
@@ -230,7 +227,7 @@ KILN_ALWAYS_INLINE void bfloat16_bits_row(const BFloat16* a, int64_t sa, const B
 
 // binary_row for BFloat16 with a float op, converting inline: BFloat16 is a shift (and a
 // rounding add) that vectorises in the clones, cheaper fused than a pass through buffers. B is
-// BFloat16, or float for an exact scalar b (sb == 0).
+// BFloat16, or float for an exact scalar b (sb == 0); R is BFloat16, or bool for a predicate.
 template <typename R, typename B, typename Op>
 KILN_HOT_LOOP void bfloat16_row(const BFloat16* a, int64_t sa, const B* b, int64_t sb, R* out,
                                 int64_t n, const Op& op) {
@@ -291,12 +288,14 @@ void chunked_row(const T* a, int64_t sa, const B* b, int64_t sb, R* out, int64_t
 
 // binary_row for Half or BFloat16 elements with a float op. R is T, float (results rounded to T,
 // then widened: a Float out) or bool (a predicate into a Bool out; the result stores as 0 or 1).
-// B is T, or float for an exact scalar b (sb == 0). BFloat16 converts inline for cheap ops;
-// Half, and BFloat16 under a VectorMath op (whose float loop is large and has the AVX-512
-// clone), go a chunk at a time.
+// B is T, or float for an exact scalar b (sb == 0). BFloat16 converts inline for cheap ops into
+// a BFloat16 or Bool out; Half, BFloat16 under a VectorMath op (whose float loop is large and
+// has the AVX-512 clone) and BFloat16 into a Float out (rare, and inline it cost every op two
+// more clones of three loops) go a chunk at a time.
 template <typename T, typename R, typename B, typename Op>
 void reduced_row(const T* a, int64_t sa, const B* b, int64_t sb, R* out, int64_t n, const Op& op) {
-  if constexpr (std::is_same_v<T, BFloat16> && !VectorMath<Op>::value) {
+  if constexpr (std::is_same_v<T, BFloat16> && !VectorMath<Op>::value &&
+                !std::is_same_v<R, float>) {
     bfloat16_row(a, sa, b, sb, out, n, op);
   } else {
     chunked_row(a, sa, b, sb, out, n, op);
