@@ -185,18 +185,49 @@ inline T store_value(C value) {
 }
 
 template <typename C, typename T>
-void load_typed(const T* src, int64_t stride, int64_t n, C* dst) {
+void load_typed(const T* src, int64_t n, C* dst) {
   if constexpr (std::is_same_v<T, bool>) {
-    for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<C>(load_bool_byte(&src[i * stride]));
-    return;
-  }
-  if constexpr (std::is_same_v<C, float> && is_float16_v<T>) {
-    if (stride == 1) return widen_row(src, dst, n);
-  }
-  if (stride == 1) {
-    for (int64_t i = 0; i < n; ++i) dst[i] = load_value<C>(src[i]);
+    for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<C>(load_bool_byte(&src[i]));
+  } else if constexpr (std::is_same_v<C, float> && is_float16_v<T>) {
+    widen_row(src, dst, n);
   } else {
-    for (int64_t i = 0; i < n; ++i) dst[i] = load_value<C>(src[i * stride]);
+    for (int64_t i = 0; i < n; ++i) dst[i] = load_value<C>(src[i]);
+  }
+}
+
+// load_row of contiguous elements.
+template <typename C>
+void load_contiguous(const void* src, ScalarType src_type, int64_t n, C* dst) {
+#define KILN_LOAD_CASE(cpp, name)                        \
+  case ScalarType::name:                                 \
+    load_typed<C>(static_cast<const cpp*>(src), n, dst); \
+    return;
+  switch (src_type) {
+    KILN_FORALL_SCALAR_TYPES(KILN_LOAD_CASE)
+    default:
+      return;
+  }
+#undef KILN_LOAD_CASE
+}
+
+template <typename U>
+void gather_typed(const void* src, int64_t stride, int64_t n, void* dst) {
+  const U* from = static_cast<const U*>(src);
+  U* to = static_cast<U*>(dst);
+  for (int64_t i = 0; i < n; ++i) to[i] = from[i * stride];
+}
+
+// Copies n elements of `size` bytes, `stride` elements apart, next to each other into dst.
+void gather_elements(const void* src, size_t size, int64_t stride, int64_t n, void* dst) {
+  switch (size) {
+    case 1:
+      return gather_typed<uint8_t>(src, stride, n, dst);
+    case 2:
+      return gather_typed<uint16_t>(src, stride, n, dst);
+    case 4:
+      return gather_typed<uint32_t>(src, stride, n, dst);
+    default:
+      return gather_typed<uint64_t>(src, stride, n, dst);
   }
 }
 
@@ -261,18 +292,26 @@ void round_to_half(float* values, int64_t n) {
 
 void round_to_bfloat16(float* values, int64_t n) { round_bfloat16_soft(values, n); }
 
+// Strided rows are gathered a block at a time and converted as contiguous ones: one strided
+// loop per element size rather than one per pair of dtype and compute type.
 template <typename C>
 void load_row(const void* src, ScalarType src_type, int64_t stride, int64_t n, C* dst) {
-#define KILN_LOAD_CASE(cpp, name)                                \
-  case ScalarType::name:                                         \
-    load_typed<C>(static_cast<const cpp*>(src), stride, n, dst); \
+  if (stride == 1) return load_contiguous(src, src_type, n, dst);
+  if (n <= 0) return;
+  if (stride == 0) {
+    load_contiguous(src, src_type, 1, dst);
+    for (int64_t i = 1; i < n; ++i) dst[i] = dst[0];
     return;
-  switch (src_type) {
-    KILN_FORALL_SCALAR_TYPES(KILN_LOAD_CASE)
-    default:
-      return;
   }
-#undef KILN_LOAD_CASE
+  constexpr int64_t kBlock = 256;
+  alignas(8) unsigned char block[kBlock * sizeof(uint64_t)];
+  const size_t size = element_size(src_type);
+  const char* from = static_cast<const char*>(src);
+  for (int64_t start = 0; start < n; start += kBlock) {
+    const int64_t m = n - start < kBlock ? n - start : kBlock;
+    gather_elements(from + start * stride * static_cast<int64_t>(size), size, stride, m, block);
+    load_contiguous(block, src_type, m, dst + start);
+  }
 }
 
 template <typename C>
