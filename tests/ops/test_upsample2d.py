@@ -57,12 +57,13 @@ def test_upsample_bilinear2d_matches_torch(call_op: Any, data: Any) -> None:
     # uint8 rounds through fixed-point weights in ATen: allow one unit.
     atol = 1.0 if x.dtype == torch.uint8 else 1e-5 * 30
     if x.dtype == torch.uint8:
-        out = torch.empty(0, dtype=torch.uint8)
-        expected = aten.upsample_bilinear2d(x, size, align, scale_h, scale_w)
-        actual = call_op("aten::upsample_bilinear2d.out", x, size, align, scale_h, scale_w, out=out)
-        assert actual.dtype == torch.uint8 and actual.shape == expected.shape
-        if expected.numel():
-            assert int((actual.int() - expected.int()).abs().max()) <= 1
+        check_uint8_within_one(
+            call_op,
+            "aten::upsample_bilinear2d.out",
+            aten.upsample_bilinear2d,
+            (x, size, align, scale_h, scale_w),
+            torch.empty(0, dtype=torch.uint8),
+        )
         return
     check_op(
         call_op,
