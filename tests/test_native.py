@@ -83,6 +83,29 @@ def test_thread_pool_unit_tests_are_the_expected_ones(thread_pool_tests: GTestRu
     thread_pool_tests.assert_ran_exactly(THREAD_POOL_TESTS)
 
 
+# Every GoogleTest test of tests/native/kernels (kernel_row_tests): the kernels' shared loops.
+KERNEL_ROW_TESTS = (
+    "BFloat16RowsTest.ArithmeticAgreesInlineAndInChunks",
+    "BFloat16RowsTest.PredicatesAgreeInlineAndInChunks",
+    "BFloat16RowsTest.AnExactFloatScalarAgreesInlineAndInChunks",
+)
+
+
+@pytest.fixture(scope="module")
+def kernel_row_tests(native_build: Path, tmp_path_factory: pytest.TempPathFactory) -> GTestRun:
+    report = tmp_path_factory.mktemp("kernel_row_tests") / "report.json"
+    return run_gtest(native_build / "tests/native/kernels/kernel_row_tests", report)
+
+
+@pytest.mark.parametrize("name", KERNEL_ROW_TESTS)
+def test_kernel_row_unit_test(kernel_row_tests: GTestRun, name: str) -> None:
+    kernel_row_tests.assert_passed(name)
+
+
+def test_kernel_row_unit_tests_are_the_expected_ones(kernel_row_tests: GTestRun) -> None:
+    kernel_row_tests.assert_ran_exactly(KERNEL_ROW_TESTS)
+
+
 @pytest.fixture(scope="module")
 def runtime_tests(native_build: Path, tmp_path_factory: pytest.TempPathFactory) -> GTestRun:
     """One run of runtime_tests, shared by the items below."""

@@ -209,11 +209,11 @@ struct PicksBFloat16Bits<
     Op, std::void_t<decltype(std::declval<const Op&>().bfloat16_bits(uint16_t{}, uint16_t{}))>>
     : std::true_type {};
 
-// bfloat16_row's loop for such an op: 16-bit lanes throughout, twice as many per vector as
+// reduced_row's loop for such an op: 16-bit lanes throughout, twice as many per vector as
 // float's, and no rounding.
 template <typename Op>
-KILN_ALWAYS_INLINE void bfloat16_bits_row(const BFloat16* a, int64_t sa, const BFloat16* b,
-                                          int64_t sb, BFloat16* out, int64_t n, const Op& op) {
+KILN_HOT_LOOP void bfloat16_bits_row(const BFloat16* a, int64_t sa, const BFloat16* b, int64_t sb,
+                                     BFloat16* out, int64_t n, const Op& op) {
   if (sa != 0 && sb != 0) {
     for (int64_t i = 0; i < n; ++i) out[i].x = op.bfloat16_bits(a[i].x, b[i].x);
   } else if (sa == 0) {
@@ -226,15 +226,13 @@ KILN_ALWAYS_INLINE void bfloat16_bits_row(const BFloat16* a, int64_t sa, const B
 }
 
 // binary_row for BFloat16 with a float op, converting inline: BFloat16 is a shift (and a
-// rounding add) that vectorises in the clones, cheaper fused than a pass through buffers. B is
-// BFloat16, or float for an exact scalar b (sb == 0); R is BFloat16, or bool for a predicate.
+// rounding add) that vectorises with AVX2, cheaper fused than a pass through buffers. Compiled
+// for x86-64-v3 alone (reduced_row sends older x86 CPUs a chunk at a time). B is BFloat16, or
+// float for an exact scalar b (sb == 0); R is BFloat16, or bool for a predicate.
 template <typename R, typename B, typename Op>
-KILN_HOT_LOOP void bfloat16_row(const BFloat16* a, int64_t sa, const B* b, int64_t sb, R* out,
-                                int64_t n, const Op& op) {
-  if constexpr (PicksBFloat16Bits<Op>::value && std::is_same_v<B, BFloat16> &&
-                std::is_same_v<R, BFloat16>) {
-    bfloat16_bits_row(a, sa, b, sb, out, n, op);
-  } else if (sa != 0 && sb != 0) {
+KILN_V3_LOOP void bfloat16_row(const BFloat16* a, int64_t sa, const B* b, int64_t sb, R* out,
+                               int64_t n, const Op& op) {
+  if (sa != 0 && sb != 0) {
     for (int64_t i = 0; i < n; ++i) {
       out[i] = bfloat16_result<R>(op(as_float(a[i]), as_float(b[i])));
     }
@@ -289,14 +287,21 @@ void chunked_row(const T* a, int64_t sa, const B* b, int64_t sb, R* out, int64_t
 // binary_row for Half or BFloat16 elements with a float op. R is T, float (results rounded to T,
 // then widened: a Float out) or bool (a predicate into a Bool out; the result stores as 0 or 1).
 // B is T, or float for an exact scalar b (sb == 0). BFloat16 converts inline for cheap ops into
-// a BFloat16 or Bool out; Half, BFloat16 under a VectorMath op (whose float loop is large and
-// has the AVX-512 clone) and BFloat16 into a Float out (rare, and inline it cost every op two
-// more clones of three loops) go a chunk at a time.
+// a BFloat16 or Bool out on x86-64-v3 CPUs and non-x86 ones; the rest go a chunk at a time:
+// Half, BFloat16 under a VectorMath op (whose float loop is large and has the AVX-512 clone),
+// BFloat16 into a Float out (rare; inline it cost every op more clones of three loops) and
+// BFloat16 on x86 CPUs older than v3 (the baseline clones of the inline loops were 55 KiB of
+// all ops' code).
 template <typename T, typename R, typename B, typename Op>
 void reduced_row(const T* a, int64_t sa, const B* b, int64_t sb, R* out, int64_t n, const Op& op) {
-  if constexpr (std::is_same_v<T, BFloat16> && !VectorMath<Op>::value &&
-                !std::is_same_v<R, float>) {
-    bfloat16_row(a, sa, b, sb, out, n, op);
+  constexpr bool kInline =
+      std::is_same_v<T, BFloat16> && !VectorMath<Op>::value && !std::is_same_v<R, float>;
+  if constexpr (kInline && PicksBFloat16Bits<Op>::value && std::is_same_v<B, BFloat16> &&
+                std::is_same_v<R, BFloat16>) {
+    bfloat16_bits_row(a, sa, b, sb, out, n, op);
+  } else if constexpr (kInline) {
+    if (cpu_is_x86_64_v3()) return bfloat16_row(a, sa, b, sb, out, n, op);
+    chunked_row(a, sa, b, sb, out, n, op);
   } else {
     chunked_row(a, sa, b, sb, out, n, op);
   }

@@ -9,10 +9,37 @@
     (defined(__GNUC__) || defined(__clang__))
 #define KILN_HOT_LOOP __attribute__((target_clones("arch=x86-64-v3", "default")))
 #define KILN_MATH_LOOP __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#define KILN_X86_64_V3_ONLY 1
 #else
 #define KILN_HOT_LOOP
 #define KILN_MATH_LOOP
 #endif
+
+// KILN_V3_LOOP: a loop compiled for x86-64-v3 alone, where multiversioning is on, for a caller
+// that checks cpu_is_x86_64_v3() and takes another path on older CPUs: for loops whose baseline
+// clone would be bytes for a rare CPU that a slower shared path serves well enough. Elsewhere
+// it is a plain function and cpu_is_x86_64_v3() is true.
+#if defined(KILN_X86_64_V3_ONLY)
+#define KILN_V3_LOOP __attribute__((target("arch=x86-64-v3")))
+#else
+#define KILN_V3_LOOP
+#endif
+
+namespace kiln::portable {
+
+inline bool cpu_is_x86_64_v3() {
+#if !defined(KILN_X86_64_V3_ONLY)
+  return true;
+#elif (defined(__clang__) && __clang_major__ >= 16) || (!defined(__clang__) && __GNUC__ >= 12)
+  return __builtin_cpu_supports("x86-64-v3");
+#else
+  // Older compilers name no ISA levels here; CPUs with these also have v3's BMI, LZCNT, MOVBE.
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+         __builtin_cpu_supports("f16c");
+#endif
+}
+
+}  // namespace kiln::portable
 
 // Forces a helper into its caller, so a KILN_HOT_LOOP caller's vector clone compiles it too.
 #if defined(__GNUC__) || defined(__clang__)

@@ -1,0 +1,89 @@
+// BFloat16 rows of a cheap float op run one of two ways (util/elementwise.h's reduced_row):
+// converting inline (x86-64-v3 CPUs and non-x86 ones) or a chunk at a time through float
+// buffers (older x86 CPUs). Both must give the same bits, on any bit patterns.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "kernels/portable/cpu/util/elementwise.h"
+
+namespace kiln::portable {
+namespace {
+
+constexpr int64_t kLength = 1000;  // several of chunked_row's 256-element chunks
+
+std::vector<BFloat16> random_patterns(int64_t n, uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::vector<BFloat16> values(static_cast<size_t>(n));
+  for (BFloat16& value : values) value = BFloat16::from_bits(static_cast<uint16_t>(gen()));
+  return values;
+}
+
+struct Add {
+  float operator()(float a, float b) const { return a + b; }
+};
+struct Multiply {
+  float operator()(float a, float b) const { return a * b; }
+};
+struct Less {
+  bool operator()(float a, float b) const { return a < b; }
+};
+
+uint16_t bits_of(BFloat16 value) { return value.x; }
+bool bits_of(bool value) { return value; }
+
+// Both ways over a row of n elements with strides sa and sb (0 repeats the first element).
+template <typename R, typename B, typename Op>
+void expect_same_bits(const BFloat16* a, int64_t sa, const B* b, int64_t sb, int64_t n,
+                      const Op& op) {
+  // Arrays rather than vectors: std::vector<bool> has no bool* to write to.
+  const std::unique_ptr<R[]> converted_inline(new R[static_cast<size_t>(n)]());
+  const std::unique_ptr<R[]> chunked(new R[static_cast<size_t>(n)]());
+  detail::bfloat16_row(a, sa, b, sb, converted_inline.get(), n, op);
+  detail::chunked_row(a, sa, b, sb, chunked.get(), n, op);
+  for (int64_t i = 0; i < n; ++i) {
+    ASSERT_EQ(bits_of(converted_inline[i]), bits_of(chunked[i]))
+        << "element " << i << " of " << n << ", strides " << sa << " and " << sb;
+  }
+}
+
+template <typename R, typename Op>
+void expect_same_bits_for_every_stride(const Op& op) {
+  const std::vector<BFloat16> a = random_patterns(kLength, 1);
+  const std::vector<BFloat16> b = random_patterns(kLength, 2);
+  for (const int64_t n : {int64_t{1}, int64_t{7}, kLength}) {
+    expect_same_bits<R>(a.data(), 1, b.data(), 1, n, op);
+    expect_same_bits<R>(a.data(), 0, b.data(), 1, n, op);
+    expect_same_bits<R>(a.data(), 1, b.data(), 0, n, op);
+  }
+}
+
+class BFloat16RowsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!cpu_is_x86_64_v3()) GTEST_SKIP() << "the inline loops need an x86-64-v3 CPU";
+  }
+};
+
+TEST_F(BFloat16RowsTest, ArithmeticAgreesInlineAndInChunks) {
+  expect_same_bits_for_every_stride<BFloat16>(Add{});
+  expect_same_bits_for_every_stride<BFloat16>(Multiply{});
+}
+
+TEST_F(BFloat16RowsTest, PredicatesAgreeInlineAndInChunks) {
+  expect_same_bits_for_every_stride<bool>(Less{});
+}
+
+TEST_F(BFloat16RowsTest, AnExactFloatScalarAgreesInlineAndInChunks) {
+  // mul and div read a single-element other straight into float (ScalarOther::kExact).
+  const std::vector<BFloat16> a = random_patterns(kLength, 3);
+  for (const float scalar : {0.3f, -7.0e-30f, 3.0e38f}) {
+    expect_same_bits<BFloat16>(a.data(), 1, &scalar, 0, kLength, Multiply{});
+  }
+}
+
+}  // namespace
+}  // namespace kiln::portable
