@@ -4,17 +4,21 @@
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {
+namespace {
+
+// One functor for both overloads, so they share their loops.
+constexpr auto kShiftLeft = [](auto a, auto b) { return shift_left(a, b); };
+
+}  // namespace
 
 Tensor& bitwise_left_shift_tensor_out(KernelRuntimeContext& ctx, const Tensor& self,
                                       const Tensor& other, Tensor& out) {
-  return shift_out(ctx, "bitwise_left_shift", self, other, out,
-                   [](auto a, auto b) { return shift_left(a, b); });
+  return shift_out(ctx, "bitwise_left_shift", self, other, out, kShiftLeft);
 }
 
 Tensor& bitwise_left_shift_tensor_scalar_out(KernelRuntimeContext& ctx, const Tensor& self,
                                              const Scalar& other, Tensor& out) {
-  return shift_out(ctx, "bitwise_left_shift", self, other, out,
-                   [](auto a, auto b) { return shift_left(a, b); });
+  return shift_out(ctx, "bitwise_left_shift", self, other, out, kShiftLeft);
 }
 
 }  // namespace kiln::portable::native

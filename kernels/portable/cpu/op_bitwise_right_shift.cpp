@@ -4,17 +4,21 @@
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {
+namespace {
+
+// One functor for both overloads, so they share their loops.
+constexpr auto kShiftRight = [](auto a, auto b) { return shift_right(a, b); };
+
+}  // namespace
 
 Tensor& bitwise_right_shift_tensor_out(KernelRuntimeContext& ctx, const Tensor& self,
                                        const Tensor& other, Tensor& out) {
-  return shift_out(ctx, "bitwise_right_shift", self, other, out,
-                   [](auto a, auto b) { return shift_right(a, b); });
+  return shift_out(ctx, "bitwise_right_shift", self, other, out, kShiftRight);
 }
 
 Tensor& bitwise_right_shift_tensor_scalar_out(KernelRuntimeContext& ctx, const Tensor& self,
                                               const Scalar& other, Tensor& out) {
-  return shift_out(ctx, "bitwise_right_shift", self, other, out,
-                   [](auto a, auto b) { return shift_right(a, b); });
+  return shift_out(ctx, "bitwise_right_shift", self, other, out, kShiftRight);
 }
 
 }  // namespace kiln::portable::native

@@ -126,10 +126,23 @@ Tensor& binary_predicate_out(KernelRuntimeContext& ctx, const Tensor& self, cons
   return out;
 }
 
-// bitwise_and, bitwise_or and bitwise_xor (called `name`): integers and Bool only.
+namespace detail {
+
+// The loops of the op families below take their inputs as ElementwiseInputs, so an op's Tensor
+// and Scalar overloads (given the same functor) share one instantiation.
+template <typename Op>
+void apply_bitwise(const KernelRuntimeContext& ctx, const ElementwiseInput& a,
+                   const ElementwiseInput& b, ScalarType common, Tensor& out, const Op& op) {
+  apply_binary_op<kIntegralTypes>(ctx, a, b, common, out, [&](auto) { return op; });
+}
+
+}  // namespace detail
+
+// bitwise_and, bitwise_or and bitwise_xor (called `name`): integers and Bool only. Both
+// overloads of an op pass the same functor, so they share its loops.
 template <typename Other, typename Op>
 Tensor& bitwise_out(KernelRuntimeContext& ctx, const char* name, const Tensor& self,
-                    const Other& other, Tensor& out, Op op) {
+                    const Other& other, Tensor& out, const Op& op) {
   const ScalarType common = prepare_binary(ctx, self, other, out, OutDtype::kCastable);
   if (common == ScalarType::Undefined) return out;
   if (is_floating_type(common)) {
@@ -137,8 +150,7 @@ Tensor& bitwise_out(KernelRuntimeContext& ctx, const char* name, const Tensor& s
     return out;
   }
   ScalarStorage storage;
-  apply_binary_op<kIntegralTypes>(ctx, ElementwiseInput::of(self), input_of(other, storage), common,
-                                  out, [&](auto) { return op; });
+  detail::apply_bitwise(ctx, ElementwiseInput::of(self), input_of(other, storage), common, out, op);
   return out;
 }
 
@@ -157,11 +169,22 @@ struct ShiftOp {
 
 }  // namespace detail
 
+namespace detail {
+
+template <typename Op>
+void apply_shift(const KernelRuntimeContext& ctx, const ElementwiseInput& a,
+                 const ElementwiseInput& b, ScalarType common, Tensor& out, const Op& op) {
+  apply_binary_op<kIntegralTypes>(ctx, a, b, common, out, [&](auto) { return ShiftOp<Op>{op}; });
+}
+
+}  // namespace detail
+
 // bitwise_left_shift and bitwise_right_shift (called `name`): integers only, no Bool, as in ATen.
-// `op` shifts in the promoted dtype's own width (util/math.h's shift_left/shift_right).
+// `op` shifts in the promoted dtype's own width (util/math.h's shift_left/shift_right); both
+// overloads of an op pass the same one.
 template <typename Other, typename Op>
 Tensor& shift_out(KernelRuntimeContext& ctx, const char* name, const Tensor& self,
-                  const Other& other, Tensor& out, Op op) {
+                  const Other& other, Tensor& out, const Op& op) {
   const ScalarType common = prepare_binary(ctx, self, other, out, OutDtype::kCastable);
   if (common == ScalarType::Undefined) return out;
   if (is_floating_type(common) || common == ScalarType::Bool) {
@@ -169,15 +192,34 @@ Tensor& shift_out(KernelRuntimeContext& ctx, const char* name, const Tensor& sel
     return out;
   }
   ScalarStorage storage;
-  apply_binary_op<kIntegralTypes>(ctx, ElementwiseInput::of(self), input_of(other, storage), common,
-                                  out, [&](auto) { return detail::ShiftOp<Op>{op}; });
+  detail::apply_shift(ctx, ElementwiseInput::of(self), input_of(other, storage), common, out, op);
   return out;
 }
+
+namespace detail {
+
+// Returns whether an integer divisor was zero.
+template <typename Op>
+bool apply_modulo(const KernelRuntimeContext& ctx, const ElementwiseInput& a,
+                  const ElementwiseInput& b, ScalarType common, Tensor& out, const Op& op) {
+  bool zero_divisor = false;
+  apply_binary_op(ctx, a, b, common, out, [&](auto zero) {
+    using T = decltype(zero);
+    if constexpr (std::is_integral_v<T>) {
+      return guard_zero_divisor<T>(&zero_divisor, op);
+    } else {
+      return op;
+    }
+  });
+  return zero_divisor;
+}
+
+}  // namespace detail
 
 // remainder and fmod (called `name`): no Bool, and an integer division by zero is an error.
 template <typename Other, typename Op>
 Tensor& modulo_out(KernelRuntimeContext& ctx, const char* name, const Tensor& self,
-                   const Other& other, Tensor& out, Op op) {
+                   const Other& other, Tensor& out, const Op& op) {
   const ScalarType common = prepare_binary(ctx, self, other, out, OutDtype::kCastable);
   if (common == ScalarType::Undefined) return out;
   if (common == ScalarType::Bool) {
@@ -185,16 +227,8 @@ Tensor& modulo_out(KernelRuntimeContext& ctx, const char* name, const Tensor& se
     return out;
   }
   ScalarStorage storage;
-  bool zero_divisor = false;
-  apply_binary_op(ctx, ElementwiseInput::of(self), input_of(other, storage), common, out,
-                  [&](auto zero) {
-                    using T = decltype(zero);
-                    if constexpr (std::is_integral_v<T>) {
-                      return guard_zero_divisor<T>(&zero_divisor, op);
-                    } else {
-                      return op;
-                    }
-                  });
+  const bool zero_divisor = detail::apply_modulo(ctx, ElementwiseInput::of(self),
+                                                 input_of(other, storage), common, out, op);
   KILN_KERNEL_CHECK_MSG(ctx, !zero_divisor, InvalidArgument, out,
                         "ZeroDivisionError: integer %s by zero; check the divisor for zeros or "
                         "compute in a floating dtype",
