@@ -150,6 +150,27 @@ def test_add_in_place(call_op: Any, dtype: torch.dtype) -> None:
     torch.testing.assert_close(a, expected, equal_nan=True)
 
 
+def test_int8_wraps_like_uint8_rows(call_op: Any) -> None:
+    # add, sub and mul of Char run in Byte's loops (the same bits): full-range operands, negative
+    # and extreme alphas, every stride pairing, wrapping both ways.
+    gen = torch.Generator().manual_seed(8)
+    a = torch.randint(-128, 128, (3, 700), generator=gen, dtype=torch.int8)
+    b = torch.randint(-128, 128, (3, 700), generator=gen, dtype=torch.int8)
+    pairs = [
+        (a, b),
+        (a, b[0]),
+        (a[:, :1].contiguous(), b),
+        (a, torch.tensor(-77, dtype=torch.int8)),
+    ]
+    out = torch.empty(0, dtype=torch.int8)
+    for x, y in pairs:
+        for alpha in [1, -1, 3, -127, 127]:
+            check_op(call_op, "aten::add.out", aten.add.out, (x, y), {"alpha": alpha}, out=out)
+            check_op(call_op, "aten::sub.out", aten.sub.out, (x, y), {"alpha": alpha}, out=out)
+        check_op(call_op, "aten::mul.out", aten.mul.out, (x, y), out=out)
+    check_op(call_op, "aten::mul.Scalar_out", aten.mul.Scalar_out, (a, -3), out=out)
+
+
 def test_add_large_contiguous_and_broadcast(call_op: Any) -> None:
     # Long rows cross the kernels' chunk sizes; a mixed dtype takes the converting path.
     for a_shape, b_shape, b_dtype in [

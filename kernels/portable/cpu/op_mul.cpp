@@ -7,14 +7,20 @@
 namespace kiln::portable::native {
 namespace {
 
+// a * b, wrapping for integers: the same bits for signed and unsigned operands.
+struct Multiply {
+  static constexpr bool kSignAgnostic = true;
+  template <typename T>
+  T operator()(T a, T b) const {
+    return wrapping_mul(a, b);
+  }
+};
+
 // self * other once out is checked and resized.
 Tensor& mul(const KernelRuntimeContext& ctx, const Tensor& self, const ElementwiseInput& other,
             ScalarType common, Tensor& out) {
-  apply_binary_op<kAllTypes, ScalarOther::kExact>(
-      ctx, ElementwiseInput::of(self), other, common, out, [](auto zero) {
-        using T = decltype(zero);
-        return [](T a, T b) { return wrapping_mul(a, b); };
-      });
+  apply_binary_op<kAllTypes, ScalarOther::kExact>(ctx, ElementwiseInput::of(self), other, common,
+                                                  out, [](auto) { return Multiply{}; });
   return out;
 }
 

@@ -21,6 +21,17 @@ namespace kiln::portable {
 
 namespace detail {
 
+// a + scale * b, wrapping for integers. One branch-free functor: alpha is almost always 1, but a
+// test of it inside the loop would keep the loop scalar (the kernels compile without loop
+// unswitching), and a second functor for alpha == 1 would double the loops. The multiply
+// vectorises at every width.
+template <typename T>
+struct ScaledAdd {
+  static constexpr bool kSignAgnostic = true;
+  T scale;
+  T operator()(T a, T b) const { return wrapping_add(a, wrapping_mul(scale, b)); }
+};
+
 // out = base + scale * scaled with alpha's checks done: the loops add, sub and rsub share,
 // whichever overload calls them. The dtype mask parameter keeps instantiations from op files
 // with different masks apart.
@@ -30,11 +41,7 @@ void apply_add_scaled(const KernelRuntimeContext& ctx, const ElementwiseInput& b
                       Tensor& out) {
   apply_binary_op(ctx, base, scaled, common, out, [&](auto zero) {
     using T = decltype(zero);
-    const T scale = scalar_as<T>(scale_value, common);
-    // One branch-free functor: alpha is almost always 1, but a test of it inside the loop would
-    // keep the loop scalar (the kernels compile without loop unswitching), and a second
-    // functor for alpha == 1 would double the loops. The multiply vectorises at every width.
-    return [scale](T a, T b) { return wrapping_add(a, wrapping_mul(scale, b)); };
+    return ScaledAdd<T>{scalar_as<T>(scale_value, common)};
   });
 }
 
@@ -130,10 +137,21 @@ namespace detail {
 
 // The loops of the op families below take their inputs as ElementwiseInputs, so an op's Tensor
 // and Scalar overloads (given the same functor) share one instantiation.
+// A bitwise functor: the same bits for signed and unsigned operands.
+template <typename Op>
+struct BitwiseOp {
+  static constexpr bool kSignAgnostic = true;
+  Op op;
+  template <typename T>
+  T operator()(T a, T b) const {
+    return op(a, b);
+  }
+};
+
 template <typename Op>
 void apply_bitwise(const KernelRuntimeContext& ctx, const ElementwiseInput& a,
                    const ElementwiseInput& b, ScalarType common, Tensor& out, const Op& op) {
-  apply_binary_op<kIntegralTypes>(ctx, a, b, common, out, [&](auto) { return op; });
+  apply_binary_op<kIntegralTypes>(ctx, a, b, common, out, [&](auto) { return BitwiseOp<Op>{op}; });
 }
 
 }  // namespace detail

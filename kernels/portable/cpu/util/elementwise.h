@@ -140,6 +140,27 @@ template <typename Op>
 struct VectorIntegerRows<Op, std::void_t<decltype(Op::kVectorIntegerRows)>>
     : std::bool_constant<Op::kVectorIntegerRows> {};
 
+// Whether functor Op computes the same bits for signed and unsigned integers of one width
+// (wrapping add and multiply, the bitwise ops): it declares `static constexpr bool
+// kSignAgnostic = true`. Such an op's Char rows run as Byte rows, one loop for both.
+template <typename Op, typename = void>
+struct SignAgnostic : std::false_type {};
+template <typename Op>
+struct SignAgnostic<Op, std::void_t<decltype(Op::kSignAgnostic)>>
+    : std::bool_constant<Op::kSignAgnostic> {};
+
+// The element type T's same-dtype rows run in under the factory MakeOp: uint8_t for int8_t when
+// its op is SignAgnostic, T otherwise (only int8_t asks MakeOp for its op).
+template <typename T, typename MakeOp>
+struct RowType {
+  using type = T;
+};
+template <typename MakeOp>
+struct RowType<int8_t, MakeOp> {
+  using type = std::conditional_t<SignAgnostic<std::invoke_result_t<const MakeOp&, int8_t>>::value,
+                                  uint8_t, int8_t>;
+};
+
 // One row of a same-dtype loop. The AVX2 clone (target.h) pays for floating rows, for int64
 // rows (SSE2 has no 64-bit compare or multiply) and for VectorIntegerRows ops; other 8- to
 // 32-bit integer rows are memory-bound at SSE2's width (1M int32 add, mul, lt and maximum
@@ -414,7 +435,7 @@ void apply_binary(const KernelRuntimeContext& ctx, ElementwiseInput a, Elementwi
       !kPredicate && out_type == ScalarType::Float && is_reduced_floating_type(common);
   if (a.dtype == common && b.dtype == common && (out_type == direct_out || float_out)) {
     const bool done = dispatch_fast_type<kCategories>(common, [&](auto tag) {
-      using T = typename decltype(tag)::type;
+      using T = typename RowType<typename decltype(tag)::type, std::decay_t<MakeOp>>::type;
       using R = std::conditional_t<kPredicate, bool, T>;
       const auto op = make_op(T{});
       binary_rows<T, R>(ctx, plan, a.data, b.data, out_data,
