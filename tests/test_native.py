@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -68,21 +69,6 @@ THREAD_POOL_TESTS = (
 )
 
 
-@pytest.fixture(scope="module")
-def thread_pool_tests(native_build: Path, tmp_path_factory: pytest.TempPathFactory) -> GTestRun:
-    report = tmp_path_factory.mktemp("thread_pool_tests") / "report.json"
-    return run_gtest(native_build / "tests/native/threads/thread_pool_tests", report)
-
-
-@pytest.mark.parametrize("name", THREAD_POOL_TESTS)
-def test_thread_pool_unit_test(thread_pool_tests: GTestRun, name: str) -> None:
-    thread_pool_tests.assert_passed(name)
-
-
-def test_thread_pool_unit_tests_are_the_expected_ones(thread_pool_tests: GTestRun) -> None:
-    thread_pool_tests.assert_ran_exactly(THREAD_POOL_TESTS)
-
-
 # Every GoogleTest test of tests/native/kernels (kernel_row_tests): the kernels' shared loops.
 KERNEL_ROW_TESTS = (
     "BFloat16RowsTest.ArithmeticAgreesInlineAndInChunks",
@@ -91,35 +77,43 @@ KERNEL_ROW_TESTS = (
 )
 
 
-@pytest.fixture(scope="module")
-def kernel_row_tests(native_build: Path, tmp_path_factory: pytest.TempPathFactory) -> GTestRun:
-    report = tmp_path_factory.mktemp("kernel_row_tests") / "report.json"
-    return run_gtest(native_build / "tests/native/kernels/kernel_row_tests", report)
-
-
-@pytest.mark.parametrize("name", KERNEL_ROW_TESTS)
-def test_kernel_row_unit_test(kernel_row_tests: GTestRun, name: str) -> None:
-    kernel_row_tests.assert_passed(name)
-
-
-def test_kernel_row_unit_tests_are_the_expected_ones(kernel_row_tests: GTestRun) -> None:
-    kernel_row_tests.assert_ran_exactly(KERNEL_ROW_TESTS)
+# Each GoogleTest executable of the native build, with every test it must run.
+GTEST_BINARIES = {
+    "tests/native/runtime/runtime_tests": RUNTIME_TESTS,
+    "tests/native/threads/thread_pool_tests": THREAD_POOL_TESTS,
+    "tests/native/kernels/kernel_row_tests": KERNEL_ROW_TESTS,
+}
 
 
 @pytest.fixture(scope="module")
-def runtime_tests(native_build: Path, tmp_path_factory: pytest.TempPathFactory) -> GTestRun:
-    """One run of runtime_tests, shared by the items below."""
-    report = tmp_path_factory.mktemp("runtime_tests") / "report.json"
-    return run_gtest(native_build / "tests/native/runtime/runtime_tests", report)
+def gtest_runs(
+    native_build: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Callable[[str], GTestRun]:
+    """One run of each executable, made when a test first asks for it."""
+    runs: dict[str, GTestRun] = {}
+
+    def run_of(binary: str) -> GTestRun:
+        if binary not in runs:
+            report = tmp_path_factory.mktemp(Path(binary).name) / "report.json"
+            runs[binary] = run_gtest(native_build / binary, report)
+        return runs[binary]
+
+    return run_of
 
 
-@pytest.mark.parametrize("name", RUNTIME_TESTS)
-def test_runtime_unit_test(runtime_tests: GTestRun, name: str) -> None:
-    runtime_tests.assert_passed(name)
+@pytest.mark.parametrize(
+    ("binary", "name"),
+    [(binary, name) for binary, names in GTEST_BINARIES.items() for name in names],
+)
+def test_native_unit_test(gtest_runs: Callable[[str], GTestRun], binary: str, name: str) -> None:
+    gtest_runs(binary).assert_passed(name)
 
 
-def test_runtime_unit_tests_are_the_expected_ones(runtime_tests: GTestRun) -> None:
-    runtime_tests.assert_ran_exactly(RUNTIME_TESTS)
+@pytest.mark.parametrize("binary", GTEST_BINARIES)
+def test_native_unit_tests_are_the_expected_ones(
+    gtest_runs: Callable[[str], GTestRun], binary: str
+) -> None:
+    gtest_runs(binary).assert_ran_exactly(GTEST_BINARIES[binary])
 
 
 def test_native_tests_without_googletest_fail_to_configure_naming_the_package(
