@@ -135,12 +135,13 @@ Tensor& binary_predicate_out(KernelRuntimeContext& ctx, const Tensor& self, cons
 
 namespace detail {
 
-// The loops of the op families below take their inputs as ElementwiseInputs, so an op's Tensor
-// and Scalar overloads (given the same functor) share one instantiation.
-// A bitwise functor: the same bits for signed and unsigned operands.
-template <typename Op>
-struct BitwiseOp {
-  static constexpr bool kSignAgnostic = true;
+// An integer op's functor with the traits its rows use (elementwise.h): kSignAgnostic (the same
+// bits for signed and unsigned operands, so Char rows run as Byte rows) and kVectorIntegerRows
+// (the integer rows keep the AVX2 clone).
+template <typename Op, bool kSignAgnosticBits, bool kVectorIntegers>
+struct IntegerOp {
+  static constexpr bool kSignAgnostic = kSignAgnosticBits;
+  static constexpr bool kVectorIntegerRows = kVectorIntegers;
   Op op;
   template <typename T>
   T operator()(T a, T b) const {
@@ -148,10 +149,15 @@ struct BitwiseOp {
   }
 };
 
+// The loops of the bitwise, shift and modulo families below take their inputs as
+// ElementwiseInputs, so an op's Tensor and Scalar overloads (given the same functor) share one
+// instantiation.
 template <typename Op>
 void apply_bitwise(const KernelRuntimeContext& ctx, const ElementwiseInput& a,
                    const ElementwiseInput& b, ScalarType common, Tensor& out, const Op& op) {
-  apply_binary_op<kIntegralTypes>(ctx, a, b, common, out, [&](auto) { return BitwiseOp<Op>{op}; });
+  apply_binary_op<kIntegralTypes>(ctx, a, b, common, out, [&](auto) {
+    return IntegerOp<Op, /*kSignAgnosticBits=*/true, /*kVectorIntegers=*/false>{op};
+  });
 }
 
 }  // namespace detail
@@ -174,25 +180,14 @@ Tensor& bitwise_out(KernelRuntimeContext& ctx, const char* name, const Tensor& s
 
 namespace detail {
 
-// A shift functor, whose integer rows keep the AVX2 clone (elementwise.h's VectorIntegerRows).
-template <typename Op>
-struct ShiftOp {
-  static constexpr bool kVectorIntegerRows = true;
-  Op op;
-  template <typename T>
-  T operator()(T a, T b) const {
-    return op(a, b);
-  }
-};
-
-}  // namespace detail
-
-namespace detail {
-
+// A right shift depends on the sign, so shifts are not sign-agnostic; SSE2 has no per-element
+// shift counts, so their rows keep the AVX2 clone.
 template <typename Op>
 void apply_shift(const KernelRuntimeContext& ctx, const ElementwiseInput& a,
                  const ElementwiseInput& b, ScalarType common, Tensor& out, const Op& op) {
-  apply_binary_op<kIntegralTypes>(ctx, a, b, common, out, [&](auto) { return ShiftOp<Op>{op}; });
+  apply_binary_op<kIntegralTypes>(ctx, a, b, common, out, [&](auto) {
+    return IntegerOp<Op, /*kSignAgnosticBits=*/false, /*kVectorIntegers=*/true>{op};
+  });
 }
 
 }  // namespace detail
