@@ -35,6 +35,7 @@ BACKENDS = os.environ.get("KILN_OP_TEST_BACKENDS", "portable,ascend,aten").split
 # Tests that hold only for the portable kernels (a part of their name), with the reason.
 PORTABLE_ONLY = {
     "kiln_lacks": "tests dtypes the portable kernels lack and libtorch computes",
+    "portable_accuracy": "tests an accuracy Kiln's kernels keep and libtorch's do not",
 }
 
 
