@@ -35,6 +35,16 @@ def cases() -> list[Case]:
     pool_backward = (torch.randn_like(pooled), features, *pool, pool_indices)
     return [
         Case("mm 256x256", "aten::mm.out", (m1, m2), {}),
+        Case(
+            "mm 256x256 float64", "aten::mm.out", (m1.double(), m2.double()), {}, (torch.float64,)
+        ),
+        Case(
+            "mm 256x256 int64",
+            "aten::mm.out",
+            (m1.mul(8).long(), m2.mul(8).long()),
+            {},
+            (torch.int64,),
+        ),
         Case("bmm 16x128x128", "aten::bmm.out", (b1, b2), {}),
         Case("addmm 256 (bias row)", "aten::addmm.out", (bias, m1, m2), {}),
         Case("linear 64x1024 @ 1024x1024", "aten::linear.out", (x, w, wb), {}),

@@ -20,19 +20,26 @@ namespace {
 template <typename C>
 using Elem = std::conditional_t<std::is_integral_v<C>, uint64_t, C>;
 
-// Register tile kMr x kNr for vectors of kTileBytes: kMr rows of two vectors. With 32-byte tiles
-// (AVX2, or two passes of 16-byte vectors) 6 rows make 12 accumulators, which fit 16 vector
-// registers with room for the B row and one broadcast; AVX-512's 32 registers hold 12 rows of two
-// 64-byte vectors. Cache blocks: an A block of kMc x kKc and a B block of kKc x kNc stay in L2
-// across the tiles that reuse them; a row-major A of the compute type is read in place instead.
-template <typename C, int kTileBytes>
-struct Shape {
-  static constexpr int kLanes = kTileBytes / sizeof(C);
-  static constexpr int kMr = kTileBytes == 64 ? 12 : 6;
-  static constexpr int kNr = 2 * kLanes;
+// Cache blocks, the same for every tile shape (so the code around the tiles is compiled once per
+// compute type): an A block of kMc x kKc and a B block of kKc x kNc stay in L2 across the tiles
+// that reuse them; a row-major A of the compute type is read in place instead.
+template <typename C>
+struct Blocks {
   static constexpr int64_t kKc = 128;
   static constexpr int64_t kMc = 48;
-  static constexpr int64_t kNc = 512 / sizeof(C);  // 4 or 8 panels of kNr
+  static constexpr int64_t kNc = 512 / sizeof(C);  // 4 panels
+  static constexpr int kNr = 128 / sizeof(C);      // a panel's width, every tile's
+};
+
+// Register tile kMr x kNr for vectors of kTileBytes. Every tile is 128 bytes wide, so B is packed
+// into panels of one width whichever tile runs; a micro-kernel pass covers two vectors of columns
+// for all kMr rows. With 32-byte vectors (AVX2, or two 16-byte ones) 6 rows make 12 accumulators,
+// which fit 16 vector registers with room for the B row and one broadcast, and two passes cover
+// the panel; AVX-512's 32 registers hold 12 rows of two 64-byte vectors, the panel in one pass.
+template <typename C, int kTileBytes>
+struct Shape {
+  static constexpr int kMr = kTileBytes == 64 ? 12 : 6;
+  static constexpr int kNr = Blocks<C>::kNr;
 };
 
 constexpr int64_t round_up(int64_t value, int64_t multiple) {
@@ -121,21 +128,23 @@ inline void transpose_square(const C* const* rows, int64_t p, C* dst, int64_t ld
 
 // Packs rows [p0, p0 + kc) x cols [j0, j0 + nc) of `b` into kNr-column panels, each stored row
 // by row (panel[p * kNr + j]); columns past nc are zero. kc <= kKc; k is b's row count.
-template <typename C, int kNr, int64_t kKc>
+template <typename C, int kNr>
 void pack_b(const GemmInput& b, int64_t k, int64_t p0, int64_t kc, int64_t j0, int64_t nc,
             C* packed, C* buffer) {
   if (b.loader == nullptr && b.row_stride == 1 && b.col_stride != 1) {
     // A transposed operand (linear's weight): gather a panel's kNr columns per packed row, so
     // the stores stay contiguous and each column is read sequentially (columns of another dtype
     // are converted first, a contiguous row each).
+    constexpr int64_t kKc = Blocks<C>::kKc;
     const GemmInput transposed = {b.data, b.dtype, b.col_stride, 1};
     C converted[kNr][kKc];
+    static const C kZeros[kKc] = {};  // the columns past nc
     for (int64_t j = 0; j < nc; j += kNr) {
       const int64_t width = nc - j < kNr ? nc - j : kNr;
       const C* columns[kNr];
       for (int64_t jj = 0; jj < kNr; ++jj) {
         columns[jj] =
-            jj < width ? read_row<C>(transposed, j0 + j + jj, p0, kc, converted[jj]) : columns[0];
+            jj < width ? read_row<C>(transposed, j0 + j + jj, p0, kc, converted[jj]) : kZeros;
       }
       prefetch_next_block(b, k, p0 + kc, j0 + j, width, kKc);
       C* dst = packed + j * kc;
@@ -152,22 +161,20 @@ void pack_b(const GemmInput& b, int64_t k, int64_t p0, int64_t kc, int64_t j0, i
       for (; p < kc; ++p) {
         for (int64_t jj = 0; jj < kNr; ++jj) dst[p * kNr + jj] = columns[jj][p];
       }
-      for (int64_t jj = width; jj < kNr; ++jj) {
-        for (int64_t p = 0; p < kc; ++p) dst[p * kNr + jj] = C(0);
-      }
     }
     return;
   }
   const int64_t full = nc / kNr * kNr;
+  const int64_t rest = nc - full;
+  // The last, partial panel: zeroed whole, then each row's columns copied in.
+  if (rest > 0) std::memset(packed + full * kc, 0, static_cast<size_t>(kc) * kNr * sizeof(C));
   for (int64_t p = 0; p < kc; ++p) {
     const C* row = read_row<C>(b, p0 + p, j0, nc, buffer);
     C* dst = packed + p * kNr;
     for (int64_t j = 0; j < full; j += kNr) {
       std::memcpy(dst + j * kc, row + j, kNr * sizeof(C));
     }
-    if (full < nc) {
-      for (int64_t j = 0; j < kNr; ++j) dst[full * kc + j] = full + j < nc ? row[full + j] : C(0);
-    }
+    for (int64_t j = 0; j < rest; ++j) dst[full * kc + j] = row[full + j];
   }
 }
 
@@ -371,15 +378,16 @@ struct GemmPart {
   int64_t i_begin, i_end, j_begin, j_end;
 };
 
-// One part of the product with tile shape S, running each block through `run_block`. A part
+// One part of the product, running each block through `run_block`. A part
 // starts on a cache block boundary (a multiple of kMc rows, kNc columns), so every output element
 // sums over k in the same blocks, in the same order, whatever the partition.
-template <typename C, typename S>
+template <typename C>
 void gemm_typed(const GemmPart& part, int64_t k, const GemmInput& a, const GemmInput& b,
                 const GemmOutput& out, const GemmEpilogue& epilogue, BlockFn<C> run_block) {
-  alignas(64) C a_packed[S::kMc * S::kKc];
-  alignas(64) C b_packed[S::kKc * S::kNc];
-  C buffer[S::kKc > S::kNc ? S::kKc : S::kNc];
+  using Cache = Blocks<C>;
+  alignas(64) C a_packed[Cache::kMc * Cache::kKc];
+  alignas(64) C b_packed[Cache::kKc * Cache::kNc];
+  C buffer[Cache::kKc > Cache::kNc ? Cache::kKc : Cache::kNc];
   const Finisher<C> finish(epilogue, out.dtype);
   if (finish.alpha == C(0)) k = 0;  // ATen skips the product (and its NaNs) when alpha is 0
   char* out_base = static_cast<char*>(out.data);
@@ -390,18 +398,18 @@ void gemm_typed(const GemmPart& part, int64_t k, const GemmInput& a, const GemmI
   if (out.dtype == CppToScalarType<C>::value) {
     // Accumulate straight into out, block row by block row, finishing after the last k block.
     C* dst = static_cast<C*>(out.data);
-    for (int64_t j0 = part.j_begin; j0 < part.j_end; j0 += S::kNc) {
-      const int64_t nc = part.j_end - j0 < S::kNc ? part.j_end - j0 : S::kNc;
+    for (int64_t j0 = part.j_begin; j0 < part.j_end; j0 += Cache::kNc) {
+      const int64_t nc = part.j_end - j0 < Cache::kNc ? part.j_end - j0 : Cache::kNc;
       if (k == 0) {
         for (int64_t i = part.i_begin; i < part.i_end; ++i) {
           for (int64_t j = 0; j < nc; ++j) dst[i * out.row_stride + j0 + j] = C(0);
         }
       }
-      for (int64_t p0 = 0; p0 < k; p0 += S::kKc) {
-        const int64_t kc = k - p0 < S::kKc ? k - p0 : S::kKc;
-        pack_b<C, S::kNr, S::kKc>(b, k, p0, kc, j0, nc, b_packed, buffer);
-        for (int64_t i0 = part.i_begin; i0 < part.i_end; i0 += S::kMc) {
-          const int64_t mc = part.i_end - i0 < S::kMc ? part.i_end - i0 : S::kMc;
+      for (int64_t p0 = 0; p0 < k; p0 += Cache::kKc) {
+        const int64_t kc = k - p0 < Cache::kKc ? k - p0 : Cache::kKc;
+        pack_b<C, Cache::kNr>(b, k, p0, kc, j0, nc, b_packed, buffer);
+        for (int64_t i0 = part.i_begin; i0 < part.i_end; i0 += Cache::kMc) {
+          const int64_t mc = part.i_end - i0 < Cache::kMc ? part.i_end - i0 : Cache::kMc;
           const C* a_block = a_packed;
           int64_t lda = 0;
           if (a_direct) {
@@ -428,13 +436,13 @@ void gemm_typed(const GemmPart& part, int64_t k, const GemmInput& a, const GemmI
   // at most kNc rows takes them all in one block of fewer columns (each B block packed once);
   // taller ones take blocks of kMc x kNc. A is converted kMc rows at a time. (Each element still
   // sums over k in the same kKc blocks, whatever the blocking.)
-  constexpr int64_t kAccSize = S::kMc * S::kNc;
+  constexpr int64_t kAccSize = Cache::kMc * Cache::kNc;
   alignas(64) C acc[kAccSize];
   const int64_t m = part.i_end - part.i_begin;
-  const bool short_product = m <= S::kNc;
-  const int64_t mb = short_product ? m : S::kMc;
-  int64_t nb = short_product ? kAccSize / m / S::kNr * S::kNr : S::kNc;
-  nb = nb < S::kNc ? nb : S::kNc;  // the packed B block's width
+  const bool short_product = m <= Cache::kNc;
+  const int64_t mb = short_product ? m : Cache::kMc;
+  int64_t nb = short_product ? kAccSize / m / Cache::kNr * Cache::kNr : Cache::kNc;
+  nb = nb < Cache::kNc ? nb : Cache::kNc;  // the packed B block's width
   for (int64_t i0 = part.i_begin; i0 < part.i_end; i0 += mb) {
     const int64_t mc = part.i_end - i0 < mb ? part.i_end - i0 : mb;
     for (int64_t j0 = part.j_begin; j0 < part.j_end; j0 += nb) {
@@ -442,11 +450,11 @@ void gemm_typed(const GemmPart& part, int64_t k, const GemmInput& a, const GemmI
       if (k == 0) {
         for (int64_t i = 0; i < mc * nb; ++i) acc[i] = C(0);
       }
-      for (int64_t p0 = 0; p0 < k; p0 += S::kKc) {
-        const int64_t kc = k - p0 < S::kKc ? k - p0 : S::kKc;
-        pack_b<C, S::kNr, S::kKc>(b, k, p0, kc, j0, nc, b_packed, buffer);
-        for (int64_t i1 = 0; i1 < mc; i1 += S::kMc) {
-          const int64_t rows = mc - i1 < S::kMc ? mc - i1 : S::kMc;
+      for (int64_t p0 = 0; p0 < k; p0 += Cache::kKc) {
+        const int64_t kc = k - p0 < Cache::kKc ? k - p0 : Cache::kKc;
+        pack_b<C, Cache::kNr>(b, k, p0, kc, j0, nc, b_packed, buffer);
+        for (int64_t i1 = 0; i1 < mc; i1 += Cache::kMc) {
+          const int64_t rows = mc - i1 < Cache::kMc ? mc - i1 : Cache::kMc;
           load_block(a, i0 + i1, rows, p0, kc, a_packed);
           run_block(rows, nc, kc, a_packed, kc, b_packed, acc + i1 * nb, nb, p0 > 0);
         }
@@ -462,12 +470,13 @@ void gemm_typed(const GemmPart& part, int64_t k, const GemmInput& a, const GemmI
 
 // The product split over ctx's threads in whole cache blocks: column blocks when out is at least
 // as wide as tall, else row blocks. Each part packs its own blocks on its own stack.
-template <typename C, typename S>
+template <typename C>
 void gemm_parts(const KernelRuntimeContext& ctx, int64_t m, int64_t n, int64_t k,
                 const GemmInput& a, const GemmInput& b, const GemmOutput& out,
                 const GemmEpilogue& epilogue, BlockFn<C> run_block) {
+  using Cache = Blocks<C>;
   const bool by_columns = n >= m;
-  const int64_t block = by_columns ? S::kNc : S::kMc;
+  const int64_t block = by_columns ? Cache::kNc : Cache::kMc;
   const int64_t extent = by_columns ? n : m;
   const int64_t block_work = block * (by_columns ? m : n) * (k > 0 ? k : 1);
   const int64_t grain = block_work >= kGemmGrain ? 1 : (kGemmGrain + block_work - 1) / block_work;
@@ -475,7 +484,7 @@ void gemm_parts(const KernelRuntimeContext& ctx, int64_t m, int64_t n, int64_t k
     const int64_t begin = first * block;
     const int64_t end = last * block < extent ? last * block : extent;
     const GemmPart part = by_columns ? GemmPart{0, m, begin, end} : GemmPart{begin, end, 0, n};
-    gemm_typed<C, S>(part, k, a, b, out, epilogue, run_block);
+    gemm_typed<C>(part, k, a, b, out, epilogue, run_block);
   });
 }
 
@@ -491,16 +500,16 @@ void gemm(const KernelRuntimeContext& ctx, int64_t m, int64_t n, int64_t k, cons
       switch (gemm_isa()) {
         case GemmIsa::kAvx512:
           if (wide_tiles_pay(m, n, k)) {
-            return gemm_parts<C, Shape<C, 64>>(ctx, m, n, k, a, b, out, epilogue, block_avx512<C>);
+            return gemm_parts<C>(ctx, m, n, k, a, b, out, epilogue, block_avx512<C>);
           }
           [[fallthrough]];
         case GemmIsa::kAvx2:
-          return gemm_parts<C, Shape<C, 32>>(ctx, m, n, k, a, b, out, epilogue, block_avx2<C>);
+          return gemm_parts<C>(ctx, m, n, k, a, b, out, epilogue, block_avx2<C>);
         case GemmIsa::kBase:
           break;
       }
 #endif
-      gemm_parts<C, Shape<C, 32>>(ctx, m, n, k, a, b, out, epilogue, block_base<C>);
+      gemm_parts<C>(ctx, m, n, k, a, b, out, epilogue, block_base<C>);
     }
   });
 }
