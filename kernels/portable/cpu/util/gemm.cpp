@@ -138,13 +138,14 @@ void pack_b(const GemmInput& b, int64_t k, int64_t p0, int64_t kc, int64_t j0, i
     constexpr int64_t kKc = Blocks<C>::kKc;
     const GemmInput transposed = {b.data, b.dtype, b.col_stride, 1};
     C converted[kNr][kKc];
-    static const C kZeros[kKc] = {};  // the columns past nc
     for (int64_t j = 0; j < nc; j += kNr) {
       const int64_t width = nc - j < kNr ? nc - j : kNr;
+      // The columns past nc read a zero column (a buffer the real ones leave unused).
+      if (width < kNr) std::memset(converted[width], 0, static_cast<size_t>(kc) * sizeof(C));
       const C* columns[kNr];
       for (int64_t jj = 0; jj < kNr; ++jj) {
-        columns[jj] =
-            jj < width ? read_row<C>(transposed, j0 + j + jj, p0, kc, converted[jj]) : kZeros;
+        columns[jj] = jj < width ? read_row<C>(transposed, j0 + j + jj, p0, kc, converted[jj])
+                                 : converted[width];
       }
       prefetch_next_block(b, k, p0 + kc, j0 + j, width, kKc);
       C* dst = packed + j * kc;

@@ -40,14 +40,17 @@ KILN_ALWAYS_INLINE C extreme_nan(const C* x, int64_t n, C start) {
       nan |= v != v;
     }
   }
+  // The four accumulators folded as vectors first, then one vector's lanes.
+  for (int k = 1; k < 4; ++k) {
+    best[0] =
+        kMax ? (best[k] > best[0] ? best[k] : best[0]) : (best[k] < best[0] ? best[k] : best[0]);
+  }
   C result = start;
   bool any_nan = false;
-  for (int k = 0; k < 4; ++k) {
-    for (int j = 0; j < kWidth; ++j) {
-      result = kMax ? (best[k][j] > result ? best[k][j] : result)
-                    : (best[k][j] < result ? best[k][j] : result);
-      any_nan = any_nan || nan[j] != 0;
-    }
+  for (int j = 0; j < kWidth; ++j) {
+    result = kMax ? (best[0][j] > result ? best[0][j] : result)
+                  : (best[0][j] < result ? best[0][j] : result);
+    any_nan = any_nan || nan[j] != 0;
   }
   for (; i < n; ++i) {
     result = kMax ? (x[i] > result ? x[i] : result) : (x[i] < result ? x[i] : result);
