@@ -235,6 +235,13 @@ def _gemm() -> list[ThreadCase]:
             atol=1e-3,
         ),
         ThreadCase(
+            "linear of 3 rows (dot products, columns split)",
+            "aten::linear.out",
+            lambda: (_make(3, 700), _make(1024, 700, seed=1), _make(1024, seed=2)),
+            reference=torch.nn.functional.linear,
+            atol=1e-3,
+        ),
+        ThreadCase(
             "mm float16",
             "aten::mm.out",
             lambda: (

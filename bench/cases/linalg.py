@@ -48,6 +48,8 @@ def cases() -> list[Case]:
         Case("bmm 16x128x128", "aten::bmm.out", (b1, b2), {}),
         Case("addmm 256 (bias row)", "aten::addmm.out", (bias, m1, m2), {}),
         Case("linear 64x1024 @ 1024x1024", "aten::linear.out", (x, w, wb), {}),
+        Case("linear 1x1024 @ 1024x1024", "aten::linear.out", (x[:1], w, wb), {}),
+        Case("linear 8x1024 @ 1024x1024", "aten::linear.out", (x[:8], w, wb), {}),
         Case("conv2d 16->32 3x3 1x16x32x32", "aten::convolution.out", conv, {}),
         Case(
             "conv2d backward (same conv)",
