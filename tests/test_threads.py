@@ -242,6 +242,17 @@ def _gemm() -> list[ThreadCase]:
             atol=1e-3,
         ),
         ThreadCase(
+            "linear of 2 bfloat16 rows (dot products)",
+            "aten::linear.out",
+            lambda: (
+                _make(2, 700, dtype=torch.bfloat16),
+                _make(1024, 700, dtype=torch.bfloat16, seed=1),
+            ),
+            (torch.bfloat16,),
+            torch.nn.functional.linear,
+            0.1,
+        ),
+        ThreadCase(
             "mm float16",
             "aten::mm.out",
             lambda: (

@@ -54,6 +54,7 @@ def _dtype_cases(dtype: torch.dtype, name: str) -> list[Case]:
         ),
         Case(f"mm {name} 256x256", "aten::mm.out", (hm1, hm2), {}, out),
         Case(f"linear {name} 64x1024x1024", "aten::linear.out", (hact, hweight, hbias), {}, out),
+        Case(f"linear {name} 1x1024x1024", "aten::linear.out", (hact[:1], hweight, hbias), {}, out),
     ]
 
 

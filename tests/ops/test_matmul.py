@@ -150,13 +150,14 @@ def test_linear_blocked_sizes(call_op: Any, dtype: torch.dtype) -> None:
     )
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.float64])
 @pytest.mark.parametrize("rows", [1, 2, 3, 8])
 @pytest.mark.parametrize("k", [1, 9, 300, 1100])
 def test_few_rows_by_dot_products(call_op: Any, dtype: torch.dtype, rows: int, k: int) -> None:
     # Up to 8 rows against a transposed operand of their dtype are dot products of contiguous
-    # rows: vector lanes, a scalar tail past the last full vector, passes of 512 elements, and
-    # columns four at a time with a remainder (37 = 9 * 4 + 1).
+    # rows (16-bit rows converted a pass at a time): vector lanes, a scalar tail past the last
+    # full vector, passes of 512 elements, and columns four at a time with a remainder
+    # (37 = 9 * 4 + 1). Float64 takes the blocked path.
     x = make_tensor(dtype, (rows, k), 30, magnitude=2.0)
     w = make_tensor(dtype, (37, k), 31, magnitude=2.0)
     b = make_tensor(dtype, (37,), 32, magnitude=2.0)

@@ -10,6 +10,7 @@
 #include "kernels/portable/cpu/util/dtype_util.h"
 #include "kernels/portable/cpu/util/math.h"
 #include "kernels/portable/cpu/util/parallel.h"
+#include "kernels/portable/cpu/util/reduce_math.h"
 #include "kernels/portable/cpu/util/scalar_util.h"
 #include "kernels/portable/cpu/util/target.h"
 
@@ -472,93 +473,128 @@ void gemm_typed(const GemmPart& part, int64_t k, const GemmInput& a, const GemmI
 
 // A few rows of A against a transposed B of their own dtype (linear's weight, whose rows are B's
 // columns): every output element is the dot product of two contiguous rows, and B is read once,
-// in place. Packing B into panels would cost more than the products at so few rows.
-constexpr int64_t kDotRows = 8;  // even: dot_four_columns pairs them
+// in place (Half and BFloat16 rows converted to float a pass at a time). Packing B into panels
+// would cost more than the products at so few rows.
+constexpr int64_t kDotRows = 8;  // even: dot_pass pairs them
 // Elements of a row per pass: the four rows of B a pass reads stay in L1 across A's rows.
 constexpr int64_t kDotChunk = 512;
+// Output columns finished and stored together.
+constexpr int64_t kDotBlock = 128;
 
-template <typename C>
 bool dot_products_fit(int64_t m, const GemmInput& a, const GemmInput& b, const GemmOutput& out) {
-  constexpr ScalarType kType = CppToScalarType<C>::value;
-  return m <= kDotRows && a.loader == nullptr && b.loader == nullptr && a.dtype == kType &&
-         b.dtype == kType && out.dtype == kType && a.col_stride == 1 && b.row_stride == 1;
+  const ScalarType type = a.dtype;
+  const bool float_type =
+      type == ScalarType::Float || type == ScalarType::Half || type == ScalarType::BFloat16;
+  return float_type && m <= kDotRows && a.loader == nullptr && b.loader == nullptr &&
+         b.dtype == type && out.dtype == type && a.col_stride == 1 && b.row_stride == 1;
 }
 
-// out[i][q] = sum over p < k of a[i * lda + p] * cols[q][p] for i < m and q < 4, in 32-byte vectors
-// of products summed lane by lane in p's order, the lanes added at the end. A's rows go two at a
-// time against the four columns (eight accumulators; an odd last row is paired with itself),
-// kDotChunk elements of a row per pass.
-template <typename C>
-KILN_HOT_LOOP void dot_four_columns(int64_t m, int64_t k, const C* a, int64_t lda,
-                                    const C* const* cols, C (*out)[4]) {
-  typedef C V __attribute__((vector_size(32)));
-  constexpr int64_t kL = 32 / sizeof(C);
+// acc[i][q] += a[i * lda + p] * cols[q][p] over p < len (a whole number of vectors) for i < m
+// and q < 4, lane by lane in p's order: A's rows two at a time against the four columns (eight
+// accumulators; an odd last row is paired with itself, into acc's spare row).
+KILN_HOT_LOOP void dot_pass(int64_t m, int64_t len, const float* a, int64_t lda,
+                            const float* const* cols, Vector<float> (*acc)[4]) {
+  using V = Vector<float>;
+  constexpr int64_t kL = sizeof(V) / sizeof(float);
+  for (int64_t i = 0; i < m; i += 2) {
+    const float* x0 = a + i * lda;
+    const float* x1 = i + 1 < m ? x0 + lda : x0;
+    V sums[2][4];
+    std::memcpy(sums, acc + i, sizeof(sums));
+    for (int64_t p = 0; p < len; p += kL) {
+      V v0, v1;
+      std::memcpy(&v0, x0 + p, sizeof(V));
+      std::memcpy(&v1, x1 + p, sizeof(V));
+      for (int q = 0; q < 4; ++q) {
+        V w;
+        std::memcpy(&w, cols[q] + p, sizeof(V));
+        sums[0][q] += v0 * w;
+        sums[1][q] += v1 * w;
+      }
+    }
+    std::memcpy(acc + i, sums, sizeof(sums));
+  }
+}
+
+// Rows [row0, row0 + count) of `x` (row stride `ld` elements), elements [p0, p0 + len), as float
+// rows: float rows in place, others converted into `buffer`, `len` apart.
+const float* float_rows(const GemmInput& x, int64_t row0, int64_t count, int64_t ld, int64_t p0,
+                        int64_t len, float* buffer) {
+  const char* base = static_cast<const char*>(x.data);
+  if (x.dtype == ScalarType::Float) return reinterpret_cast<const float*>(base) + row0 * ld + p0;
+  const size_t size = element_size(x.dtype);
+  for (int64_t r = 0; r < count; ++r) {
+    load_row<float>(base + ((row0 + r) * ld + p0) * size, x.dtype, 1, len, buffer + r * len);
+  }
+  return buffer;
+}
+
+// out[i][q] for i < m, q < 4: the dot products of A's rows with the columns col[q] of B, summed
+// as dot_pass sums them, kDotChunk elements per pass, then lane by lane, and the elements past
+// the last whole vector last.
+void dot_four_columns(int64_t m, int64_t k, const GemmInput& a, const GemmInput& b,
+                      const int64_t* col, float (*out)[4]) {
+  using V = Vector<float>;
+  constexpr int64_t kL = sizeof(V) / sizeof(float);
+  alignas(32) float x_buffer[kDotRows * kDotChunk];
+  alignas(32) float w_buffer[4 * kDotChunk];
   V acc[kDotRows][4] = {};
   const int64_t vector_end = k / kL * kL;
-  for (int64_t p0 = 0; p0 < vector_end; p0 += kDotChunk) {
-    const int64_t p1 = vector_end - p0 < kDotChunk ? vector_end : p0 + kDotChunk;
-    for (int64_t i = 0; i < m; i += 2) {
-      const C* x0 = a + i * lda;
-      const C* x1 = i + 1 < m ? x0 + lda : x0;
-      V sums[2][4];
-      std::memcpy(sums, acc + i, sizeof(sums));  // acc has a spare row for an odd m's pair
-      for (int64_t p = p0; p < p1; p += kL) {
-        V v0, v1;
-        std::memcpy(&v0, x0 + p, sizeof(V));
-        std::memcpy(&v1, x1 + p, sizeof(V));
-        for (int q = 0; q < 4; ++q) {
-          V w;
-          std::memcpy(&w, cols[q] + p, sizeof(V));
-          sums[0][q] += v0 * w;
-          sums[1][q] += v1 * w;
-        }
-      }
-      std::memcpy(acc + i, sums, sizeof(sums));
-    }
-  }
   for (int64_t i = 0; i < m; ++i) {
+    for (int q = 0; q < 4; ++q) out[i][q] = 0.0f;  // k == 0
+  }
+  for (int64_t p0 = 0; p0 < k; p0 += kDotChunk) {
+    const int64_t len = k - p0 < kDotChunk ? k - p0 : kDotChunk;
+    const int64_t lda = a.dtype == ScalarType::Float ? a.row_stride : len;
+    const float* x = float_rows(a, 0, m, a.row_stride, p0, len, x_buffer);
+    const float* cols[4];
     for (int q = 0; q < 4; ++q) {
-      C sum = acc[i][q][0];
-      for (int64_t l = 1; l < kL; ++l) sum += acc[i][q][l];
-      for (int64_t p = vector_end; p < k; ++p) sum += a[i * lda + p] * cols[q][p];
-      out[i][q] = sum;
+      cols[q] = float_rows(b, col[q], 1, b.col_stride, p0, len, w_buffer + q * kDotChunk);
+    }
+    const int64_t vectors = p0 + len < vector_end ? len : vector_end - p0;
+    if (vectors > 0) dot_pass(m, vectors, x, lda, cols, acc);
+    if (p0 + len < k) continue;  // the lanes are summed after the last pass
+    for (int64_t i = 0; i < m; ++i) {
+      for (int q = 0; q < 4; ++q) {
+        float sum = acc[i][q][0];
+        for (int64_t l = 1; l < kL; ++l) sum += acc[i][q][l];
+        for (int64_t p = vectors; p < len; ++p) sum += x[i * lda + p] * cols[q][p];
+        out[i][q] = sum;
+      }
     }
   }
 }
 
 // The product by dot products over ctx's threads, columns split in groups of four; every element
-// is computed the same way whatever the split.
-template <typename C>
+// is computed the same way whatever the split. Sums are finished (alpha, beta * c) and stored
+// kDotBlock columns at a time.
 void gemm_dot(const KernelRuntimeContext& ctx, int64_t m, int64_t n, int64_t k, const GemmInput& a,
               const GemmInput& b, const GemmOutput& out, const GemmEpilogue& epilogue) {
-  const Finisher<C> finish(epilogue, out.dtype);
-  if (finish.alpha == C(0)) k = 0;  // ATen skips the product (and its NaNs) when alpha is 0
-  const C* a_data = static_cast<const C*>(a.data);
-  const C* b_data = static_cast<const C*>(b.data);
-  C* dst = static_cast<C*>(out.data);
+  const Finisher<float> finish(epilogue, out.dtype);
+  if (finish.alpha == 0.0f) k = 0;  // ATen skips the product (and its NaNs) when alpha is 0
   const int64_t group_work = 4 * m * (k > 0 ? k : 1);
   const int64_t grain = group_work >= kGemmGrain ? 1 : (kGemmGrain + group_work - 1) / group_work;
+  char* out_base = static_cast<char*>(out.data);
+  const size_t out_size = element_size(out.dtype);
   parallel_for(ctx, 0, (n + 3) / 4, grain, [&](int64_t first, int64_t last) {
-    const int64_t j0 = first * 4;
-    const int64_t j1 = last * 4 < n ? last * 4 : n;
-    for (int64_t j = j0; j < j1; j += 4) {
-      // Past n, the last column again; its sums are dropped.
-      const C* cols[4];
-      for (int q = 0; q < 4; ++q) cols[q] = b_data + (j + q < n ? j + q : n - 1) * b.col_stride;
-      C sums[kDotRows][4];
-      dot_four_columns(m, k, a_data, a.row_stride, cols, sums);
-      const int64_t width = n - j < 4 ? n - j : 4;
-      for (int64_t i = 0; i < m; ++i) {
-        for (int64_t q = 0; q < width; ++q) dst[i * out.row_stride + j + q] = sums[i][q];
+    const int64_t j_end = last * 4 < n ? last * 4 : n;
+    float block[kDotRows][kDotBlock];
+    float buffer[kDotBlock];
+    for (int64_t j0 = first * 4; j0 < j_end; j0 += kDotBlock) {
+      const int64_t width = j_end - j0 < kDotBlock ? j_end - j0 : kDotBlock;
+      for (int64_t j = 0; j < width; j += 4) {
+        int64_t col[4];  // past n, the last column again; its sums are dropped
+        for (int q = 0; q < 4; ++q) col[q] = j0 + j + q < n ? j0 + j + q : n - 1;
+        float sums[kDotRows][4];
+        dot_four_columns(m, k, a, b, col, sums);
+        for (int64_t i = 0; i < m; ++i) {
+          for (int64_t q = 0; q < 4 && j + q < width; ++q) block[i][j + q] = sums[i][q];
+        }
       }
-    }
-    if (!finish.scale && !finish.add_c) return;
-    constexpr int64_t kSegment = 128;
-    C buffer[kSegment];
-    for (int64_t i = 0; i < m; ++i) {
-      for (int64_t j = j0; j < j1; j += kSegment) {
-        const int64_t width = j1 - j < kSegment ? j1 - j : kSegment;
-        finish.apply(dst + i * out.row_stride + j, i, j, width, buffer);
+      for (int64_t i = 0; i < m; ++i) {
+        finish.apply(block[i], i, j0, width, buffer);
+        store_row<float>(block[i], width, out.dtype,
+                         out_base + (i * out.row_stride + j0) * out_size);
       }
     }
   });
@@ -593,8 +629,7 @@ void gemm(const KernelRuntimeContext& ctx, int64_t m, int64_t n, int64_t k, cons
     using C = typename decltype(tag)::type;
     if constexpr (compute_type_selected<C>()) {
       if constexpr (std::is_same_v<C, float>) {  // double and int64 keep their code small
-        if (dot_products_fit<C>(m, a, b, out))
-          return gemm_dot<C>(ctx, m, n, k, a, b, out, epilogue);
+        if (dot_products_fit(m, a, b, out)) return gemm_dot(ctx, m, n, k, a, b, out, epilogue);
       }
 #if KILN_GEMM_DISPATCH
       switch (gemm_isa()) {
