@@ -381,9 +381,9 @@ struct GemmPart {
   int64_t i_begin, i_end, j_begin, j_end;
 };
 
-// One part of the product, running each block through `run_block`. A part
-// starts on a cache block boundary (a multiple of kMc rows, kNc columns), so every output element
-// sums over k in the same blocks, in the same order, whatever the partition.
+// One part of the product, running each block through `run_block`. A part starts on a cache
+// block boundary (a multiple of kMc rows, kNc columns), so every output element sums over k in the
+// same blocks, in the same order, whatever the partition.
 template <typename C>
 void gemm_typed(const GemmPart& part, int64_t k, const GemmInput& a, const GemmInput& b,
                 const GemmOutput& out, const GemmEpilogue& epilogue, BlockFn<C> run_block) {
