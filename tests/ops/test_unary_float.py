@@ -4,6 +4,7 @@ and erf (integer and bool inputs compute in Float)."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
@@ -132,6 +133,29 @@ def test_floating_unary_float32_accuracy(call_op: Any, op: str) -> None:
     reference = getattr(torch, op)(wide.double()).float()
     # Subnormal results may flush to zero: the absolute tolerance covers them.
     torch.testing.assert_close(got, reference, rtol=1e-6, atol=1e-37, equal_nan=True)
+
+
+@pytest.mark.parametrize(("op", "ulps"), [("sin", 2.0), ("cos", 2.0), ("tan", 3.0)])
+def test_trig_reduction_tiers(call_op: Any, op: str, ulps: float) -> None:
+    # Below 1024 the argument is reduced in float; a block holding a larger one reduces in
+    # double; a block holding one past 4.2e8 (or inf) takes the C library. Every tier, dense near
+    # the multiples of pi/2 up to 1024, within a few ulp of float64.
+    gen = torch.Generator().manual_seed(3)
+    small = torch.linspace(-1023.99, 1023.99, 256 * 800)
+    spread = torch.empty(256 * 40).uniform_(math.log(1024), math.log(4e8), generator=gen).exp()
+    medium = torch.where(torch.arange(spread.numel()) % 2 == 0, spread, -spread)
+    mixed = small[: 256 * 4].clone()
+    mixed[::256] = 1e9
+    mixed[1::256] = float("inf")
+    edges = torch.tensor([float("nan"), 4.2e8, -4.2e8, 1024.0, -1024.0, 1023.9999, 0.0, -0.0])
+    x = torch.cat([small, medium, mixed, edges])
+    got = call_op(f"aten::{op}.out", x, out=torch.empty(0)).double()
+    exact = getattr(torch, op)(x.double())
+    rounded = exact.float().abs()
+    ulp = (torch.nextafter(rounded, torch.tensor(float("inf"))) - rounded).double()
+    finite = torch.isfinite(exact)
+    assert ((got - exact).abs() / ulp)[finite].max().item() <= ulps
+    assert torch.equal(got.isnan(), exact.isnan())
 
 
 def test_floating_unary_errors(call_op: Any) -> None:

@@ -6,11 +6,14 @@
 // input its operator() gets wrong) and `exact(x...)` (right for every input). A loop scans each
 // block of kRareScanBlock elements first: a block without rare inputs runs the vector loop, a
 // block with one runs element by element. The scan reads a block before the block is written, so
-// an input may alias the output.
+// an input may alias the output. Instead of `exact`, a functor may define `wider()`: the functor
+// a block holding a rare input runs, which may have rare inputs of its own (a second tier; the
+// unary loops only).
 #pragma once
 
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 namespace kiln::portable {
 
@@ -29,6 +32,12 @@ struct ExactVectorises : std::false_type {};
 template <typename Op>
 struct ExactVectorises<Op, std::void_t<decltype(Op::kExactVectorises)>>
     : std::bool_constant<Op::kExactVectorises> {};
+
+// Whether functor Op hands blocks with a rare input to a wider functor (`wider()`, see above).
+template <typename Op, typename = void>
+struct HasWider : std::false_type {};
+template <typename Op>
+struct HasWider<Op, std::void_t<decltype(std::declval<const Op&>().wider())>> : std::true_type {};
 
 // Elements per block that a loop scans for rare inputs before mapping it.
 constexpr int64_t kRareScanBlock = 256;

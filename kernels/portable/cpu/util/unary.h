@@ -41,6 +41,8 @@ KILN_ALWAYS_INLINE void unary_map(const In* in, Out* out, int64_t n, Op op) {
       for (int64_t i = start; i < end; ++i) rare |= static_cast<unsigned>(op.rare(in[i]));
       if (rare == 0) {
         for (int64_t i = start; i < end; ++i) out[i] = op(in[i]);
+      } else if constexpr (HasWider<Op>::value) {
+        unary_map(in + start, out + start, end - start, op.wider());
       } else if constexpr (ExactVectorises<Op>::value) {
         for (int64_t i = start; i < end; ++i) out[i] = op.exact(in[i]);
       } else {
