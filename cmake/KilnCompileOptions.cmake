@@ -17,6 +17,10 @@
 #   loop (the scalar one finishes the rows' few leftover elements);
 # - no padding to align functions, loops, jumps and labels: it is pure bytes on current cores.
 #   Together these cut all_ops by 8% with no bench/kernels.py case slower (docs/selective_build.md).
+# - -O3's complete unrolling of short loops capped at 16 instructions: unrolling every loop of
+#   bounded trip count (vector epilogues, lane folds, edge tiles) took a quarter of a kernel
+#   binary. The loops that hold arrays of accumulators or lanes, which must unroll to live in
+#   registers, say so with KILN_UNROLL (util/target.h).
 function(kiln_lean_target target)
   cmake_parse_arguments(PARSE_ARGV 1 arg "EXCEPTIONS;KERNELS" "" "")
   if(KILN_ATEN_MODE)
@@ -32,7 +36,7 @@ function(kiln_lean_target target)
     if(arg_KERNELS AND NOT arg_EXCEPTIONS)
       target_compile_options(${target} PRIVATE
         $<$<CXX_COMPILER_ID:GNU,Clang>:-fno-asynchronous-unwind-tables -fno-unwind-tables>
-        $<$<CXX_COMPILER_ID:GNU>:-fno-unswitch-loops -fno-peel-loops -fno-split-loops
+        $<$<CXX_COMPILER_ID:GNU>:--param=max-completely-peeled-insns=16 -fno-unswitch-loops -fno-peel-loops -fno-split-loops
                                  -fno-version-loops-for-strides -fno-ipa-cp-clone
                                  -fvect-cost-model=cheap --param=vect-epilogues-nomask=0
                                  -fno-align-functions -fno-align-loops -fno-align-jumps

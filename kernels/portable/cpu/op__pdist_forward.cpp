@@ -21,14 +21,17 @@ KILN_ALWAYS_INLINE T row_distance(const T* a, const T* b, int64_t m, T p) {
   T lanes[kLanes] = {};
   int64_t i = 0;
   for (; i + kLanes <= m; i += kLanes) {
+    KILN_UNROLL
     for (int64_t l = 0; l < kLanes; ++l) {
       lanes[l] = N::reduce(lanes[l], N::map(std::fabs(a[i + l] - b[i + l]), p));
     }
   }
+  KILN_UNROLL
   for (int64_t l = 0; i < m; ++i, ++l) {
     lanes[l] = N::reduce(lanes[l], N::map(std::fabs(a[i] - b[i]), p));
   }
   T acc = lanes[0];
+  KILN_UNROLL
   for (int64_t l = 1; l < kLanes; ++l) acc = N::reduce(acc, lanes[l]);
   return N::finish(acc, p);
 }

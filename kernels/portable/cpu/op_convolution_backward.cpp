@@ -13,6 +13,7 @@
 #include "kernels/portable/cpu/util/gemm.h"
 #include "kernels/portable/cpu/util/im2col.h"
 #include "kernels/portable/cpu/util/matmul.h"
+#include "kernels/portable/cpu/util/target.h"
 #include "runtime/core/half.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
@@ -224,10 +225,12 @@ void bias_gradient(const ConvShape& c, const T* grads, T* result) {
       const T* row = grads + (b * c.out_channels + co) * plane;
       int64_t i = 0;
       for (; i + 8 <= plane; i += 8) {
+        KILN_UNROLL
         for (int j = 0; j < 8; ++j) lanes[j] += static_cast<C>(row[i + j]);
       }
       for (; i < plane; ++i) sum += static_cast<C>(row[i]);
     }
+    KILN_UNROLL
     for (int j = 0; j < 8; ++j) sum += lanes[j];
     result[co] = static_cast<T>(sum);
   }

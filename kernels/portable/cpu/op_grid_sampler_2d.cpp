@@ -201,6 +201,7 @@ struct Sampler {
         A cx[4], cy[4];
         cubic_weights(x - ix, cx);
         cubic_weights(y - iy, cy);
+        KILN_UNROLL
         for (int k = 0; k < 4; ++k) {
           wx[k][j] = cx[k];
           wy[k][j] = cy[k];
@@ -217,6 +218,7 @@ struct Sampler {
         T* dst = out + c * points + p0;
         for (int64_t j = 0; j < m; ++j) {
           A across[4];
+          KILN_UNROLL
           for (int r = 0; r < 4; ++r) {
             const A* row = plane + rows[r][j];
             const bool in_row = row_inside[r][j];

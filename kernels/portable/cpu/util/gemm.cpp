@@ -505,6 +505,7 @@ KILN_HOT_LOOP void dot_pass(int64_t m, int64_t len, const float* a, int64_t lda,
       V v0, v1;
       std::memcpy(&v0, x0 + p, sizeof(V));
       std::memcpy(&v1, x1 + p, sizeof(V));
+      KILN_UNROLL
       for (int q = 0; q < 4; ++q) {
         V w;
         std::memcpy(&w, cols[q] + p, sizeof(V));

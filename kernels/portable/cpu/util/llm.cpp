@@ -8,6 +8,7 @@
 #include "kernels/portable/cpu/util/convert.h"
 #include "kernels/portable/cpu/util/gated_activation.h"
 #include "kernels/portable/cpu/util/reduce_math.h"
+#include "kernels/portable/cpu/util/target.h"
 #include "runtime/core/half.h"
 
 namespace kiln::portable {
@@ -125,6 +126,7 @@ KILN_ALWAYS_INLINE float lane_sum(const float* a, const float* b, int64_t n) {
   V acc[4] = {};
   int64_t i = 0;
   for (; i + 4 * kWidth <= n; i += 4 * kWidth) {
+    KILN_UNROLL
     for (int k = 0; k < 4; ++k) {
       V x, y;
       std::memcpy(&x, a + i + k * kWidth, sizeof(x));

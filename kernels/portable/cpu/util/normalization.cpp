@@ -31,6 +31,7 @@ KILN_HOT_LOOP double row_total(const C* x, int64_t n, double mean) {
     V lanes[4] = {};
     int64_t i = 0;
     for (; i + 4 * kWidth <= m; i += 4 * kWidth) {
+      KILN_UNROLL
       for (int k = 0; k < 4; ++k) {
         V v;
         std::memcpy(&v, block + i + k * kWidth, sizeof(v));

@@ -1,6 +1,7 @@
 // Sum, product and mean reductions over any dims of a contiguous tensor.
 #include "kernels/portable/cpu/util/reduce_accumulate.h"
 
+#include <cstring>
 #include <type_traits>
 
 #include "kernels/portable/cpu/util/checks.h"
@@ -29,12 +30,27 @@ inline T combine(T a, T b) {
   }
 }
 
-// Combines lanes[0..n) by halving, so the tail is a short tree rather than a chain.
+// Combines lanes[0..kN) by halving, so the tail is a short tree rather than a chain. Integer
+// lanes halve as vectors of their unsigned type (which wraps): GCC does not vectorise the scalar
+// loop for them but extracts every lane, which rows of a thousand bytes pay for twice over.
 template <bool kProd, int kN, typename C>
-inline C fold_lanes(C* lanes) {
+KILN_ALWAYS_INLINE C fold_lanes(C* lanes) {
   if constexpr (kN == 1) {
     return lanes[0];
+  } else if constexpr (std::is_integral_v<C>) {
+    typedef std::make_unsigned_t<C> Half __attribute__((vector_size(kN / 2 * sizeof(C))));
+    Half low, high;
+    std::memcpy(&low, lanes, sizeof(Half));
+    std::memcpy(&high, lanes + kN / 2, sizeof(Half));
+    if constexpr (kProd) {
+      low *= high;
+    } else {
+      low += high;
+    }
+    std::memcpy(lanes, &low, sizeof(Half));
+    return fold_lanes<kProd, kN / 2>(lanes);
   } else {
+    KILN_UNROLL
     for (int j = 0; j < kN / 2; ++j) lanes[j] = combine<kProd>(lanes[j], lanes[j + kN / 2]);
     return fold_lanes<kProd, kN / 2>(lanes);
   }
@@ -74,9 +90,11 @@ KILN_HOT_LOOP TotalOf<C> run_total(const In* x, int64_t n) {
     const int64_t m = n - s < kBlock ? n - s : kBlock;
     const In* block = x + s;
     Lane lanes[kLanes];
+    KILN_UNROLL
     for (int j = 0; j < kLanes; ++j) lanes[j] = kProd ? 1 : 0;
     int64_t i = 0;
     for (; i + kLanes <= m; i += kLanes) {
+      KILN_UNROLL
       for (int j = 0; j < kLanes; ++j) {
         lanes[j] = combine<kProd>(lanes[j], element_of<Lane>(block[i + j]));
       }

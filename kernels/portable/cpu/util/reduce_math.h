@@ -33,6 +33,7 @@ KILN_ALWAYS_INLINE C extreme_nan(const C* x, int64_t n, C start) {
   auto nan = best[0] != best[0];  // all false unless start is NaN
   int64_t i = 0;
   for (; i + 4 * kWidth <= n; i += 4 * kWidth) {
+    KILN_UNROLL
     for (int k = 0; k < 4; ++k) {
       V v;
       std::memcpy(&v, x + i + k * kWidth, sizeof(v));
@@ -41,6 +42,7 @@ KILN_ALWAYS_INLINE C extreme_nan(const C* x, int64_t n, C start) {
     }
   }
   // The four accumulators folded as vectors first, then one vector's lanes.
+  KILN_UNROLL
   for (int k = 1; k < 4; ++k) {
     best[0] =
         kMax ? (best[k] > best[0] ? best[k] : best[0]) : (best[k] < best[0] ? best[k] : best[0]);
@@ -101,6 +103,7 @@ KILN_ALWAYS_INLINE C exp_sum_lanes(const C* x, C* y, int64_t n, C shift) {
     V sums[2] = {};
     int64_t i = 0;
     for (; i + 2 * kWidth <= n; i += 2 * kWidth) {
+      KILN_UNROLL
       for (int k = 0; k < 2; ++k) {
         V v;
         std::memcpy(&v, x + i + k * kWidth, sizeof(v));
@@ -125,6 +128,7 @@ KILN_ALWAYS_INLINE C exp_sum_lanes(const C* x, C* y, int64_t n, C shift) {
   int64_t i = 0;
   if (y != nullptr) {
     for (; i + kLanes <= n; i += kLanes) {
+      KILN_UNROLL
       for (int j = 0; j < kLanes; ++j) {
         const C e = exp_shifted(x[i + j] - shift);
         y[i + j] = e;
@@ -137,11 +141,13 @@ KILN_ALWAYS_INLINE C exp_sum_lanes(const C* x, C* y, int64_t n, C shift) {
     }
   } else {
     for (; i + kLanes <= n; i += kLanes) {
+      KILN_UNROLL
       for (int j = 0; j < kLanes; ++j) lanes[j] += exp_shifted(x[i + j] - shift);
     }
     for (; i < n; ++i) lanes[0] += exp_shifted(x[i] - shift);
   }
   C total = 0;
+  KILN_UNROLL
   for (int j = 0; j < kLanes; ++j) total += lanes[j];
   return total;
 }

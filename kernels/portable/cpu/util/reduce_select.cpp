@@ -47,10 +47,13 @@ KILN_HOT_LOOP C row_pick(const C* x, int64_t n) {
   int64_t i = 0;
   if (n >= kLanes) {
     C lanes[kLanes];
+    KILN_UNROLL
     for (int j = 0; j < kLanes; ++j) lanes[j] = x[j];
     for (i = kLanes; i + kLanes <= n; i += kLanes) {
+      KILN_UNROLL
       for (int j = 0; j < kLanes; ++j) lanes[j] = pick<kMax>(x[i + j], lanes[j]);
     }
+    KILN_UNROLL
     for (int j = 0; j < kLanes; ++j) result = pick<kMax>(lanes[j], result);
   }
   for (; i < n; ++i) result = pick<kMax>(x[i], result);

@@ -41,6 +41,14 @@ inline bool cpu_is_x86_64_v3() {
 
 }  // namespace kiln::portable
 
+// KILN_UNROLL: unrolls the loop that follows completely (at most 64 iterations, a bound known at
+// compile time).
+// The kernels compile with GCC's size-growing complete unrolling capped
+// (cmake/KilnCompileOptions.cmake): unrolling every short loop cost a quarter of a kernel
+// binary. A loop over an array of accumulators or lanes still needs it, so that the array lives
+// in registers (and the lanes become vectors) rather than in memory.
+#define KILN_UNROLL _Pragma("GCC unroll 64")
+
 // Forces a helper into its caller, so a KILN_HOT_LOOP caller's vector clone compiles it too.
 #if defined(__GNUC__) || defined(__clang__)
 #define KILN_ALWAYS_INLINE inline __attribute__((always_inline))

@@ -18,10 +18,12 @@ KILN_HOT_LOOP double chunk_sum(const double* x, int64_t n) {
   double lanes[kLanes] = {};
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
+    KILN_UNROLL
     for (int j = 0; j < kLanes; ++j) lanes[j] += x[i + j];
   }
   for (; i < n; ++i) lanes[0] += x[i];
   double total = 0;
+  KILN_UNROLL
   for (int j = 0; j < kLanes; ++j) total += lanes[j];
   return total;
 }
@@ -31,6 +33,7 @@ KILN_HOT_LOOP double chunk_squared_deviation(const double* x, int64_t n, double 
   double lanes[kLanes] = {};
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
+    KILN_UNROLL
     for (int j = 0; j < kLanes; ++j) {
       const double d = x[i + j] - mean;
       lanes[j] += d * d;
@@ -38,6 +41,7 @@ KILN_HOT_LOOP double chunk_squared_deviation(const double* x, int64_t n, double 
   }
   for (; i < n; ++i) lanes[0] += (x[i] - mean) * (x[i] - mean);
   double total = 0;
+  KILN_UNROLL
   for (int j = 0; j < kLanes; ++j) total += lanes[j];
   return total;
 }
