@@ -36,7 +36,8 @@ function(kiln_lean_target target)
     if(arg_KERNELS AND NOT arg_EXCEPTIONS)
       target_compile_options(${target} PRIVATE
         $<$<CXX_COMPILER_ID:GNU,Clang>:-fno-asynchronous-unwind-tables -fno-unwind-tables>
-        $<$<CXX_COMPILER_ID:GNU>:--param=max-completely-peeled-insns=16 -fno-unswitch-loops -fno-peel-loops -fno-split-loops
+        $<$<CXX_COMPILER_ID:GNU>:--param=max-completely-peeled-insns=16
+                                 -fno-unswitch-loops -fno-peel-loops -fno-split-loops
                                  -fno-version-loops-for-strides -fno-ipa-cp-clone
                                  -fvect-cost-model=cheap --param=vect-epilogues-nomask=0
                                  -fno-align-functions -fno-align-loops -fno-align-jumps

@@ -31,23 +31,23 @@ inline T combine(T a, T b) {
 }
 
 // Combines lanes[0..kN) by halving, so the tail is a short tree rather than a chain. Integer
-// lanes halve as vectors of their unsigned type (which wraps): GCC does not vectorise the scalar
-// loop for them but extracts every lane, which rows of a thousand bytes pay for twice over.
+// lanes halve as vectors of their unsigned type (which wraps): for them GCC turns the scalar loop
+// into one lane extraction per lane, which made int8 row sums of 1024 twice as slow.
 template <bool kProd, int kN, typename C>
 KILN_ALWAYS_INLINE C fold_lanes(C* lanes) {
   if constexpr (kN == 1) {
     return lanes[0];
   } else if constexpr (std::is_integral_v<C>) {
-    typedef std::make_unsigned_t<C> Half __attribute__((vector_size(kN / 2 * sizeof(C))));
-    Half low, high;
-    std::memcpy(&low, lanes, sizeof(Half));
-    std::memcpy(&high, lanes + kN / 2, sizeof(Half));
+    typedef std::make_unsigned_t<C> HalfLanes __attribute__((vector_size(kN / 2 * sizeof(C))));
+    HalfLanes low, high;
+    std::memcpy(&low, lanes, sizeof(HalfLanes));
+    std::memcpy(&high, lanes + kN / 2, sizeof(HalfLanes));
     if constexpr (kProd) {
       low *= high;
     } else {
       low += high;
     }
-    std::memcpy(lanes, &low, sizeof(Half));
+    std::memcpy(lanes, &low, sizeof(HalfLanes));
     return fold_lanes<kProd, kN / 2>(lanes);
   } else {
     KILN_UNROLL

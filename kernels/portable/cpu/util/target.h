@@ -47,7 +47,11 @@ inline bool cpu_is_x86_64_v3() {
 // (cmake/KilnCompileOptions.cmake): unrolling every short loop cost a quarter of a kernel
 // binary. A loop over an array of accumulators or lanes still needs it, so that the array lives
 // in registers (and the lanes become vectors) rather than in memory.
+#if defined(__GNUC__) || defined(__clang__)
 #define KILN_UNROLL _Pragma("GCC unroll 64")
+#else
+#define KILN_UNROLL
+#endif
 
 // Forces a helper into its caller, so a KILN_HOT_LOOP caller's vector clone compiles it too.
 #if defined(__GNUC__) || defined(__clang__)
