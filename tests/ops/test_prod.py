@@ -9,7 +9,7 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from op_compare import assert_same, check_op, is_portable
-from strategies import ALL_DTYPES, dtypes, out_like, shapes, tensors
+from strategies import ALL_DTYPES, INT_DTYPES, dtypes, out_like, shapes, tensors
 
 import kiln
 
@@ -121,6 +121,32 @@ def test_prod_long_rows_and_columns(call_op: Any, dtype: torch.dtype) -> None:
             aten.prod.int_out,
             (a, dim, False),
             out=out_like(default_dtype(dtype), None),
+        )
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES)
+def test_prod_wrapping_integer_rows(call_op: Any, dtype: torch.dtype) -> None:
+    # Odd factors never reach 0, so a product of hundreds wraps through every bit of the lanes
+    # and of their halving fold; wrapping products do not depend on the order of the factors.
+    gen = torch.Generator().manual_seed(11)
+    factors = torch.tensor([-1, 1, 3])
+    a = factors[torch.randint(0, 3, (4, 203), generator=gen)].to(dtype)
+    for out_dtype in (dtype, torch.int64):
+        check_op(
+            call_op,
+            "aten::prod.int_out",
+            aten.prod.int_out,
+            (a, 1, False),
+            {"dtype": out_dtype},
+            out=out_like(out_dtype, None),
+        )
+        check_op(
+            call_op,
+            "aten::prod.out",
+            aten.prod.out,
+            (a,),
+            {"dtype": out_dtype},
+            out=out_like(out_dtype, None),
         )
 
 
