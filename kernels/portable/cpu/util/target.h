@@ -42,8 +42,7 @@ inline bool cpu_is_x86_64_v3() {
 }  // namespace kiln::portable
 
 // KILN_UNROLL: unrolls the loop that follows completely (at most 64 iterations, a bound known at
-// compile time).
-// The kernels compile with GCC's size-growing complete unrolling capped
+// compile time). The kernels compile with GCC's size-growing complete unrolling capped
 // (cmake/KilnCompileOptions.cmake): unrolling every short loop cost a quarter of a kernel
 // binary. A loop over an array of accumulators or lanes still needs it, so that the array lives
 // in registers (and the lanes become vectors) rather than in memory.
