@@ -74,6 +74,9 @@ KERNEL_ROW_TESTS = (
     "BFloat16RowsTest.ArithmeticAgreesInlineAndInChunks",
     "BFloat16RowsTest.PredicatesAgreeInlineAndInChunks",
     "BFloat16RowsTest.AnExactFloatScalarAgreesInlineAndInChunks",
+    "ExtremeNanTest.FloatMaxAndMin",
+    "ExtremeNanTest.DoubleMaxAndMin",
+    "ExpSumTest.FloatRowsInBothVersions",
 )
 
 

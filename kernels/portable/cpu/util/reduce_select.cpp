@@ -36,12 +36,9 @@ inline C pick(C x, C current) {
   }
 }
 
-// The pick of n >= 1 contiguous values, in independent lanes so the loop vectorises.
+// The pick of n >= 1 contiguous integers, in independent lanes so the loop vectorises.
 template <typename C, bool kMax>
-KILN_HOT_LOOP C row_pick(const C* x, int64_t n) {
-  if constexpr (!std::is_integral_v<C>) {
-    return extreme_nan<C, kMax>(x, n, x[0]);
-  }
+KILN_HOT_LOOP C integer_row_pick(const C* x, int64_t n) {
   constexpr int kLanes = 64 / sizeof(C);
   C result = x[0];
   int64_t i = 0;
@@ -58,6 +55,16 @@ KILN_HOT_LOOP C row_pick(const C* x, int64_t n) {
   }
   for (; i < n; ++i) result = pick<kMax>(x[i], result);
   return result;
+}
+
+// The pick of n >= 1 contiguous values. (extreme_nan picks its own vector width at run time.)
+template <typename C, bool kMax>
+C row_pick(const C* x, int64_t n) {
+  if constexpr (std::is_integral_v<C>) {
+    return integer_row_pick<C, kMax>(x, n);
+  } else {
+    return extreme_nan<C, kMax>(x, n, x[0]);
+  }
 }
 
 // The position of the first x[i] equal to `value` (the first NaN when value is NaN).

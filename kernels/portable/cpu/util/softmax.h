@@ -22,50 +22,54 @@ constexpr int64_t kSoftmaxChunk = 256;
 // Rows of a dtype other than C that fit a buffer of this many bytes are converted whole, once.
 constexpr int64_t kSoftmaxRowBytes = 16384;
 
-// The row loops. A NaN makes the max NaN, and so the whole slice, as in ATen.
+// The row loops. A NaN makes the max NaN, and so the whole slice, as in ATen. These two pick
+// their own vector width at run time (reduce_math.h).
 template <typename C>
-KILN_HOT_LOOP C row_max(const C* x, int64_t n, C start) {
+C row_max(const C* x, int64_t n, C start) {
   return extreme_nan<C, true>(x, n, start);
 }
 
 // y = e^(x - max); returns the sum of y.
 template <typename C>
-KILN_HOT_LOOP C row_exp_sum(const C* x, C* y, int64_t n, C max) {
+KILN_NOINLINE C row_exp_sum(const C* x, C* y, int64_t n, C max) {
   return exp_sum_lanes(x, y, n, max);
 }
 
-// softmax: y = y * scale; log_softmax: y = x - shift.
-template <typename C>
-KILN_HOT_LOOP void row_scale(C* y, int64_t n, C scale) {
-  for (int64_t i = 0; i < n; ++i) y[i] *= scale;
-}
-template <typename C>
-KILN_HOT_LOOP void row_shift(const C* x, C* y, int64_t n, C shift) {
-  for (int64_t i = 0; i < n; ++i) y[i] = x[i] - shift;
-}
+// The other loops, defined for compute type C as functions with `attributes`:
+// - row_scale (softmax: y = y * scale) and row_shift (log_softmax: y = x - shift);
+// - the column loops, over w independent slices at once, one input row of width w per call.
+// Float's have vector clones. Double's are baseline code, kept out of line: its exponential is
+// libm's, one element at a time, which no clone speeds up, and the passes beside it are minor
+// (clones of them were 2.6 KiB of every build with softmax).
+#define KILN_SOFTMAX_LOOPS(C, attributes)                                                          \
+  attributes inline void row_scale(C* y, int64_t n, C scale) {                                     \
+    for (int64_t i = 0; i < n; ++i) y[i] *= scale;                                                 \
+  }                                                                                                \
+  attributes inline void row_shift(const C* x, C* y, int64_t n, C shift) {                         \
+    for (int64_t i = 0; i < n; ++i) y[i] = x[i] - shift;                                           \
+  }                                                                                                \
+  attributes inline void column_max(const C* x, C* max, int64_t w) {                               \
+    for (int64_t i = 0; i < w; ++i) max[i] = max_of(x[i], max[i]);                                 \
+  }                                                                                                \
+  attributes inline void column_exp_sum(const C* x, C* y, const C* max, C* sum, int64_t w) {       \
+    for (int64_t i = 0; i < w; ++i) {                                                              \
+      const C e = exp_shifted(x[i] - max[i]);                                                      \
+      y[i] = e;                                                                                    \
+      sum[i] += e;                                                                                 \
+    }                                                                                              \
+  }                                                                                                \
+  attributes inline void column_finish(const C* x, C* y, const C* max, const C* factor, int64_t w, \
+                                       bool log) {                                                 \
+    if (log) {                                                                                     \
+      for (int64_t i = 0; i < w; ++i) y[i] = x[i] - max[i] - factor[i];                            \
+    } else {                                                                                       \
+      for (int64_t i = 0; i < w; ++i) y[i] = exp_shifted(x[i] - max[i]) * factor[i];               \
+    }                                                                                              \
+  }
 
-// The column loops: w independent slices at once, one input row of width w per call.
-template <typename C>
-KILN_HOT_LOOP void column_max(const C* x, C* max, int64_t w) {
-  for (int64_t i = 0; i < w; ++i) max[i] = max_of(x[i], max[i]);
-}
-template <typename C>
-KILN_HOT_LOOP void column_exp_sum(const C* x, C* y, const C* max, C* sum, int64_t w) {
-  for (int64_t i = 0; i < w; ++i) {
-    const C e = exp_shifted(x[i] - max[i]);
-    y[i] = e;
-    sum[i] += e;
-  }
-}
-template <typename C>
-KILN_HOT_LOOP void column_finish(const C* x, C* y, const C* max, const C* factor, int64_t w,
-                                 bool log) {
-  if (log) {
-    for (int64_t i = 0; i < w; ++i) y[i] = x[i] - max[i] - factor[i];
-  } else {
-    for (int64_t i = 0; i < w; ++i) y[i] = exp_shifted(x[i] - max[i]) * factor[i];
-  }
-}
+KILN_SOFTMAX_LOOPS(float, KILN_HOT_LOOP)
+KILN_SOFTMAX_LOOPS(double, KILN_NOINLINE)
+#undef KILN_SOFTMAX_LOOPS
 
 // Softmax over slices of `size` elements spaced `stride` apart, computed in C (float for
 // Half/BFloat16/Float, double for Double). When in and out hold C, rows are read and written in

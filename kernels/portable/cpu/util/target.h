@@ -53,8 +53,12 @@ inline bool cpu_is_x86_64_v3() {
 #endif
 
 // Forces a helper into its caller, so a KILN_HOT_LOOP caller's vector clone compiles it too.
+// KILN_NOINLINE keeps a function out of line where copies of it in each caller would be bytes
+// with no speed to show for them.
 #if defined(__GNUC__) || defined(__clang__)
 #define KILN_ALWAYS_INLINE inline __attribute__((always_inline))
+#define KILN_NOINLINE __attribute__((noinline))
 #else
 #define KILN_ALWAYS_INLINE inline
+#define KILN_NOINLINE
 #endif
