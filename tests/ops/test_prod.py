@@ -103,7 +103,9 @@ def test_prod_all_matches_torch(call_op: Any, data: Any) -> None:
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
 def test_prod_long_rows_and_columns(call_op: Any, dtype: torch.dtype) -> None:
     gen = torch.Generator().manual_seed(5)
-    for shape, dim in [((3, 700), 1), ((700, 3), 0), ((5, 300, 2), 1)]:
+    # (701, 19) on dim 0: columns combine four rows at a time, then the 701st alone; 19 is
+    # vectors of eight and a tail.
+    for shape, dim in [((3, 700), 1), ((700, 3), 0), ((5, 300, 2), 1), ((701, 19), 0)]:
         if dtype.is_floating_point:
             a = (1 + 0.001 * torch.randn(shape, generator=gen)).to(dtype)
         else:

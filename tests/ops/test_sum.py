@@ -144,6 +144,31 @@ def test_sum_float_columns_past_a_block(call_op: Any, dtype: torch.dtype) -> Non
         )
 
 
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+@pytest.mark.parametrize("rows", [1, 3, 6, 1027])
+def test_sum_columns_in_groups_of_rows(call_op: Any, dtype: torch.dtype, rows: int) -> None:
+    # Columns add four rows at a time, then the rows left over one by one; 37 columns are vectors
+    # of eight and a tail. Specials in the first, the last and a middle row of some columns.
+    a = make_tensor(dtype, (rows, 37), 7, magnitude=3.0, int_range=(-50, 50))
+    if dtype.is_floating_point:
+        a[rows - 1, 0] = float("nan")
+        a[rows // 2, 9] = float("inf")
+        a[0, 17] = -float("inf")
+        a[0, 30] = float("inf")
+        a[rows - 1, 30] = -float("inf")  # inf - inf: nan, or -inf on a single row
+    own = dtype if dtype.is_floating_point else torch.int64
+    for out_dtype in dict.fromkeys((own, torch.float32)):
+        check_op(
+            call_op,
+            "aten::sum.IntList_out",
+            aten.sum.IntList_out,
+            (a, [0], False),
+            {"dtype": out_dtype},
+            out=torch.empty(0, dtype=out_dtype),
+            atol=sum_atol(a, out_dtype),
+        )
+
+
 def test_sum_casts_each_element_before_summing(call_op: Any) -> None:
     # ATen converts the input to the sum dtype first: 0.5 and 0.25 are each True as bool, and
     # 100.7 + 100.7 in int8 is int8(100) + int8(100), which wraps.
