@@ -182,13 +182,15 @@ void pack_b(const GemmInput& b, int64_t k, int64_t p0, int64_t kc, int64_t j0, i
 }
 
 // dst (mr x nr, row stride ld) = (accumulate ? dst : 0) + sum_p a[i][p] * b[p][j] over one
-// kMr x kNr tile (of Shape S): rows of a row-major A, a packed B panel, with vectors of kBytes:
-// each pass covers two vectors of columns for all kRows rows (at most S::kMr), so the
-// accumulators fit the register file of that width.
+// kMr x kNr tile (of Shape S): rows of a row-major A, a B panel of kNr columns whose rows are
+// ldb apart (kNr when packed), with vectors of kBytes: each pass covers two vectors of columns
+// for all kRows rows (at most S::kMr), so the accumulators fit the register file of that width.
+// A panel read in place must be whole (nr == kNr): a pass reads all its vectors' columns.
 template <typename C, typename S, int kBytes, int kRows = S::kMr>
 __attribute__((always_inline)) inline void micro_kernel(int64_t kc, const C* a_panel, int64_t lda,
-                                                        const C* b_panel, C* dst_c, int64_t ld,
-                                                        int mr, int nr, bool accumulate) {
+                                                        const C* b_panel, int64_t ldb, C* dst_c,
+                                                        int64_t ld, int mr, int nr,
+                                                        bool accumulate) {
   using E = Elem<C>;
   typedef E V __attribute__((vector_size(kBytes)));
   constexpr int kL = kBytes / static_cast<int>(sizeof(C));
@@ -205,8 +207,8 @@ __attribute__((always_inline)) inline void micro_kernel(int64_t kc, const C* a_p
     V acc[kMr][2] = {};
     for (int64_t p = 0; p < kc; ++p) {
       V b0, b1;
-      std::memcpy(&b0, b + p * kNr, sizeof(V));
-      std::memcpy(&b1, b + p * kNr + kL, sizeof(V));
+      std::memcpy(&b0, b + p * ldb, sizeof(V));
+      std::memcpy(&b1, b + p * ldb + kL, sizeof(V));
 #pragma GCC unroll 12
       for (int i = 0; i < kMr; ++i) {
         const E value = rows[i][p];
@@ -241,12 +243,23 @@ __attribute__((always_inline)) inline void micro_kernel(int64_t kc, const C* a_p
   }
 }
 
-// All tiles of one row-major A block (mc x kc, row stride lda) times one packed B block (kc x nc)
-// into dst.
+// A block of B (kc x nc) as the tiles read it: kNr-column panels, panel q at data + q *
+// panel_stride, its rows row_stride apart. Packed, a panel is kc x kNr and contiguous; read in
+// place, the panels are B's own columns.
+template <typename C>
+struct Panels {
+  const C* data;
+  int64_t row_stride;
+  int64_t panel_stride;
+};
+
+// All tiles of one row-major A block (mc x kc, row stride lda) times one B block (kc x nc) into
+// dst.
 template <typename C, typename S, int kBytes>
 __attribute__((always_inline)) inline void block_product(int64_t mc, int64_t nc, int64_t kc,
-                                                         const C* a, int64_t lda, const C* b_packed,
-                                                         C* dst, int64_t ld, bool accumulate) {
+                                                         const C* a, int64_t lda,
+                                                         const Panels<C>& b, C* dst, int64_t ld,
+                                                         bool accumulate) {
   constexpr int kMr = S::kMr;
   constexpr int kNr = S::kNr;
   for (int64_t jr = 0; jr < nc; jr += kNr) {
@@ -254,15 +267,16 @@ __attribute__((always_inline)) inline void block_product(int64_t mc, int64_t nc,
     for (int64_t ir = 0; ir < mc; ir += kMr) {
       const int mr = static_cast<int>(mc - ir < kMr ? mc - ir : kMr);
       const C* a_panel = a + ir * lda;
-      const C* b_panel = b_packed + jr * kc;
+      const C* b_panel = b.data + jr / kNr * b.panel_stride;
       C* tile = dst + ir * ld + jr;
       // A short last tile (64 rows are 5 tiles of 12 and 4 rows) runs with a third of the rows
       // rather than repeating its last row up to a full tile.
       if (mr <= kMr / 3) {
-        micro_kernel<C, S, kBytes, kMr / 3>(kc, a_panel, lda, b_panel, tile, ld, mr, nr,
-                                            accumulate);
+        micro_kernel<C, S, kBytes, kMr / 3>(kc, a_panel, lda, b_panel, b.row_stride, tile, ld, mr,
+                                            nr, accumulate);
       } else {
-        micro_kernel<C, S, kBytes>(kc, a_panel, lda, b_panel, tile, ld, mr, nr, accumulate);
+        micro_kernel<C, S, kBytes>(kc, a_panel, lda, b_panel, b.row_stride, tile, ld, mr, nr,
+                                   accumulate);
       }
     }
   }
@@ -288,35 +302,36 @@ constexpr int kBaseBytes = 16;
 #endif
 #endif
 
-// One block of tiles: (mc, nc, kc, A, lda, packed B, dst, ld, accumulate); A is row-major with
+// One block of tiles: (mc, nc, kc, A, lda, B's panels, dst, ld, accumulate); A is row-major with
 // row stride lda (read in place, or a block load_block converted).
 template <typename C>
-using BlockFn = void (*)(int64_t, int64_t, int64_t, const C*, int64_t, const C*, C*, int64_t, bool);
+using BlockFn = void (*)(int64_t, int64_t, int64_t, const C*, int64_t, const Panels<C>&, C*,
+                         int64_t, bool);
 
-template <typename C, typename S, int kBytes>
-__attribute__((always_inline)) inline void run_block(int64_t mc, int64_t nc, int64_t kc, const C* a,
-                                                     int64_t lda, const C* b, C* dst, int64_t ld,
-                                                     bool accumulate) {
-  block_product<C, S, kBytes>(mc, nc, kc, a, lda, b, dst, ld, accumulate);
-}
+// A block function with the rows of its register tile.
+template <typename C>
+struct BlockKernel {
+  BlockFn<C> run;
+  int64_t tile_rows;
+};
 
 template <typename C>
-void block_base(int64_t mc, int64_t nc, int64_t kc, const C* a, int64_t lda, const C* b, C* dst,
-                int64_t ld, bool accumulate) {
-  run_block<C, Shape<C, 32>, kBaseBytes>(mc, nc, kc, a, lda, b, dst, ld, accumulate);
+void block_base(int64_t mc, int64_t nc, int64_t kc, const C* a, int64_t lda, const Panels<C>& b,
+                C* dst, int64_t ld, bool accumulate) {
+  block_product<C, Shape<C, 32>, kBaseBytes>(mc, nc, kc, a, lda, b, dst, ld, accumulate);
 }
 
 #if KILN_GEMM_DISPATCH
 template <typename C>
 KILN_GEMM_AVX2 void block_avx2(int64_t mc, int64_t nc, int64_t kc, const C* a, int64_t lda,
-                               const C* b, C* dst, int64_t ld, bool accumulate) {
-  run_block<C, Shape<C, 32>, 32>(mc, nc, kc, a, lda, b, dst, ld, accumulate);
+                               const Panels<C>& b, C* dst, int64_t ld, bool accumulate) {
+  block_product<C, Shape<C, 32>, 32>(mc, nc, kc, a, lda, b, dst, ld, accumulate);
 }
 
 template <typename C>
 KILN_GEMM_AVX512 void block_avx512(int64_t mc, int64_t nc, int64_t kc, const C* a, int64_t lda,
-                                   const C* b, C* dst, int64_t ld, bool accumulate) {
-  run_block<C, Shape<C, 64>, 64>(mc, nc, kc, a, lda, b, dst, ld, accumulate);
+                                   const Panels<C>& b, C* dst, int64_t ld, bool accumulate) {
+  block_product<C, Shape<C, 64>, 64>(mc, nc, kc, a, lda, b, dst, ld, accumulate);
 }
 
 enum class GemmIsa { kBase, kAvx2, kAvx512 };
@@ -387,8 +402,9 @@ struct GemmPart {
 // same blocks, in the same order, whatever the partition.
 template <typename C>
 void gemm_typed(const GemmPart& part, int64_t k, const GemmInput& a, const GemmInput& b,
-                const GemmOutput& out, const GemmEpilogue& epilogue, BlockFn<C> run_block) {
+                const GemmOutput& out, const GemmEpilogue& epilogue, const BlockKernel<C>& kernel) {
   using Cache = Blocks<C>;
+  const BlockFn<C> run_block = kernel.run;
   alignas(64) C a_packed[Cache::kMc * Cache::kKc];
   alignas(64) C b_packed[Cache::kKc * Cache::kNc];
   C buffer[Cache::kKc > Cache::kNc ? Cache::kKc : Cache::kNc];
@@ -402,6 +418,12 @@ void gemm_typed(const GemmPart& part, int64_t k, const GemmInput& a, const GemmI
   if (out.dtype == CppToScalarType<C>::value) {
     // Accumulate straight into out, block row by block row, finishing after the last k block.
     C* dst = static_cast<C*>(out.data);
+    // A part of one row of tiles reads B's whole panels in place: packed, each panel would serve
+    // that one row of tiles, so packing would only add a copy of B (mm of 1-6 rows took 2-3x
+    // ATen's time). The last, partial panel is packed still, as a tile reads whole vectors past
+    // its last column.
+    const bool b_in_place = b.loader == nullptr && b.dtype == CppToScalarType<C>::value &&
+                            b.col_stride == 1 && part.i_end - part.i_begin <= kernel.tile_rows;
     for (int64_t j0 = part.j_begin; j0 < part.j_end; j0 += Cache::kNc) {
       const int64_t nc = part.j_end - j0 < Cache::kNc ? part.j_end - j0 : Cache::kNc;
       if (k == 0) {
@@ -409,9 +431,14 @@ void gemm_typed(const GemmPart& part, int64_t k, const GemmInput& a, const GemmI
           for (int64_t j = 0; j < nc; ++j) dst[i * out.row_stride + j0 + j] = C(0);
         }
       }
+      const int64_t whole = b_in_place ? nc / Cache::kNr * Cache::kNr : 0;
       for (int64_t p0 = 0; p0 < k; p0 += Cache::kKc) {
         const int64_t kc = k - p0 < Cache::kKc ? k - p0 : Cache::kKc;
-        pack_b<C, Cache::kNr>(b, k, p0, kc, j0, nc, b_packed, buffer);
+        if (whole < nc)
+          pack_b<C, Cache::kNr>(b, k, p0, kc, j0 + whole, nc - whole, b_packed, buffer);
+        const Panels<C> in_place = {static_cast<const C*>(b.data) + p0 * b.row_stride + j0,
+                                    b.row_stride, Cache::kNr};
+        const Panels<C> rest = {b_packed, Cache::kNr, Cache::kNr * kc};
         for (int64_t i0 = part.i_begin; i0 < part.i_end; i0 += Cache::kMc) {
           const int64_t mc = part.i_end - i0 < Cache::kMc ? part.i_end - i0 : Cache::kMc;
           const C* a_block = a_packed;
@@ -423,8 +450,13 @@ void gemm_typed(const GemmPart& part, int64_t k, const GemmInput& a, const GemmI
             load_block(a, i0, mc, p0, kc, a_packed);
             lda = kc;
           }
-          run_block(mc, nc, kc, a_block, lda, b_packed, dst + i0 * out.row_stride + j0,
-                    out.row_stride, p0 > 0);
+          C* dst_block = dst + i0 * out.row_stride + j0;
+          if (whole > 0)
+            run_block(mc, whole, kc, a_block, lda, in_place, dst_block, out.row_stride, p0 > 0);
+          if (whole < nc) {
+            run_block(mc, nc - whole, kc, a_block, lda, rest, dst_block + whole, out.row_stride,
+                      p0 > 0);
+          }
         }
       }
       if (finish.scale || finish.add_c) {
@@ -460,7 +492,8 @@ void gemm_typed(const GemmPart& part, int64_t k, const GemmInput& a, const GemmI
         for (int64_t i1 = 0; i1 < mc; i1 += Cache::kMc) {
           const int64_t rows = mc - i1 < Cache::kMc ? mc - i1 : Cache::kMc;
           load_block(a, i0 + i1, rows, p0, kc, a_packed);
-          run_block(rows, nc, kc, a_packed, kc, b_packed, acc + i1 * nb, nb, p0 > 0);
+          const Panels<C> panels = {b_packed, Cache::kNr, Cache::kNr * kc};
+          run_block(rows, nc, kc, a_packed, kc, panels, acc + i1 * nb, nb, p0 > 0);
         }
       }
       for (int64_t i = 0; i < mc; ++i) {
@@ -607,7 +640,7 @@ void gemm_dot(const KernelRuntimeContext& ctx, int64_t m, int64_t n, int64_t k, 
 template <typename C>
 void gemm_parts(const KernelRuntimeContext& ctx, int64_t m, int64_t n, int64_t k,
                 const GemmInput& a, const GemmInput& b, const GemmOutput& out,
-                const GemmEpilogue& epilogue, BlockFn<C> run_block) {
+                const GemmEpilogue& epilogue, const BlockKernel<C>& kernel) {
   using Cache = Blocks<C>;
   const bool by_columns = n >= m;
   const int64_t block = by_columns ? Cache::kNc : Cache::kMc;
@@ -618,7 +651,7 @@ void gemm_parts(const KernelRuntimeContext& ctx, int64_t m, int64_t n, int64_t k
     const int64_t begin = first * block;
     const int64_t end = last * block < extent ? last * block : extent;
     const GemmPart part = by_columns ? GemmPart{0, m, begin, end} : GemmPart{begin, end, 0, n};
-    gemm_typed<C>(part, k, a, b, out, epilogue, run_block);
+    gemm_typed<C>(part, k, a, b, out, epilogue, kernel);
   });
 }
 
@@ -633,20 +666,24 @@ void gemm(const KernelRuntimeContext& ctx, int64_t m, int64_t n, int64_t k, cons
       if constexpr (std::is_same_v<C, float>) {  // double and int64 keep their code small
         if (dot_products_fit(m, a, b, out)) return gemm_dot(ctx, m, n, k, a, b, out, epilogue);
       }
-      BlockFn<C> run_block = block_base<C>;
+      constexpr int64_t kRows = Shape<C, 32>::kMr;
+      BlockKernel<C> kernel = {block_base<C>, kRows};
 #if KILN_GEMM_DISPATCH
       switch (gemm_isa()) {
         case GemmIsa::kAvx512:
-          run_block = wide_tiles_pay(m, n, k) ? block_avx512<C> : block_avx2<C>;
-          break;
+          if (wide_tiles_pay(m, n, k)) {
+            kernel = {block_avx512<C>, Shape<C, 64>::kMr};
+            break;
+          }
+          [[fallthrough]];
         case GemmIsa::kAvx2:
-          run_block = block_avx2<C>;
+          kernel = {block_avx2<C>, kRows};
           break;
         case GemmIsa::kBase:
           break;
       }
 #endif
-      gemm_parts<C>(ctx, m, n, k, a, b, out, epilogue, run_block);
+      gemm_parts<C>(ctx, m, n, k, a, b, out, epilogue, kernel);
     }
   });
 }
