@@ -434,10 +434,12 @@ void gemm_typed(const GemmPart& part, int64_t k, const GemmInput& a, const GemmI
       const int64_t whole = b_in_place ? nc / Cache::kNr * Cache::kNr : 0;
       for (int64_t p0 = 0; p0 < k; p0 += Cache::kKc) {
         const int64_t kc = k - p0 < Cache::kKc ? k - p0 : Cache::kKc;
-        if (whole < nc)
+        if (whole < nc) {
           pack_b<C, Cache::kNr>(b, k, p0, kc, j0 + whole, nc - whole, b_packed, buffer);
-        const Panels<C> in_place = {static_cast<const C*>(b.data) + p0 * b.row_stride + j0,
-                                    b.row_stride, Cache::kNr};
+        }
+        const C* b_rows =
+            whole > 0 ? static_cast<const C*>(b.data) + p0 * b.row_stride + j0 : nullptr;
+        const Panels<C> in_place = {b_rows, b.row_stride, Cache::kNr};
         const Panels<C> rest = {b_packed, Cache::kNr, Cache::kNr * kc};
         for (int64_t i0 = part.i_begin; i0 < part.i_end; i0 += Cache::kMc) {
           const int64_t mc = part.i_end - i0 < Cache::kMc ? part.i_end - i0 : Cache::kMc;
@@ -451,8 +453,9 @@ void gemm_typed(const GemmPart& part, int64_t k, const GemmInput& a, const GemmI
             lda = kc;
           }
           C* dst_block = dst + i0 * out.row_stride + j0;
-          if (whole > 0)
+          if (whole > 0) {
             run_block(mc, whole, kc, a_block, lda, in_place, dst_block, out.row_stride, p0 > 0);
+          }
           if (whole < nc) {
             run_block(mc, nc - whole, kc, a_block, lda, rest, dst_block + whole, out.row_stride,
                       p0 > 0);

@@ -24,7 +24,8 @@ struct VectorOf {
 template <typename C, int kBytes = 32>
 using Vector = typename VectorOf<C, kBytes>::type;
 
-// Bytes of the vectors extreme_nan's baseline version uses: the widest the build targets.
+// Bytes of the vectors the baseline versions of the loops below use: the widest the build
+// targets.
 #if defined(__AVX__)
 constexpr int kBaselineVectorBytes = 32;
 #else
@@ -83,8 +84,8 @@ KILN_V3_LOOP C extreme_nan_v3(const C* x, int64_t n, C start) {
 
 // The largest (kMax) or smallest of `start` and x[0..n) (floating C), NaN winning: NaN if any
 // value (or start) is NaN. Not a KILN_HOT_LOOP: GCC compiles a comparison of vectors wider than
-// the target's element by element, so a baseline clone of 32-byte vectors was scalar code (and
-// eight times the bytes). An x86-64-v3 version of 32-byte vectors and a baseline one of the
+// the target's registers lane by lane, so a baseline clone of 32-byte vectors was scalar code
+// (and eight times the bytes). An x86-64-v3 version of 32-byte vectors and a baseline one of the
 // build's own width are picked at run time instead.
 template <typename C, bool kMax>
 inline C extreme_nan(const C* x, int64_t n, C start) {
