@@ -25,6 +25,12 @@ def mm_atol(a: torch.Tensor, b: torch.Tensor) -> float:
     return 4 * eps(a.dtype) * max(k, 1) * magnitude(a) * magnitude(b)
 
 
+def check_mm(call_op: Any, a: torch.Tensor, b: torch.Tensor) -> None:
+    """mm of a and b into an out of their dtype, against torch."""
+    out = torch.empty(0, dtype=a.dtype)
+    check_op(call_op, "aten::mm.out", aten.mm.out, (a, b), out=out, atol=mm_atol(a, b))
+
+
 @SETTINGS
 @given(data=st.data())
 def test_mm_matches_torch(call_op: Any, data: Any) -> None:
@@ -40,15 +46,10 @@ def test_mm_matches_torch(call_op: Any, data: Any) -> None:
 @pytest.mark.parametrize(("n", "k", "m"), [(70, 150, 45), (1, 300, 1), (49, 1, 65), (3, 0, 4)])
 def test_mm_blocked_sizes(call_op: Any, dtype: torch.dtype, n: int, k: int, m: int) -> None:
     # Sizes around and past the gemm's register tiles and cache blocks; integers wrap.
-    a = make_tensor(dtype, (n, k), 10, magnitude=2.0)
-    b = make_tensor(dtype, (k, m), 11, magnitude=2.0)
-    check_op(
+    check_mm(
         call_op,
-        "aten::mm.out",
-        aten.mm.out,
-        (a, b),
-        out=torch.empty(0, dtype=dtype),
-        atol=mm_atol(a, b),
+        make_tensor(dtype, (n, k), 10, magnitude=2.0),
+        make_tensor(dtype, (k, m), 11, magnitude=2.0),
     )
 
 
@@ -60,15 +61,7 @@ def test_mm_few_rows_read_b_in_place(call_op: Any, dtype: torch.dtype, rows: int
     # blocks, and the widths are whole panels, whole panels and a part, and a part alone.
     for k, n in [(300, 512), (130, 70), (64, 517), (5, 7)]:
         a = make_tensor(dtype, (rows, k), rows + k, magnitude=2.0)
-        b = make_tensor(dtype, (k, n), n, magnitude=2.0)
-        check_op(
-            call_op,
-            "aten::mm.out",
-            aten.mm.out,
-            (a, b),
-            out=torch.empty(0, dtype=dtype),
-            atol=mm_atol(a, b),
-        )
+        check_mm(call_op, a, make_tensor(dtype, (k, n), n, magnitude=2.0))
 
 
 def test_mm_nan_and_inf(call_op: Any) -> None:

@@ -128,11 +128,9 @@ def test_sum_integers_long_runs_and_columns(call_op: Any, dtype: torch.dtype) ->
             )
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.float64])
-def test_sum_float_columns_past_a_block(call_op: Any, dtype: torch.dtype) -> None:
-    # More rows than one float block (1024), so block totals go through the double totals.
-    a = make_tensor(dtype, (2100, 300), 3, magnitude=3.0, int_range=(-50, 50))
-    for out_dtype in dict.fromkeys((dtype, torch.float32)):
+def check_column_sums(call_op: Any, a: torch.Tensor, own_dtype: torch.dtype) -> None:
+    """sum over dim 0 of `a` into `own_dtype` and into float32, against torch."""
+    for out_dtype in dict.fromkeys((own_dtype, torch.float32)):
         check_op(
             call_op,
             "aten::sum.IntList_out",
@@ -142,6 +140,13 @@ def test_sum_float_columns_past_a_block(call_op: Any, dtype: torch.dtype) -> Non
             out=torch.empty(0, dtype=out_dtype),
             atol=sum_atol(a, out_dtype),
         )
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.float64])
+def test_sum_float_columns_past_a_block(call_op: Any, dtype: torch.dtype) -> None:
+    # More rows than one float block (1024), so block totals go through the double totals.
+    a = make_tensor(dtype, (2100, 300), 3, magnitude=3.0, int_range=(-50, 50))
+    check_column_sums(call_op, a, dtype)
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
@@ -156,17 +161,7 @@ def test_sum_columns_in_groups_of_rows(call_op: Any, dtype: torch.dtype, rows: i
         a[0, 17] = -float("inf")
         a[0, 30] = float("inf")
         a[rows - 1, 30] = -float("inf")  # inf - inf: nan, or -inf on a single row
-    own = dtype if dtype.is_floating_point else torch.int64
-    for out_dtype in dict.fromkeys((own, torch.float32)):
-        check_op(
-            call_op,
-            "aten::sum.IntList_out",
-            aten.sum.IntList_out,
-            (a, [0], False),
-            {"dtype": out_dtype},
-            out=torch.empty(0, dtype=out_dtype),
-            atol=sum_atol(a, out_dtype),
-        )
+    check_column_sums(call_op, a, dtype if dtype.is_floating_point else torch.int64)
 
 
 def test_sum_casts_each_element_before_summing(call_op: Any) -> None:
