@@ -110,39 +110,55 @@ KILN_HOT_LOOP TotalOf<C> run_total(const In* x, int64_t n) {
   return total;
 }
 
-// acc[i] = acc[i] (+ or *) x[i]: outputs side by side in lanes of LaneOf, for `rows` input rows
-// `stride` elements apart (several per call, so short rows do not pay a call each), each element
-// read as element(x[i]). Four rows combine before they meet acc, so acc is loaded and stored
-// once per four rows rather than per row (which bound the loop: float columns took 1.2x ATen's
-// time).
-template <typename Lane, bool kProd, typename In, typename Element>
-KILN_ALWAYS_INLINE void accumulate_rows(Lane* acc, const In* x, int64_t n, int64_t rows,
-                                        int64_t stride, Element element) {
-  int64_t r = 0;
-  for (; r + 4 <= rows; r += 4, x += 4 * stride) {
-    const In* x1 = x + stride;
-    const In* x2 = x1 + stride;
-    const In* x3 = x2 + stride;
-    for (int64_t i = 0; i < n; ++i) {
-      const Lane pair0 = combine<kProd>(element(x[i]), element(x1[i]));
-      const Lane pair1 = combine<kProd>(element(x2[i]), element(x3[i]));
-      acc[i] = combine<kProd>(acc[i], combine<kProd>(pair0, pair1));
-    }
-  }
-  for (; r < rows; ++r, x += stride) {
-    for (int64_t i = 0; i < n; ++i) acc[i] = combine<kProd>(acc[i], element(x[i]));
+// A row of kChunk values that leave a total unchanged, for the rows missing from a last group of
+// four: zeros for sums, ones for products.
+template <typename In, bool kProd>
+const In* identity_row() {
+  if constexpr (kProd) {
+    static const In* const ones = [] {
+      static In values[kChunk];
+      for (In& value : values) {
+        if constexpr (std::is_same_v<In, BFloat16>) {
+          value = BFloat16::from_bits(0x3f80);
+        } else if constexpr (std::is_same_v<In, Half>) {
+          value = Half::from_bits(0x3c00);
+        } else {
+          value = In(1);
+        }
+      }
+      return values;
+    }();
+    return ones;
+  } else {
+    static In zeros[kChunk];  // zero-initialised, never written
+    return zeros;
   }
 }
 
+// acc[i] = acc[i] (+ or *) x[i]: outputs side by side in lanes of LaneOf, for `rows` input rows
+// `stride` elements apart (several per call, so short rows do not pay a call each), n <= kChunk.
+// Four rows combine before they meet acc, so acc is loaded and stored once per four rows rather
+// than per row (which bound the loop: float columns took 1.2x ATen's time); a last group of fewer
+// rows is filled with identity rows, so there is one loop to compile.
 template <typename Lane, bool kProd, typename In>
 KILN_HOT_LOOP void column_accumulate(Lane* acc, const In* x, int64_t n, int64_t rows,
                                      int64_t stride) {
-  accumulate_rows<Lane, kProd>(acc, x, n, rows, stride,
-                               [](In value) { return element_of<Lane>(value); });
+  const In* identity = identity_row<In, kProd>();
+  for (int64_t r = 0; r < rows; r += 4) {
+    const In* x0 = x + r * stride;
+    const In* x1 = r + 1 < rows ? x0 + stride : identity;
+    const In* x2 = r + 2 < rows ? x0 + 2 * stride : identity;
+    const In* x3 = r + 3 < rows ? x0 + 3 * stride : identity;
+    for (int64_t i = 0; i < n; ++i) {
+      const Lane pair0 = combine<kProd>(element_of<Lane>(x0[i]), element_of<Lane>(x1[i]));
+      const Lane pair1 = combine<kProd>(element_of<Lane>(x2[i]), element_of<Lane>(x3[i]));
+      acc[i] = combine<kProd>(acc[i], combine<kProd>(pair0, pair1));
+    }
+  }
 }
 
 // Half columns read in place on x86-64-v3 CPUs, converted eight at a time with F16C inside the
-// loop, combined in accumulate_rows' order (a tail element converts exactly as F16C does).
+// loop, combined in column_accumulate's order (a tail element converts exactly as F16C does).
 // Elsewhere Half rows are widened into a buffer first (widen_row), which writes and reads every
 // row once more. (GCC 12 does not vectorise the compiler's _Float16 conversions.)
 #if defined(KILN_X86_64_V3_ONLY)
@@ -160,31 +176,24 @@ template <bool kProd>
 KILN_V3_LOOP void half_column_accumulate(float* acc, const Half* x, int64_t n, int64_t rows,
                                          int64_t stride) {
   const auto element = [](Half value) { return kiln::detail::half_bits_to_float(value.x); };
-  int64_t r = 0;
-  for (; r + 4 <= rows; r += 4, x += 4 * stride) {
-    const Half* x1 = x + stride;
-    const Half* x2 = x1 + stride;
-    const Half* x3 = x2 + stride;
+  const Half* identity = identity_row<Half, kProd>();
+  for (int64_t r = 0; r < rows; r += 4) {
+    const Half* x0 = x + r * stride;
+    const Half* x1 = r + 1 < rows ? x0 + stride : identity;
+    const Half* x2 = r + 2 < rows ? x0 + 2 * stride : identity;
+    const Half* x3 = r + 3 < rows ? x0 + 3 * stride : identity;
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
-      const __m256 pair0 = combine_vectors<kProd>(load_halves(x + i), load_halves(x1 + i));
+      const __m256 pair0 = combine_vectors<kProd>(load_halves(x0 + i), load_halves(x1 + i));
       const __m256 pair1 = combine_vectors<kProd>(load_halves(x2 + i), load_halves(x3 + i));
       _mm256_storeu_ps(acc + i, combine_vectors<kProd>(_mm256_loadu_ps(acc + i),
                                                        combine_vectors<kProd>(pair0, pair1)));
     }
     for (; i < n; ++i) {
-      const float pair0 = combine<kProd>(element(x[i]), element(x1[i]));
+      const float pair0 = combine<kProd>(element(x0[i]), element(x1[i]));
       const float pair1 = combine<kProd>(element(x2[i]), element(x3[i]));
       acc[i] = combine<kProd>(acc[i], combine<kProd>(pair0, pair1));
     }
-  }
-  for (; r < rows; ++r, x += stride) {
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-      _mm256_storeu_ps(acc + i,
-                       combine_vectors<kProd>(_mm256_loadu_ps(acc + i), load_halves(x + i)));
-    }
-    for (; i < n; ++i) acc[i] = combine<kProd>(acc[i], element(x[i]));
   }
 }
 #endif
