@@ -54,11 +54,12 @@ def test_mm_blocked_sizes(call_op: Any, dtype: torch.dtype, n: int, k: int, m: i
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64, torch.float16])
-@pytest.mark.parametrize("rows", [1, 2, 5, 6, 12])
+@pytest.mark.parametrize("rows", [1, 2, 5, 6, 8, 12])
 def test_mm_few_rows_read_b_in_place(call_op: Any, dtype: torch.dtype, rows: int) -> None:
-    # One row of tiles (6 rows, 12 with AVX-512's tiles on products large enough) reads B's
-    # whole 128-byte panels in place and packs the partial last one: k spans several 128-deep
-    # blocks, and the widths are whole panels, whole panels and a part, and a part alone.
+    # One row of floating tiles (6 rows; 12 with AVX-512's tiles, which products large enough
+    # take from 7 rows) reads B's whole 128-byte panels in place and packs the partial last one
+    # (int64 packs them all): k spans several 128-deep blocks, and the widths are whole panels,
+    # whole panels and a part, and a part alone.
     for k, n in [(300, 512), (130, 70), (64, 517), (5, 7)]:
         a = make_tensor(dtype, (rows, k), rows + k, magnitude=2.0)
         check_mm(call_op, a, make_tensor(dtype, (k, n), n, magnitude=2.0))

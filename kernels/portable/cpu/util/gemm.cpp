@@ -336,11 +336,16 @@ KILN_GEMM_AVX512 void block_avx512(int64_t mc, int64_t nc, int64_t kc, const C* 
 
 enum class GemmIsa { kBase, kAvx2, kAvx512 };
 
-// Whether the AVX-512 tiles beat the AVX2 ones: only on products large enough to fill 12-row
-// tiles and amortise their cost. Measured on the test models' small layers (a 4x32 by 32x16
-// linear, an 8-channel 3x3 convolution on 8x8), the AVX-512 path took up to twice as long.
+// Whether the AVX-512 tiles beat the AVX2 ones: only on products large enough to amortise their
+// cost (on the test models' small layers, a 4x32 by 32x16 linear and an 8-channel 3x3
+// convolution on 8x8, the AVX-512 path took up to twice as long). Floating products take them
+// from 7 rows, past one row of AVX2 tiles: one 12-row tile beats two rows of 6-row ones (mm of
+// 7-11 rows by 512x512 float32 2.1-2.5x ATen's time on AVX2 tiles, 0.9-1.3x on AVX-512 ones).
+// int64's AVX-512 tile is bound by its 64-bit multiplies and fills 12 rows before it pays.
+template <typename C>
 bool wide_tiles_pay(int64_t m, int64_t n, int64_t k) {
-  return m >= 12 && n >= 32 && m * n * k >= (int64_t{1} << 18);
+  constexpr int64_t kMinRows = std::is_integral_v<C> ? 12 : Shape<C, 32>::kMr + 1;
+  return m >= kMinRows && n >= 32 && m * n * k >= (int64_t{1} << 18);
 }
 
 GemmIsa gemm_isa() {
@@ -418,12 +423,14 @@ void gemm_typed(const GemmPart& part, int64_t k, const GemmInput& a, const GemmI
   if (out.dtype == CppToScalarType<C>::value) {
     // Accumulate straight into out, block row by block row, finishing after the last k block.
     C* dst = static_cast<C*>(out.data);
-    // A part of one row of tiles reads B's whole panels in place: packed, each panel would serve
-    // that one row of tiles, so packing would only add a copy of B (mm of 1-6 rows took 2-3x
-    // ATen's time). The last, partial panel is packed still, as a tile reads whole vectors past
-    // its last column.
-    const bool b_in_place = b.loader == nullptr && b.dtype == CppToScalarType<C>::value &&
-                            b.col_stride == 1 && part.i_end - part.i_begin <= kernel.tile_rows;
+    // A floating part of one row of tiles reads B's whole panels in place: packed, each panel
+    // would serve that one row of tiles, so packing would only add a copy of B (mm of 1-6 rows
+    // took 2-3x ATen's time). The last, partial panel is packed still, as a tile reads whole
+    // vectors past its last column. int64 keeps packing: its multiply-bound tile read B's rows
+    // in place up to twice as slowly once they were 8 KiB or more apart.
+    const bool b_in_place = std::is_floating_point_v<C> && b.loader == nullptr &&
+                            b.dtype == CppToScalarType<C>::value && b.col_stride == 1 &&
+                            part.i_end - part.i_begin <= kernel.tile_rows;
     for (int64_t j0 = part.j_begin; j0 < part.j_end; j0 += Cache::kNc) {
       const int64_t nc = part.j_end - j0 < Cache::kNc ? part.j_end - j0 : Cache::kNc;
       if (k == 0) {
@@ -674,7 +681,7 @@ void gemm(const KernelRuntimeContext& ctx, int64_t m, int64_t n, int64_t k, cons
 #if KILN_GEMM_DISPATCH
       switch (gemm_isa()) {
         case GemmIsa::kAvx512:
-          if (wide_tiles_pay(m, n, k)) {
+          if (wide_tiles_pay<C>(m, n, k)) {
             kernel = {block_avx512<C>, Shape<C, 64>::kMr};
             break;
           }
