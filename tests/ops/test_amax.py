@@ -49,6 +49,23 @@ def test_amax_amin_long_rows_and_columns(
         check_op(call_op, name, torch_op, (a, dim, False), out=torch.empty(0, dtype=dtype))
 
 
+@pytest.mark.parametrize(("name", "torch_op"), OPS)
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+@pytest.mark.parametrize("rows", [1, 3, 6, 1027])
+def test_amax_amin_columns_in_groups_of_rows(
+    call_op: Any, name: str, torch_op: Any, dtype: torch.dtype, rows: int
+) -> None:
+    # Columns pick among four rows at a time, a last group of fewer repeating its first row;
+    # 37 columns are vectors and a tail. A NaN in the last row, infinities, and a column of ties.
+    a = make_tensor(dtype, (rows, 37), 5, int_range=(-50, 50))
+    a[:, 20] = a[0, 20]
+    if dtype.is_floating_point:
+        a[rows - 1, 0] = float("nan")
+        a[rows // 2, 9] = float("inf")
+        a[0, 17] = -float("inf")
+    check_op(call_op, name, torch_op, (a, [0], False), out=torch.empty(0, dtype=dtype))
+
+
 def test_amax_nan_wins(call_op: Any) -> None:
     nan = float("nan")
     a = torch.tensor([[1.0, nan, 3.0], [float("inf"), 2.0, nan]] * 20).T.contiguous()

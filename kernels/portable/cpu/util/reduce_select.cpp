@@ -82,9 +82,23 @@ int64_t find_first(const C* x, int64_t n, C value) {
 }
 
 // Outputs side by side: acc[i] (and index[i] = position) take x[i] when it is the better pick.
+// column_pick takes `rows` input rows `stride` apart, four at a time: the rows pick among
+// themselves (the earlier one kept on a tie, as in row order) before the result meets acc, so
+// acc is loaded and stored once per four rows. Picking is idempotent, so a last group of fewer
+// rows repeats its first.
 template <typename C, bool kMax>
-KILN_HOT_LOOP void column_pick(C* acc, const C* x, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) acc[i] = pick<kMax>(x[i], acc[i]);
+KILN_HOT_LOOP void column_pick(C* acc, const C* x, int64_t n, int64_t rows, int64_t stride) {
+  for (int64_t r = 0; r < rows; r += 4) {
+    const C* x0 = x + r * stride;
+    const C* x1 = r + 1 < rows ? x0 + stride : x0;
+    const C* x2 = r + 2 < rows ? x0 + 2 * stride : x0;
+    const C* x3 = r + 3 < rows ? x0 + 3 * stride : x0;
+    for (int64_t i = 0; i < n; ++i) {
+      const C first = pick<kMax>(x1[i], x0[i]);
+      const C second = pick<kMax>(x3[i], x2[i]);
+      acc[i] = pick<kMax>(pick<kMax>(second, first), acc[i]);
+    }
+  }
 }
 template <typename C, bool kMax>
 KILN_HOT_LOOP void column_pick_index(C* acc, int64_t* index, const C* x, int64_t n,
@@ -169,12 +183,17 @@ class SelectRunner {
       }
       int64_t position = 0;
       for_each_run(layout, base, [&](int64_t offset) {
+        if (direct_ && indices_ == nullptr) {  // the run's rows in place, in one call
+          const C* x = reinterpret_cast<const C*>(src_) + offset;
+          column_pick<C, kMax>(values_buf_, x, m, layout.run_size, layout.run_stride);
+          return;
+        }
         for (int64_t j = 0; j < layout.run_size; ++j, ++position) {
           const C* x = read(offset + j * layout.run_stride, 1, m);
           if (indices_ != nullptr) {
             column_pick_index<C, kMax>(values_buf_, index_buf_, x, m, position);
           } else {
-            column_pick<C, kMax>(values_buf_, x, m);
+            column_pick<C, kMax>(values_buf_, x, m, 1, 0);
           }
         }
       });
