@@ -102,6 +102,27 @@ void for_each_run(const ReduceLayout& layout, int64_t base, Fn&& fn) {
                   [&](int64_t offset) { fn(base + offset); });
 }
 
+// Rows r .. r + 3 of `rows` input rows `stride` elements apart from x, for the column loops that
+// combine four rows before they meet their output lanes (loaded and stored once per group, not
+// per row). Rows past the last are `missing`, or the group's first row when that is null (for
+// an idempotent combination).
+template <typename T>
+struct FourRows {
+  const T* row[4];
+};
+template <typename T>
+inline FourRows<T> four_rows(const T* x, int64_t r, int64_t rows, int64_t stride,
+                             const T* missing) {
+  FourRows<T> group;
+  group.row[0] = x + r * stride;
+  for (int k = 1; k < 4; ++k) {
+    group.row[k] = r + k < rows         ? group.row[0] + k * stride
+                   : missing != nullptr ? missing
+                                        : group.row[0];
+  }
+  return group;
+}
+
 // For a layout whose innermost dim is kept (run_stride > 1), where neighbouring outputs read
 // neighbouring inputs: calls fn(base, n) for each block of n <= `block` neighbouring outputs along
 // that dim, in output order, `base` being the input offset of the block's first output.

@@ -139,16 +139,13 @@ const In* identity_row() {
 // `stride` elements apart (several per call, so short rows do not pay a call each), n <= kChunk.
 // Four rows combine before they meet acc, so acc is loaded and stored once per four rows rather
 // than per row (which bound the loop: float columns took 1.2x ATen's time); a last group of fewer
-// rows is filled with identity rows, so there is one loop to compile.
+// rows is filled with identity rows (four_rows, reduce.h), so there is one loop to compile.
 template <typename Lane, bool kProd, typename In>
 KILN_HOT_LOOP void column_accumulate(Lane* acc, const In* x, int64_t n, int64_t rows,
                                      int64_t stride) {
   const In* identity = identity_row<In, kProd>();
   for (int64_t r = 0; r < rows; r += 4) {
-    const In* x0 = x + r * stride;
-    const In* x1 = r + 1 < rows ? x0 + stride : identity;
-    const In* x2 = r + 2 < rows ? x0 + 2 * stride : identity;
-    const In* x3 = r + 3 < rows ? x0 + 3 * stride : identity;
+    const auto [x0, x1, x2, x3] = four_rows(x, r, rows, stride, identity).row;
     for (int64_t i = 0; i < n; ++i) {
       const Lane pair0 = combine<kProd>(element_of<Lane>(x0[i]), element_of<Lane>(x1[i]));
       const Lane pair1 = combine<kProd>(element_of<Lane>(x2[i]), element_of<Lane>(x3[i]));
@@ -178,10 +175,7 @@ KILN_V3_LOOP void half_column_accumulate(float* acc, const Half* x, int64_t n, i
   const auto element = [](Half value) { return kiln::detail::half_bits_to_float(value.x); };
   const Half* identity = identity_row<Half, kProd>();
   for (int64_t r = 0; r < rows; r += 4) {
-    const Half* x0 = x + r * stride;
-    const Half* x1 = r + 1 < rows ? x0 + stride : identity;
-    const Half* x2 = r + 2 < rows ? x0 + 2 * stride : identity;
-    const Half* x3 = r + 3 < rows ? x0 + 3 * stride : identity;
+    const auto [x0, x1, x2, x3] = four_rows(x, r, rows, stride, identity).row;
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
       const __m256 pair0 = combine_vectors<kProd>(load_halves(x0 + i), load_halves(x1 + i));

@@ -89,10 +89,7 @@ int64_t find_first(const C* x, int64_t n, C value) {
 template <typename C, bool kMax>
 KILN_HOT_LOOP void column_pick(C* acc, const C* x, int64_t n, int64_t rows, int64_t stride) {
   for (int64_t r = 0; r < rows; r += 4) {
-    const C* x0 = x + r * stride;
-    const C* x1 = r + 1 < rows ? x0 + stride : x0;
-    const C* x2 = r + 2 < rows ? x0 + 2 * stride : x0;
-    const C* x3 = r + 3 < rows ? x0 + 3 * stride : x0;
+    const auto [x0, x1, x2, x3] = four_rows<C>(x, r, rows, stride, nullptr).row;
     for (int64_t i = 0; i < n; ++i) {
       const C first = pick<kMax>(x1[i], x0[i]);
       const C second = pick<kMax>(x3[i], x2[i]);
