@@ -74,6 +74,8 @@ KERNEL_ROW_TESTS = (
     "BFloat16RowsTest.ArithmeticAgreesInlineAndInChunks",
     "BFloat16RowsTest.PredicatesAgreeInlineAndInChunks",
     "BFloat16RowsTest.AnExactFloatScalarAgreesInlineAndInChunks",
+    "ConvertRowsTest.DoubleMeetsHalfAndBFloat16ThroughFloat",
+    "ConvertRowsTest.Int64MeetsHalfAndBFloat16ThroughFloat",
     "ExtremeNanTest.FloatMaxAndMin",
     "ExtremeNanTest.DoubleMaxAndMin",
     "ExpSumTest.FloatRowsInBothVersions",

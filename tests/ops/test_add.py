@@ -208,6 +208,25 @@ def test_add_reduced_floats_into_any_float_out(
         check_op(call_op, "aten::sub.out", aten.sub.out, (b, a), {"alpha": alpha}, out=out)
 
 
+@pytest.mark.parametrize("dtype", [torch.float64, torch.int64, torch.int32])
+@pytest.mark.parametrize("reduced", [torch.float16, torch.bfloat16])
+def test_add_wide_compute_types_meet_16_bit_floats(
+    call_op: Any, dtype: torch.dtype, reduced: torch.dtype
+) -> None:
+    # Double and int64 results stored into a Half or BFloat16 out, and (double only) a 16-bit
+    # operand read as double: both go through float, a block of 256 at a time, so rows of 700
+    # cover whole blocks and a partial one; magnitudes past Half's range overflow to inf.
+    a = make_tensor(dtype, (3, 700), 7, special=True, magnitude=3e4, int_range=(-99999, 99999))
+    b = make_tensor(dtype, (700,), 8, special=True, magnitude=3e4, int_range=(-99999, 99999))
+    out = torch.empty(0, dtype=reduced)
+    check_op(call_op, "aten::add.out", aten.add.out, (a, b), {"alpha": 1}, out=out)
+    if dtype == torch.float64:
+        c = make_tensor(reduced, (700,), 9, special=True)
+        wide = torch.empty(0, dtype=dtype)
+        check_op(call_op, "aten::add.out", aten.add.out, (a, c), {"alpha": 1}, out=wide)
+        check_op(call_op, "aten::add.out", aten.add.out, (c, a), {"alpha": 1}, out=out)
+
+
 def test_add_rounds_a_scalar_other(call_op: Any) -> None:
     # Unlike mul and div, ATen's add rounds a single-element other to Half first: 65520 -> inf.
     a = torch.tensor([-65504.0, 1.0], dtype=torch.float16)

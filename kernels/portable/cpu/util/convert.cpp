@@ -184,12 +184,50 @@ inline T store_value(C value) {
   }
 }
 
+// Half and BFloat16 meet the other compute types (double, int64_t) through float, which is what
+// their element conversions do anyway (load_value, store_value): a block at a time, so the float
+// rows' fast conversions do the 16-bit work, once, rather than a software copy per compute type.
+constexpr int64_t kThroughFloatBlock = 256;
+
+template <typename C, typename T>
+void load_through_float(const T* src, int64_t n, C* dst) {
+  float block[kThroughFloatBlock];
+  for (int64_t start = 0; start < n; start += kThroughFloatBlock) {
+    const int64_t m = n - start < kThroughFloatBlock ? n - start : kThroughFloatBlock;
+    widen_row(src + start, block, m);
+    for (int64_t i = 0; i < m; ++i) dst[start + i] = static_cast<C>(block[i]);
+  }
+}
+
+template <typename C, typename T>
+void store_through_float(const C* src, int64_t n, T* dst) {
+  float block[kThroughFloatBlock];
+  for (int64_t start = 0; start < n; start += kThroughFloatBlock) {
+    const int64_t m = n - start < kThroughFloatBlock ? n - start : kThroughFloatBlock;
+    for (int64_t i = 0; i < m; ++i) block[i] = static_cast<float>(src[start + i]);
+    narrow_row(block, dst + start, m);
+  }
+}
+
+template <typename T>
+void round_through_float(double* values, int64_t n) {
+  float block[kThroughFloatBlock];
+  for (int64_t start = 0; start < n; start += kThroughFloatBlock) {
+    const int64_t m = n - start < kThroughFloatBlock ? n - start : kThroughFloatBlock;
+    for (int64_t i = 0; i < m; ++i) block[i] = static_cast<float>(values[start + i]);
+    round_floats_to<T>(block, m);
+    for (int64_t i = 0; i < m; ++i) values[start + i] = block[i];
+  }
+}
+
 template <typename C, typename T>
 void load_typed(const T* src, int64_t n, C* dst) {
   if constexpr (std::is_same_v<T, bool>) {
     for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<C>(load_bool_byte(&src[i]));
   } else if constexpr (std::is_same_v<C, float> && is_float16_v<T>) {
     widen_row(src, dst, n);
+  } else if constexpr (is_float16_v<T>) {
+    load_through_float(src, n, dst);
   } else {
     for (int64_t i = 0; i < n; ++i) dst[i] = load_value<C>(src[i]);
   }
@@ -246,6 +284,8 @@ template <typename C, typename T>
 void round_typed(C* values, int64_t n) {
   if constexpr (std::is_same_v<C, float> && is_float16_v<T>) {
     round_floats_to<T>(values, n);
+  } else if constexpr (is_float16_v<T> && narrower_than<C, T>()) {
+    round_through_float<T>(values, n);
   } else if constexpr (narrower_than<C, T>()) {
     for (int64_t i = 0; i < n; ++i) values[i] = load_value<C>(store_value<T>(values[i]));
   }
@@ -254,6 +294,7 @@ void round_typed(C* values, int64_t n) {
 template <typename C, typename T>
 void store_typed(const C* src, int64_t n, T* dst) {
   if constexpr (std::is_same_v<C, float> && is_float16_v<T>) return narrow_row(src, dst, n);
+  if constexpr (is_float16_v<T>) return store_through_float(src, n, dst);
   for (int64_t i = 0; i < n; ++i) dst[i] = store_value<T>(src[i]);
 }
 
