@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -63,6 +66,45 @@ def test_mm_few_rows_read_b_in_place(call_op: Any, dtype: torch.dtype, rows: int
     for k, n in [(300, 512), (130, 70), (64, 517), (5, 7)]:
         a = make_tensor(dtype, (rows, k), rows + k, magnitude=2.0)
         check_mm(call_op, a, make_tensor(dtype, (k, n), n, magnitude=2.0))
+
+
+# mm through the portable kernels in a process whose gemm tiles KILN_GEMM_ISA capped: products of
+# few and many rows, against a row-major B and (linear's weight) a transposed one.
+NARROWER_TILES_SCRIPT = """
+import torch
+import kiln
+
+for dtype in (torch.float32, torch.float64, torch.int64, torch.float16):
+    eps = torch.finfo(dtype).eps if dtype.is_floating_point else 0.0
+    for n, k, m in ((1, 300, 512), (7, 130, 70), (70, 150, 45), (13, 64, 517), (3, 0, 4)):
+        gen = torch.Generator().manual_seed(n * k + m)
+        a = (torch.randn(n, k, generator=gen) * 4).to(dtype)
+        b = (torch.randn(k, m, generator=gen) * 4).to(dtype)
+        weight = (torch.randn(m, k, generator=gen) * 4).to(dtype)
+        atol = 4 * eps * max(k, 1) * 16 * 16
+        got = kiln.call_op("aten::mm.out", a, b, out=torch.empty(0, dtype=dtype))
+        want = torch.mm(a.double(), b.double())
+        torch.testing.assert_close(got.double(), want, atol=atol, rtol=eps)
+        got = kiln.call_op("aten::linear.out", a, weight, out=torch.empty(0, dtype=dtype))
+        want = torch.mm(a.double(), weight.double().t())
+        torch.testing.assert_close(got.double(), want, atol=atol, rtol=eps)
+print("checked")
+"""
+
+
+@pytest.mark.parametrize("isa", ["avx2", "base"])
+def test_mm_on_narrower_tiles(isa: str) -> None:
+    # The machines that run the tests have AVX-512, whose tiles every other test gets for large
+    # products (and int64 for all): the AVX2 and baseline tiles run here, capped by KILN_GEMM_ISA.
+    env = {**os.environ, "KILN_GEMM_ISA": isa}
+    result = subprocess.run(
+        [sys.executable, "-c", NARROWER_TILES_SCRIPT],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0 and result.stdout.strip() == "checked", result.stderr
 
 
 def test_mm_nan_and_inf(call_op: Any) -> None:

@@ -3,6 +3,7 @@
 // output element.
 #include "kernels/portable/cpu/util/gemm.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <type_traits>
 
@@ -336,26 +337,36 @@ KILN_GEMM_AVX512 void block_avx512(int64_t mc, int64_t nc, int64_t kc, const C* 
 
 enum class GemmIsa { kBase, kAvx2, kAvx512 };
 
-// Whether the AVX-512 tiles beat the AVX2 ones: only on products large enough to amortise their
-// cost (on the test models' small layers, a 4x32 by 32x16 linear and an 8-channel 3x3
-// convolution on 8x8, the AVX-512 path took up to twice as long). Floating products take them
-// from 7 rows, past one row of AVX2 tiles: one 12-row tile beats two rows of 6-row ones (mm of
-// 7-11 rows by 512x512 float32 2.1-2.5x ATen's time on AVX2 tiles, 0.9-1.3x on AVX-512 ones).
-// int64's AVX-512 tile is bound by its 64-bit multiplies and fills 12 rows before it pays.
+// Whether the AVX-512 tiles beat the AVX2 ones. Floating products: only those large enough to
+// amortise their cost (on the test models' small layers, a 4x32 by 32x16 linear and an 8-channel
+// 3x3 convolution on 8x8, the AVX-512 path took up to twice as long), from 7 rows, past one row
+// of AVX2 tiles: one 12-row tile beats two rows of 6-row ones (mm of 7-11 rows by 512x512 float32
+// 2.1-2.5x ATen's time on AVX2 tiles, 0.9-1.3x on AVX-512 ones). int64 products always: AVX2 has
+// no 64-bit multiply, and its tile's three 32-bit ones per product took 2-4x as long as AVX-512's
+// vpmullq at every size (mm 4x16x16 0.4 against 0.1 us, 8x512x512 337 against 128 us).
 template <typename C>
 bool wide_tiles_pay(int64_t m, int64_t n, int64_t k) {
-  constexpr int64_t kMinRows = std::is_integral_v<C> ? 12 : Shape<C, 32>::kMr + 1;
-  return m >= kMinRows && n >= 32 && m * n * k >= (int64_t{1} << 18);
+  return std::is_integral_v<C> ||
+         (m > Shape<C, 32>::kMr && n >= 32 && m * n * k >= (int64_t{1} << 18));
 }
 
+// The widest tiles the CPU runs, capped by the environment's KILN_GEMM_ISA, "avx2" or "base" (other
+// values are ignored): so that a test on an AVX-512 machine runs the narrower tiles too, and a user
+// can compare them.
 GemmIsa gemm_isa() {
   static const GemmIsa isa = [] {
+    GemmIsa widest = GemmIsa::kBase;
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw")) {
-      return GemmIsa::kAvx512;
+      widest = GemmIsa::kAvx512;
+    } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+      widest = GemmIsa::kAvx2;
     }
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return GemmIsa::kAvx2;
-    return GemmIsa::kBase;
+    const char* cap = std::getenv("KILN_GEMM_ISA");
+    if (cap == nullptr) return widest;
+    if (std::strcmp(cap, "base") == 0) return GemmIsa::kBase;
+    if (std::strcmp(cap, "avx2") == 0 && widest == GemmIsa::kAvx512) return GemmIsa::kAvx2;
+    return widest;
   }();
   return isa;
 }
@@ -420,7 +431,8 @@ void gemm_typed(const GemmPart& part, int64_t k, const GemmInput& a, const GemmI
   // A row-major A of the compute type is read in place instead of packed.
   const bool a_direct =
       a.loader == nullptr && a.dtype == CppToScalarType<C>::value && a.col_stride == 1;
-  if (out.dtype == CppToScalarType<C>::value) {
+  // Double computes for Double alone, so its outs never take the narrower outs' path below.
+  if (std::is_same_v<C, double> || out.dtype == CppToScalarType<C>::value) {
     // Accumulate straight into out, block row by block row, finishing after the last k block.
     C* dst = static_cast<C*>(out.data);
     // A floating part of one row of tiles reads B's whole panels in place: packed, each panel
