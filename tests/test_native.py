@@ -214,3 +214,9 @@ def test_dtype_selective_library_runs_its_dtypes_and_refuses_others(native_build
     )
     # Half's dedicated loops compiled away; the general converting path still computes it.
     assert "typed half add: Ok 3 4 -6" in lines
+    assert "typed float relu: Ok 1.5 0 0.25" in lines
+    assert (
+        "typed half relu: NotSupported: relu.out: this library's dtype selection compiled the "
+        "kernel without dtype Half; add it to the selection or build without "
+        "DTYPE_SELECTIVE_BUILD" in lines
+    )

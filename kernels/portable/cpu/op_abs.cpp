@@ -12,7 +12,7 @@ Tensor& abs_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
   KILN_KERNEL_CHECK_MSG(ctx, self.scalar_type() != ScalarType::Bool, InvalidType, out,
                         "abs is not implemented for Bool; convert self to a numeric dtype");
   if (!prepare_same_dtype(ctx, self, out)) return out;
-  apply_unary(ctx, self, self.scalar_type(), out, [](auto zero) {
+  apply_same_dtype_unary(ctx, self, out, "abs.out", [](auto zero) {
     using T = decltype(zero);
     if constexpr (std::is_floating_point_v<T>) {
       return SignBitOp<T, SignBit::kClear>{};

@@ -12,7 +12,7 @@ Tensor& neg_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
                         "Negation, the `-` operator, on a bool tensor is not supported; use "
                         "logical_not to invert a mask");
   if (!prepare_same_dtype(ctx, self, out)) return out;
-  apply_unary(ctx, self, self.scalar_type(), out, [](auto zero) {
+  apply_same_dtype_unary(ctx, self, out, "neg.out", [](auto zero) {
     using T = decltype(zero);
     if constexpr (std::is_floating_point_v<T>) {
       return SignBitOp<T, SignBit::kFlip>{};

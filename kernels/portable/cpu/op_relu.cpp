@@ -14,7 +14,7 @@ Tensor& relu_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
                         "floating dtype first");
   if (!check_out_dtype_is(ctx, out, self.scalar_type())) return out;
   if (!resize_or_fail(ctx, out, self.sizes())) return out;
-  apply_unary(ctx, self, self.scalar_type(), out, [](auto zero) {
+  apply_same_dtype_unary(ctx, self, out, "relu.out", [](auto zero) {
     using T = decltype(zero);
     // `x < 0` is false for NaN, so NaN passes through as in ATen.
     return [](T x) {

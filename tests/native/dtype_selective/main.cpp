@@ -1,6 +1,8 @@
 // Runs a Float-only library: its selected dtype works, the others are refused with NotSupported
 // (boxed, by the unboxing; typed, by a kernel whose code for the dtype compiled away), and a
-// typed call with a dtype whose fast path compiled away still computes through the general path.
+// typed call with a dtype whose fast path compiled away still computes through the general path
+// where the kernel has one (add), and is refused where the kernel compiles same-dtype loops alone
+// (relu).
 #include <cstdio>
 
 #include "Functions.h"
@@ -30,6 +32,8 @@ int main() {
   float af[3] = {1, 2, 3}, bf[3] = {10, 20, 30}, of[3] = {};
   kiln::DenseTensor<1> a(kiln::ScalarType::Float, {3}, af), b(kiln::ScalarType::Float, {3}, bf);
   kiln::DenseTensor<1> out(kiln::ScalarType::Float, {3}, of);
+  float signs[3] = {1.5f, -2.0f, 0.25f};
+  kiln::DenseTensor<1> mixed_signs(kiln::ScalarType::Float, {3}, signs);
   kiln::KernelRuntimeContext ctx;
   kiln::Tensor out_tensor = out.tensor();
   const kiln::Error ok = call_add(ctx, a.tensor(), b.tensor(), out_tensor);
@@ -60,5 +64,18 @@ int main() {
   kiln::aten::add_outf(half_ctx, a16.tensor(), a16.tensor(), 1, out16_tensor);
   std::printf("typed half add: %s %g %g %g\n", kiln::to_string(half_ctx.failure_state()),
               static_cast<float>(oh[0]), static_cast<float>(oh[1]), static_cast<float>(oh[2]));
+
+  // relu compiles its same-dtype loops alone: Float runs, Half is refused.
+  float rf[3] = {};
+  kiln::DenseTensor<1> relu_out(kiln::ScalarType::Float, {3}, rf);
+  kiln::Tensor relu_tensor = relu_out.tensor();
+  kiln::KernelRuntimeContext relu_ctx;
+  kiln::aten::relu_outf(relu_ctx, mixed_signs.tensor(), relu_tensor);
+  std::printf("typed float relu: %s %g %g %g\n", kiln::to_string(relu_ctx.failure_state()), rf[0],
+              rf[1], rf[2]);
+  kiln::KernelRuntimeContext relu_half_ctx;
+  kiln::aten::relu_outf(relu_half_ctx, a16.tensor(), out16_tensor);
+  std::printf("typed half relu: %s: %s\n", kiln::to_string(relu_half_ctx.failure_state()),
+              relu_half_ctx.failure_message());
   return 0;
 }

@@ -95,10 +95,18 @@ constexpr bool compute_type_selected() {
   return (kDtypes & ~(kFloatCodes | kDoubleCodes)) != 0;
 }
 
+// Fails `ctx` with NotSupported: the dtype selection compiled `op` without `dtype`. Unboxing
+// already refuses unselected dtypes; this keeps a direct call from computing nothing.
+inline void fail_dtype_compiled_out(KernelRuntimeContext& ctx, ScalarType dtype, const char* op) {
+  ctx.fail(Error::NotSupported,
+           "%s: this library's dtype selection compiled the kernel without dtype %s; add it to "
+           "the selection or build without DTYPE_SELECTIVE_BUILD",
+           op, to_string(dtype));
+}
+
 // For kernels whose code per compute type follows the selection (`if constexpr
-// (compute_type_selected<C>())`): fails `ctx` with NotSupported, naming `op`, when dtype's compute
-// type was compiled out, and returns false. Unboxing already refuses unselected dtypes; this
-// keeps a direct call from computing nothing.
+// (compute_type_selected<C>())`): fails `ctx` (fail_dtype_compiled_out) when dtype's compute type
+// was compiled out, and returns false.
 template <uint64_t kDtypes = KILN_SELECTED_DTYPES>
 bool check_compute_type_compiled(KernelRuntimeContext& ctx, ScalarType dtype, const char* op) {
   bool compiled = false;
@@ -109,11 +117,8 @@ bool check_compute_type_compiled(KernelRuntimeContext& ctx, ScalarType dtype, co
   } else {
     compiled = compute_type_selected<int64_t, kDtypes>();
   }
-  KILN_KERNEL_CHECK_MSG(ctx, compiled, NotSupported, false,
-                        "%s: this library's dtype selection compiled the kernel without dtype %s; "
-                        "add it to the selection or build without DTYPE_SELECTIVE_BUILD",
-                        op, to_string(dtype));
-  return true;
+  if (!compiled) fail_dtype_compiled_out(ctx, dtype, op);
+  return compiled;
 }
 
 // Calls f(TypeTag<T>{}) when dtype t has a dedicated same-dtype loop (the dtypes whose math

@@ -167,7 +167,50 @@ bool reduced_unary(const KernelRuntimeContext& ctx, const Tensor& self, ScalarTy
   return false;
 }
 
+// The loops for self, `common` and out of one dtype: a fast type's own loop, or Half and
+// BFloat16 through float (reduced_unary). Returns false for the other cases.
+template <unsigned kCategories, typename MakeOp>
+bool same_dtype_unary(const KernelRuntimeContext& ctx, const Tensor& self, ScalarType common,
+                      Tensor& out, MakeOp& make_op) {
+  if (self.scalar_type() == common && out.scalar_type() == common &&
+      dispatch_fast_type<kCategories>(common, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        const T* in = self.const_data_ptr<T>();
+        T* result = out.mutable_data_ptr<T>();
+        const auto op = make_op(T{});
+        parallel_for(
+            ctx, 0, self.numel(), kElementwiseGrain,
+            [&](int64_t begin, int64_t end) {
+              unary_loop(in + begin, result + begin, end - begin, op);
+            },
+            kParallelAlign);
+      })) {
+    return true;
+  }
+  if constexpr ((kCategories & kFloatingTypes) != 0) {
+    return reduced_unary(ctx, self, common, out, make_op);
+  }
+  return false;
+}
+
 }  // namespace detail
+
+// apply_unary for an op whose out has self's dtype (relu, abs, neg), which the caller checked,
+// and which is not Bool: only the same-dtype loops are compiled, not apply_unary's converting
+// loops for each compute type, which such an op would reach only for a dtype the dtype selection
+// compiled out (relu's were 1.8 KiB). That dtype fails with NotSupported, naming `op_name`.
+template <typename MakeOp>
+void apply_same_dtype_unary(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out,
+                            const char* op_name, MakeOp&& make_op) {
+  static_assert(!HasRareInputs<decltype(make_op(0.0f))>::value,
+                "Half and BFloat16 reach an op with rare inputs through apply_unary's converting "
+                "path only");
+  const ScalarType dtype = self.scalar_type();
+  if (self.numel() == 0 || detail::same_dtype_unary<kAllTypes>(ctx, self, dtype, out, make_op)) {
+    return;
+  }
+  fail_dtype_compiled_out(ctx, dtype, op_name);
+}
 
 // out = op(self) elementwise over same-shape contiguous tensors. self is converted to dtype
 // `common` (as ATen casts inputs to the common dtype), the op runs in common's compute type and
@@ -178,27 +221,9 @@ template <unsigned kCategories = kAllTypes, typename MakeOp>
 void apply_unary(const KernelRuntimeContext& ctx, const Tensor& self, ScalarType common,
                  Tensor& out, MakeOp&& make_op) {
   const int64_t n = self.numel();
-  if (n == 0) return;
+  if (n == 0 || detail::same_dtype_unary<kCategories>(ctx, self, common, out, make_op)) return;
   const ScalarType in_type = self.scalar_type();
   const ScalarType out_type = out.scalar_type();
-  if (in_type == common && out_type == common &&
-      dispatch_fast_type<kCategories>(common, [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        const T* in = self.const_data_ptr<T>();
-        T* result = out.mutable_data_ptr<T>();
-        const auto op = make_op(T{});
-        parallel_for(
-            ctx, 0, n, kElementwiseGrain,
-            [&](int64_t begin, int64_t end) {
-              detail::unary_loop(in + begin, result + begin, end - begin, op);
-            },
-            kParallelAlign);
-      })) {
-    return;
-  }
-  if constexpr ((kCategories & kFloatingTypes) != 0) {
-    if (detail::reduced_unary(ctx, self, common, out, make_op)) return;
-  }
   dispatch_compute_type<kCategories>(common, [&](auto tag) {
     using C = typename decltype(tag)::type;
     constexpr ScalarType kComputeType = CppToScalarType<C>::value;
