@@ -278,6 +278,18 @@ KILN_ALWAYS_INLINE void op_row(const T* a, int64_t sa, const T* b, int64_t sb, R
   }
 }
 
+// op_row over one row with op, as binary_rows calls it. A named type rather than a lambda in the
+// dtype dispatch: Char rows that run as Byte rows (SignAgnostic) then share Byte's whole row
+// loop, where each dispatch case's own lambda type made a copy of it.
+template <typename Op>
+struct OpRow {
+  const Op& op;
+  template <typename T, typename R>
+  void operator()(const T* a, int64_t sa, const T* b, int64_t sb, R* out, int64_t n) const {
+    op_row(a, sa, b, sb, out, n, op);
+  }
+};
+
 // binary_row for Half or BFloat16 with a float op, a chunk at a time: the operands widen into
 // float buffers (convert.h's rows, F16C for Half where the CPU has it), the float row loop
 // computes and the results narrow back. B is T, or float for an exact scalar b (sb == 0).
@@ -438,8 +450,7 @@ void apply_binary(const KernelRuntimeContext& ctx, ElementwiseInput a, Elementwi
       using T = typename RowType<typename decltype(tag)::type, std::decay_t<MakeOp>>::type;
       using R = std::conditional_t<kPredicate, bool, T>;
       const auto op = make_op(T{});
-      binary_rows<T, R>(ctx, plan, a.data, b.data, out_data,
-                        [&](auto... args) { op_row(args..., op); });
+      binary_rows<T, R>(ctx, plan, a.data, b.data, out_data, OpRow<decltype(op)>{op});
     });
     if (done) return;
     if constexpr ((kCategories & kIntegralTypes) != 0 && dtype_selected(ScalarType::Bool)) {
