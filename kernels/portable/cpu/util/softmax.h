@@ -37,7 +37,9 @@ KILN_NOINLINE C row_exp_sum(const C* x, C* y, int64_t n, C max) {
 
 // The other loops, defined for compute type C as functions with `attributes`:
 // - row_scale (softmax: y = y * scale) and row_shift (log_softmax: y = x - shift);
-// - the column loops, over w independent slices at once, one input row of width w per call.
+// - the column loops, over w independent slices at once, one input row of width w per call;
+//   column_scale finishes softmax and column_shift log_softmax (a build with one of the two ops
+//   links only its own finishing loops).
 // Float's have vector clones. Double's are baseline code, kept out of line: its exponential is
 // libm's, one element at a time, which no clone speeds up, and the passes beside it are minor
 // (clones of them were 2.6 KiB of every build with softmax).
@@ -58,41 +60,39 @@ KILN_NOINLINE C row_exp_sum(const C* x, C* y, int64_t n, C max) {
       sum[i] += e;                                                                                 \
     }                                                                                              \
   }                                                                                                \
-  attributes inline void column_finish(const C* x, C* y, const C* max, const C* factor, int64_t w, \
-                                       bool log) {                                                 \
-    if (log) {                                                                                     \
-      for (int64_t i = 0; i < w; ++i) y[i] = x[i] - max[i] - factor[i];                            \
-    } else {                                                                                       \
-      for (int64_t i = 0; i < w; ++i) y[i] = exp_shifted(x[i] - max[i]) * factor[i];               \
-    }                                                                                              \
+  attributes inline void column_scale(const C* x, C* y, const C* max, const C* scale, int64_t w) { \
+    for (int64_t i = 0; i < w; ++i) y[i] = exp_shifted(x[i] - max[i]) * scale[i];                  \
+  }                                                                                                \
+  attributes inline void column_shift(const C* x, C* y, const C* max, const C* shift, int64_t w) { \
+    for (int64_t i = 0; i < w; ++i) y[i] = x[i] - max[i] - shift[i];                               \
   }
 
 KILN_SOFTMAX_LOOPS(float, KILN_HOT_LOOP)
 KILN_SOFTMAX_LOOPS(double, KILN_NOINLINE)
 #undef KILN_SOFTMAX_LOOPS
 
-// Softmax over slices of `size` elements spaced `stride` apart, computed in C (float for
-// Half/BFloat16/Float, double for Double). When in and out hold C, rows are read and written in
-// place; otherwise they go through conversion buffers of kSoftmaxChunk elements.
-template <typename C>
+// Softmax (or with kLog, log_softmax) over slices of `size` elements spaced `stride` apart,
+// computed in C (float for Half/BFloat16/Float, double for Double). When in and out hold C, rows
+// are read and written in place; otherwise they go through conversion buffers of kSoftmaxChunk
+// elements.
+template <typename C, bool kLog>
 class SoftmaxRunner {
  public:
-  SoftmaxRunner(const Tensor& in, Tensor& out, bool log)
+  SoftmaxRunner(const Tensor& in, Tensor& out)
       : dtype_(in.scalar_type()),
         element_size_(in.element_size()),
         direct_(dtype_ == CppToScalarType<C>::value),
-        log_(log),
         src_(static_cast<const char*>(in.const_data_ptr())),
         dst_(static_cast<char*>(out.mutable_data_ptr())) {}
 
   // One contiguous slice.
   void row(int64_t base, int64_t size) {
-    if (direct_) {
+    if (direct()) {
       const C* x = reinterpret_cast<const C*>(src_) + base;
       C* y = reinterpret_cast<C*>(dst_) + base;
       const C max = row_max(x, size, C(-INFINITY));
       const C sum = row_exp_sum(x, y, size, max);
-      if (log_) {
+      if constexpr (kLog) {
         row_shift(x, y, size, C(max + std::log(sum)));
       } else {
         row_scale(y, size, C(1) / sum);
@@ -105,7 +105,7 @@ class SoftmaxRunner {
       C* x = row_;
       load_row<C>(src_ + base * element_size_, dtype_, 1, size, x);
       const C max = row_max(x, size, C(-INFINITY));
-      if (log_) {
+      if constexpr (kLog) {
         C sum = 0;
         for (int64_t s = 0; s < size; s += kSoftmaxChunk) {
           const int64_t m = size - s < kSoftmaxChunk ? size - s : kSoftmaxChunk;
@@ -131,7 +131,7 @@ class SoftmaxRunner {
     for (int64_t s = 0; s < size; s += kSoftmaxChunk) {
       const int64_t m = size - s < kSoftmaxChunk ? size - s : kSoftmaxChunk;
       const C* x = read(base + s, m);
-      if (log_) {
+      if constexpr (kLog) {
         row_shift(x, buf_, m, C(max + std::log(sum)));
       } else {
         row_exp_sum(x, buf_, m, max);
@@ -151,19 +151,26 @@ class SoftmaxRunner {
     for (int64_t d = 0; d < size; ++d) {
       column_exp_sum(read(base + d * stride, width), buf_, max_, sum_, width);
     }
-    for (int64_t w = 0; w < width; ++w) sum_[w] = log_ ? std::log(sum_[w]) : C(1) / sum_[w];
+    for (int64_t w = 0; w < width; ++w) sum_[w] = kLog ? std::log(sum_[w]) : C(1) / sum_[w];
     for (int64_t d = 0; d < size; ++d) {
       const int64_t offset = base + d * stride;
-      C* y = direct_ ? reinterpret_cast<C*>(dst_) + offset : buf_;
-      column_finish(read(offset, width), y, max_, sum_, width, log_);
-      if (!direct_) store_row<C>(buf_, width, dtype_, dst_ + offset * element_size_);
+      C* y = direct() ? reinterpret_cast<C*>(dst_) + offset : buf_;
+      if constexpr (kLog) {
+        column_shift(read(offset, width), y, max_, sum_, width);
+      } else {
+        column_scale(read(offset, width), y, max_, sum_, width);
+      }
+      if (!direct()) store_row<C>(buf_, width, dtype_, dst_ + offset * element_size_);
     }
   }
 
  private:
+  // Whether in and out hold C. Double computes for Double alone, so it always reads in place.
+  bool direct() const { return std::is_same_v<C, double> || direct_; }
+
   // n input elements from `offset`, as C: in place when the input holds C, else converted.
   const C* read(int64_t offset, int64_t n) {
-    if (direct_) return reinterpret_cast<const C*>(src_) + offset;
+    if (direct()) return reinterpret_cast<const C*>(src_) + offset;
     load_row<C>(src_ + offset * element_size_, dtype_, 1, n, in_buf_);
     return in_buf_;
   }
@@ -171,7 +178,6 @@ class SoftmaxRunner {
   ScalarType dtype_;
   size_t element_size_;
   bool direct_;
-  bool log_;
   const char* src_;
   char* dst_;
   static constexpr int64_t kRowLength = kSoftmaxRowBytes / static_cast<int64_t>(sizeof(C));
@@ -220,7 +226,7 @@ Tensor& softmax_common(KernelRuntimeContext& ctx, const Tensor& self, int64_t di
     using C = typename decltype(tag)::type;
     if constexpr (compute_type_selected<C>()) {
       parallel_for(ctx, 0, outer * blocks, grain, [&](int64_t first, int64_t last) {
-        softmax_detail::SoftmaxRunner<C> runner(self, out, log);
+        softmax_detail::SoftmaxRunner<C, kLog> runner(self, out);
         for (int64_t item = first; item < last; ++item) {
           const int64_t base = item / blocks * size * inner;
           if (inner == 1) {
