@@ -316,9 +316,39 @@ struct BlockKernel {
   int64_t tile_rows;
 };
 
+// int64's block on x86 CPUs without AVX2: scalar products, four output columns at a time summed
+// over k in registers. SSE2 has no 64-bit multiply, and the 16-byte tile's emulation of it (three
+// 32-bit multiplies per product) took 3-6x as long. Integer panels are always packed, zero-padded
+// to kNr columns (a multiple of 4), so each group of four reads within its panel.
+template <typename C>
+void block_scalar(int64_t mc, int64_t nc, int64_t kc, const C* a, int64_t lda, const Panels<C>& b,
+                  C* dst, int64_t ld, bool accumulate) {
+  using E = Elem<C>;
+  constexpr int64_t kNr = Blocks<C>::kNr;
+  for (int64_t i = 0; i < mc; ++i) {
+    const E* x = reinterpret_cast<const E*>(a + i * lda);
+    E* row = reinterpret_cast<E*>(dst + i * ld);
+    for (int64_t j = 0; j < nc; j += 4) {
+      const E* panel = reinterpret_cast<const E*>(b.data + j / kNr * b.panel_stride) + j % kNr;
+      E sums[4] = {};
+      for (int64_t p = 0; p < kc; ++p) {
+        KILN_UNROLL
+        for (int q = 0; q < 4; ++q) sums[q] += x[p] * panel[p * b.row_stride + q];
+      }
+      const int64_t columns = nc - j < 4 ? nc - j : 4;
+      for (int64_t q = 0; q < columns; ++q) row[j + q] = (accumulate ? row[j + q] : 0) + sums[q];
+    }
+  }
+}
+
 template <typename C>
 void block_base(int64_t mc, int64_t nc, int64_t kc, const C* a, int64_t lda, const Panels<C>& b,
                 C* dst, int64_t ld, bool accumulate) {
+#if KILN_GEMM_DISPATCH
+  if constexpr (std::is_integral_v<C>) {
+    return block_scalar(mc, nc, kc, a, lda, b, dst, ld, accumulate);
+  }
+#endif
   block_product<C, Shape<C, 32>, kBaseBytes>(mc, nc, kc, a, lda, b, dst, ld, accumulate);
 }
 
