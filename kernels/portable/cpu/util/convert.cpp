@@ -187,35 +187,40 @@ inline T store_value(C value) {
 // Half and BFloat16 meet the other compute types (double, int64_t) through float, which is what
 // their element conversions do anyway (load_value, store_value): a block at a time, so the float
 // rows' fast conversions do the 16-bit work, once, rather than a software copy per compute type.
+// `type` is Half or BFloat16, and one loop serves both.
 constexpr int64_t kThroughFloatBlock = 256;
 
-template <typename C, typename T>
-void load_through_float(const T* src, int64_t n, C* dst) {
+template <typename C>
+void load_contiguous(const void* src, ScalarType src_type, int64_t n, C* dst);
+
+template <typename C>
+void load_through_float(const void* src, ScalarType type, int64_t n, C* dst) {
+  const uint16_t* from = static_cast<const uint16_t*>(src);
   float block[kThroughFloatBlock];
   for (int64_t start = 0; start < n; start += kThroughFloatBlock) {
     const int64_t m = n - start < kThroughFloatBlock ? n - start : kThroughFloatBlock;
-    widen_row(src + start, block, m);
+    load_contiguous<float>(from + start, type, m, block);
     for (int64_t i = 0; i < m; ++i) dst[start + i] = static_cast<C>(block[i]);
   }
 }
 
-template <typename C, typename T>
-void store_through_float(const C* src, int64_t n, T* dst) {
+template <typename C>
+void store_through_float(const C* src, int64_t n, ScalarType type, void* dst) {
+  uint16_t* to = static_cast<uint16_t*>(dst);
   float block[kThroughFloatBlock];
   for (int64_t start = 0; start < n; start += kThroughFloatBlock) {
     const int64_t m = n - start < kThroughFloatBlock ? n - start : kThroughFloatBlock;
     for (int64_t i = 0; i < m; ++i) block[i] = static_cast<float>(src[start + i]);
-    narrow_row(block, dst + start, m);
+    store_row<float>(block, m, type, to + start);
   }
 }
 
-template <typename T>
-void round_through_float(double* values, int64_t n) {
+void round_through_float(double* values, int64_t n, ScalarType type) {
   float block[kThroughFloatBlock];
   for (int64_t start = 0; start < n; start += kThroughFloatBlock) {
     const int64_t m = n - start < kThroughFloatBlock ? n - start : kThroughFloatBlock;
     for (int64_t i = 0; i < m; ++i) block[i] = static_cast<float>(values[start + i]);
-    round_floats_to<T>(block, m);
+    round_row<float>(block, m, type);
     for (int64_t i = 0; i < m; ++i) values[start + i] = block[i];
   }
 }
@@ -227,7 +232,7 @@ void load_typed(const T* src, int64_t n, C* dst) {
   } else if constexpr (std::is_same_v<C, float> && is_float16_v<T>) {
     widen_row(src, dst, n);
   } else if constexpr (is_float16_v<T>) {
-    load_through_float(src, n, dst);
+    load_through_float(src, CppToScalarType<T>::value, n, dst);
   } else {
     for (int64_t i = 0; i < n; ++i) dst[i] = load_value<C>(src[i]);
   }
@@ -285,7 +290,7 @@ void round_typed(C* values, int64_t n) {
   if constexpr (std::is_same_v<C, float> && is_float16_v<T>) {
     round_floats_to<T>(values, n);
   } else if constexpr (is_float16_v<T> && narrower_than<C, T>()) {
-    round_through_float<T>(values, n);
+    round_through_float(values, n, CppToScalarType<T>::value);
   } else if constexpr (narrower_than<C, T>()) {
     for (int64_t i = 0; i < n; ++i) values[i] = load_value<C>(store_value<T>(values[i]));
   }
@@ -294,13 +299,15 @@ void round_typed(C* values, int64_t n) {
 template <typename C, typename T>
 void store_typed(const C* src, int64_t n, T* dst) {
   if constexpr (std::is_same_v<C, float> && is_float16_v<T>) return narrow_row(src, dst, n);
-  if constexpr (is_float16_v<T>) return store_through_float(src, n, dst);
+  if constexpr (is_float16_v<T>) return store_through_float(src, n, CppToScalarType<T>::value, dst);
   for (int64_t i = 0; i < n; ++i) dst[i] = store_value<T>(src[i]);
 }
 
 }  // namespace
 
-void widen_row(const Half* src, float* dst, int64_t n) {
+// The 16-bit rows stay out of line here too: their F16C and software loops, inlined, were a copy
+// in each caller below.
+KILN_NOINLINE void widen_row(const Half* src, float* dst, int64_t n) {
 #if defined(KILN_HALF_F16C)
   if (cpu_has_f16c()) return widen_half_f16c(src, dst, n);
 #elif defined(KILN_HALF_NEON)
@@ -309,7 +316,7 @@ void widen_row(const Half* src, float* dst, int64_t n) {
   widen_half_soft(src, dst, n);
 }
 
-void narrow_row(const float* src, Half* dst, int64_t n) {
+KILN_NOINLINE void narrow_row(const float* src, Half* dst, int64_t n) {
 #if defined(KILN_HALF_F16C)
   if (cpu_has_f16c()) return narrow_half_f16c(src, dst, n);
 #elif defined(KILN_HALF_NEON)
@@ -318,11 +325,15 @@ void narrow_row(const float* src, Half* dst, int64_t n) {
   narrow_half_soft(src, dst, n);
 }
 
-void widen_row(const BFloat16* src, float* dst, int64_t n) { widen_bfloat16_soft(src, dst, n); }
+KILN_NOINLINE void widen_row(const BFloat16* src, float* dst, int64_t n) {
+  widen_bfloat16_soft(src, dst, n);
+}
 
-void narrow_row(const float* src, BFloat16* dst, int64_t n) { narrow_bfloat16_soft(src, dst, n); }
+KILN_NOINLINE void narrow_row(const float* src, BFloat16* dst, int64_t n) {
+  narrow_bfloat16_soft(src, dst, n);
+}
 
-void round_to_half(float* values, int64_t n) {
+KILN_NOINLINE void round_to_half(float* values, int64_t n) {
 #if defined(KILN_HALF_F16C)
   if (cpu_has_f16c()) return round_half_f16c(values, n);
 #elif defined(KILN_HALF_NEON)
@@ -331,7 +342,7 @@ void round_to_half(float* values, int64_t n) {
   round_half_soft(values, n);
 }
 
-void round_to_bfloat16(float* values, int64_t n) { round_bfloat16_soft(values, n); }
+KILN_NOINLINE void round_to_bfloat16(float* values, int64_t n) { round_bfloat16_soft(values, n); }
 
 // Strided rows are gathered a block at a time and converted as contiguous ones: one strided
 // loop per element size rather than one per pair of dtype and compute type.
