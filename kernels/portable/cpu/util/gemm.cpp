@@ -381,8 +381,8 @@ bool wide_tiles_pay(int64_t m, int64_t n, int64_t k) {
 }
 
 // The widest tiles the CPU runs, capped by the environment's KILN_GEMM_ISA, "avx2" or "base" (other
-// values are ignored): so that a test on an AVX-512 machine runs the narrower tiles too, and a user
-// can compare them.
+// values are ignored; "base" also picks the dot products' baseline loop): so that a test on an
+// AVX-512 machine runs the narrower code too, and a user can compare them.
 GemmIsa gemm_isa() {
   static const GemmIsa isa = [] {
     GemmIsa widest = GemmIsa::kBase;
@@ -578,8 +578,8 @@ bool dot_products_fit(int64_t m, const GemmInput& a, const GemmInput& b, const G
 // acc[i][q] += a[i * lda + p] * cols[q][p] over p < len (a whole number of vectors) for i < m
 // and q < 4, lane by lane in p's order: A's rows two at a time against the four columns (eight
 // accumulators; an odd last row is paired with itself, into acc's spare row).
-KILN_HOT_LOOP void dot_pass(int64_t m, int64_t len, const float* a, int64_t lda,
-                            const float* const* cols, Vector<float> (*acc)[4]) {
+KILN_ALWAYS_INLINE void dot_pass_body(int64_t m, int64_t len, const float* a, int64_t lda,
+                                      const float* const* cols, Vector<float> (*acc)[4]) {
   using V = Vector<float>;
   constexpr int64_t kL = sizeof(V) / sizeof(float);
   for (int64_t i = 0; i < m; i += 2) {
@@ -601,6 +601,25 @@ KILN_HOT_LOOP void dot_pass(int64_t m, int64_t len, const float* a, int64_t lda,
     }
     std::memcpy(acc + i, sums, sizeof(sums));
   }
+}
+
+// An x86-64-v3 version beside the baseline one, picked here rather than by a clone's resolver
+// (0.8 KiB less), so that KILN_GEMM_ISA=base runs the baseline one in a test too.
+#if defined(KILN_X86_64_V3_ONLY)
+KILN_V3_LOOP void dot_pass_v3(int64_t m, int64_t len, const float* a, int64_t lda,
+                              const float* const* cols, Vector<float> (*acc)[4]) {
+  dot_pass_body(m, len, a, lda, cols, acc);
+}
+#endif
+
+void dot_pass(int64_t m, int64_t len, const float* a, int64_t lda, const float* const* cols,
+              Vector<float> (*acc)[4]) {
+#if defined(KILN_X86_64_V3_ONLY)
+  if (cpu_is_x86_64_v3() && gemm_isa() != GemmIsa::kBase) {
+    return dot_pass_v3(m, len, a, lda, cols, acc);
+  }
+#endif
+  dot_pass_body(m, len, a, lda, cols, acc);
 }
 
 // Rows [row0, row0 + count) of `x` (row stride `ld` elements), elements [p0, p0 + len), as float
