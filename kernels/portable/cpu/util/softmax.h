@@ -37,9 +37,9 @@ KILN_NOINLINE C row_exp_sum(const C* x, C* y, int64_t n, C max) {
 
 // The other loops, defined for compute type C as functions with `attributes`:
 // - row_scale (softmax: y = y * scale) and row_shift (log_softmax: y = x - shift);
-// - the column loops, over w independent slices at once, one input row of width w per call;
-//   column_scale finishes softmax and column_shift log_softmax (a build with one of the two ops
-//   links only its own finishing loops).
+// - the column loops, over w independent slices at once, one input row of width w per call:
+//   column_max, column_exp_sum (y = e^(x - max), sum += y), then column_scale (softmax: out = y
+//   * scale) or column_shift (log_softmax: out = x - max - shift).
 // Float's have vector clones. Double's are baseline code, kept out of line: its exponential is
 // libm's, one element at a time, which no clone speeds up, and the passes beside it are minor
 // (clones of them were 2.6 KiB of every build with softmax).
@@ -60,8 +60,8 @@ KILN_NOINLINE C row_exp_sum(const C* x, C* y, int64_t n, C max) {
       sum[i] += e;                                                                                 \
     }                                                                                              \
   }                                                                                                \
-  attributes inline void column_scale(const C* x, C* y, const C* max, const C* scale, int64_t w) { \
-    for (int64_t i = 0; i < w; ++i) y[i] = exp_shifted(x[i] - max[i]) * scale[i];                  \
+  attributes inline void column_scale(const C* y, const C* scale, C* out, int64_t w) {             \
+    for (int64_t i = 0; i < w; ++i) out[i] = y[i] * scale[i];                                      \
   }                                                                                                \
   attributes inline void column_shift(const C* x, C* y, const C* max, const C* shift, int64_t w) { \
     for (int64_t i = 0; i < w; ++i) y[i] = x[i] - max[i] - shift[i];                               \
@@ -146,10 +146,16 @@ class SoftmaxRunner {
     for (int64_t w = 0; w < width; ++w) {
       max_[w] = -INFINITY;
       sum_[w] = 0;
+      spare_[w] = 0;
     }
     for (int64_t d = 0; d < size; ++d) column_max(read(base + d * stride, width), max_, width);
+    // Softmax into an out of C keeps the exponentials there and scales them in place; otherwise
+    // they are summed from a buffer, and softmax computes them again at the end.
+    const bool keep = !kLog && direct();
     for (int64_t d = 0; d < size; ++d) {
-      column_exp_sum(read(base + d * stride, width), buf_, max_, sum_, width);
+      const int64_t offset = base + d * stride;
+      C* e = keep ? reinterpret_cast<C*>(dst_) + offset : buf_;
+      column_exp_sum(read(offset, width), e, max_, sum_, width);
     }
     for (int64_t w = 0; w < width; ++w) sum_[w] = kLog ? std::log(sum_[w]) : C(1) / sum_[w];
     for (int64_t d = 0; d < size; ++d) {
@@ -158,7 +164,8 @@ class SoftmaxRunner {
       if constexpr (kLog) {
         column_shift(read(offset, width), y, max_, sum_, width);
       } else {
-        column_scale(read(offset, width), y, max_, sum_, width);
+        if (!keep) column_exp_sum(read(offset, width), y, max_, spare_, width);
+        column_scale(y, sum_, y, width);
       }
       if (!direct()) store_row<C>(buf_, width, dtype_, dst_ + offset * element_size_);
     }
@@ -186,6 +193,7 @@ class SoftmaxRunner {
   C buf_[kSoftmaxChunk];
   C max_[kSoftmaxChunk];
   C sum_[kSoftmaxChunk];
+  C spare_[kSoftmaxChunk];  // sums of a pass that needs only the exponentials
 };
 
 }  // namespace softmax_detail
