@@ -1,8 +1,9 @@
 // BFloat16 rows of a cheap float op run one of two ways (util/elementwise.h's reduced_row):
-// converting inline (x86-64-v3 CPUs and non-x86 ones) or a chunk at a time through float
-// buffers (older x86 CPUs). Both must give the same bits, on any bit patterns.
+// converting inline (x86-64-v3 CPUs, with an x86-64-v4 version, and non-x86 ones) or a chunk at a
+// time through float buffers (older x86 CPUs). All must give the same bits, on any bit patterns.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <random>
@@ -42,12 +43,23 @@ void expect_same_bits(const BFloat16* a, int64_t sa, const B* b, int64_t sb, int
   // Arrays rather than vectors: std::vector<bool> has no bool* to write to.
   const std::unique_ptr<R[]> converted_inline(new R[static_cast<size_t>(n)]());
   const std::unique_ptr<R[]> chunked(new R[static_cast<size_t>(n)]());
-  detail::bfloat16_row(a, sa, b, sb, converted_inline.get(), n, op);
   detail::chunked_row(a, sa, b, sb, chunked.get(), n, op);
-  for (int64_t i = 0; i < n; ++i) {
-    ASSERT_EQ(bits_of(converted_inline[i]), bits_of(chunked[i]))
-        << "element " << i << " of " << n << ", strides " << sa << " and " << sb;
+  // Each version writes over a cleared out, so neither passes on what the other wrote.
+  const auto expect_same = [&](const char* version) {
+    for (int64_t i = 0; i < n; ++i) {
+      ASSERT_EQ(bits_of(converted_inline[i]), bits_of(chunked[i]))
+          << version << ", element " << i << " of " << n << ", strides " << sa << " and " << sb;
+    }
+  };
+  detail::bfloat16_row(a, sa, b, sb, converted_inline.get(), n, op);
+  expect_same("x86-64-v3");
+#if defined(KILN_V4_LOOP)
+  if (cpu_is_x86_64_v4()) {
+    std::fill(converted_inline.get(), converted_inline.get() + n, R{});
+    detail::bfloat16_row_v4(a, sa, b, sb, converted_inline.get(), n, op);
+    expect_same("x86-64-v4");
   }
+#endif
 }
 
 template <typename R, typename Op>

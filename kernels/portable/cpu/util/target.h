@@ -25,6 +25,14 @@
 #define KILN_V3_LOOP
 #endif
 
+// KILN_V4_LOOP: a loop's x86-64-v4 (AVX-512) version beside its KILN_V3_LOOP one, defined only
+// where multiversioning is on; callers check cpu_is_x86_64_v4() first. For loops whose AVX2
+// version falls far short: the BFloat16 rows, which AVX-512 narrows in one instruction (vpmovdw)
+// where AVX2 packs, permutes and blends.
+#if defined(KILN_X86_64_V3_ONLY)
+#define KILN_V4_LOOP __attribute__((target("arch=x86-64-v4")))
+#endif
+
 namespace kiln::portable {
 
 inline bool cpu_is_x86_64_v3() {
@@ -38,6 +46,18 @@ inline bool cpu_is_x86_64_v3() {
          __builtin_cpu_supports("f16c");
 #endif
 }
+
+#if defined(KILN_X86_64_V3_ONLY)
+inline bool cpu_is_x86_64_v4() {
+#if (defined(__clang__) && __clang_major__ >= 16) || (!defined(__clang__) && __GNUC__ >= 12)
+  return __builtin_cpu_supports("x86-64-v4");
+#else
+  return cpu_is_x86_64_v3() && __builtin_cpu_supports("avx512f") &&
+         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+         __builtin_cpu_supports("avx512vl");
+#endif
+}
+#endif
 
 }  // namespace kiln::portable
 
