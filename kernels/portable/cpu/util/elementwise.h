@@ -305,16 +305,20 @@ struct OpRow {
 
 // binary_row for Half or BFloat16 with a float op, a chunk at a time: the operands widen into
 // float buffers (convert.h's rows, F16C for Half where the CPU has it), the float row loop
-// computes and the results narrow back. B is T, or float for an exact scalar b (sb == 0).
+// computes and the results narrow back. B is T, or float for an exact scalar b (sb == 0). Chunks
+// of 1024 (12 KiB of buffers, in L1): four calls per chunk of 256 were a quarter of a 1M Half
+// add's time (1.36x -> 1.08x ATen).
+constexpr int64_t kReducedChunk = 1024;
+
 template <typename T, typename R, typename B, typename Op>
 void chunked_row(const T* a, int64_t sa, const B* b, int64_t sb, R* out, int64_t n, const Op& op) {
   using V = decltype(op(0.0f, 0.0f));
-  float x[kElementwiseChunk];
-  float y[kElementwiseChunk];
+  float x[kReducedChunk];
+  float y[kReducedChunk];
   if (sa == 0) widen_row(a, x, 1);
   if (sb == 0) y[0] = as_float(b[0]);
-  for (int64_t start = 0; start < n; start += kElementwiseChunk) {
-    const int64_t m = n - start < kElementwiseChunk ? n - start : kElementwiseChunk;
+  for (int64_t start = 0; start < n; start += kReducedChunk) {
+    const int64_t m = n - start < kReducedChunk ? n - start : kReducedChunk;
     if (sa != 0) widen_row(a + start, x, m);
     if constexpr (std::is_same_v<B, T>) {
       if (sb != 0) widen_row(b + start, y, m);
@@ -323,7 +327,7 @@ void chunked_row(const T* a, int64_t sa, const B* b, int64_t sb, R* out, int64_t
       op_row(x, sa, y, sb, out + start, m, op);
       if constexpr (!std::is_same_v<V, bool>) round_floats_to<T>(out + start, m);
     } else {
-      float z[kElementwiseChunk];
+      float z[kReducedChunk];
       op_row(x, sa, y, sb, z, m, op);
       narrow_row(z, out + start, m);
     }
