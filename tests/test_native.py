@@ -76,6 +76,8 @@ KERNEL_ROW_TESTS = (
     "BFloat16RowsTest.AnExactFloatScalarAgreesInlineAndInChunks",
     "ConvertRowsTest.DoubleMeetsHalfAndBFloat16ThroughFloat",
     "ConvertRowsTest.Int64MeetsHalfAndBFloat16ThroughFloat",
+    "HalfRowsTest.ArithmeticAgreesInlineAndInChunks",
+    "HalfRowsTest.SelectsAgreeInlineAndInChunks",
     "ExtremeNanTest.FloatMaxAndMin",
     "ExtremeNanTest.DoubleMaxAndMin",
     "ExpSumTest.FloatRowsInBothVersions",

@@ -12,6 +12,7 @@
 #include "kernels/portable/cpu/util/broadcast.h"
 #include "kernels/portable/cpu/util/convert.h"
 #include "kernels/portable/cpu/util/dtype_util.h"
+#include "kernels/portable/cpu/util/half_rows.h"
 #include "kernels/portable/cpu/util/math_loop.h"
 #include "kernels/portable/cpu/util/rare_inputs.h"
 #include "kernels/portable/cpu/util/target.h"
@@ -356,6 +357,15 @@ void reduced_row(const T* a, int64_t sa, const B* b, int64_t sb, R* out, int64_t
     if (cpu_is_x86_64_v3()) return bfloat16_row(a, sa, b, sb, out, n, op);
     chunked_row(a, sa, b, sb, out, n, op);
   } else {
+#if defined(KILN_V4_LOOP)
+    // Half arithmetic into a Half out converts inline (half_rows.h); predicates, whose bool
+    // stores do not vectorise there, and ops with rare inputs keep the chunks.
+    if constexpr (std::is_same_v<T, Half> && std::is_same_v<R, Half> && !VectorMath<Op>::value &&
+                  !HasRareInputs<Op>::value) {
+      if (cpu_is_x86_64_v4()) return half_row_v4(a, sa, b, sb, out, n, op);
+      if (cpu_is_x86_64_v3()) return half_row_v3(a, sa, b, sb, out, n, op);
+    }
+#endif
     chunked_row(a, sa, b, sb, out, n, op);
   }
 }
