@@ -166,6 +166,14 @@ KILN_HOT_LOOP void convert_typed(Dst* dst, const Src* src, int64_t n) {
   }
 }
 
+// convert_typed for float to an integer dtype, with an AVX-512 clone too: the cast goes through
+// int64 (convert_value), and only AVX-512 converts to 64-bit integers in vectors (vcvttps2qq),
+// where AVX2 converts element by element (float32 to int8 took 3.3x ATen's time).
+template <typename Dst>
+KILN_MATH_LOOP void convert_float_to_integer(Dst* dst, const float* src, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) dst[i] = convert_value<Dst>(src[i]);
+}
+
 // True when a direct loop served the conversion: the pairs models convert most (masks to and
 // from Bool, float to the integer dtypes and double, double to float), which through a compute-type
 // buffer took up to 4.7x ATen's time. Each result is the buffered path's, bit for bit.
@@ -196,12 +204,13 @@ bool convert_direct(void* dst, ScalarType dst_type, const void* src, ScalarType 
   }
   if (src_type == ScalarType::Float) {
     const auto* in = static_cast<const float*>(src);
-    if (dst_type == ScalarType::Int) return run(static_cast<int32_t*>(dst), in, typed);
-    if (dst_type == ScalarType::Long) return run(static_cast<int64_t*>(dst), in, typed);
+    const auto to_integer = [&](auto* d) { return convert_float_to_integer(d, in, n), true; };
+    if (dst_type == ScalarType::Int) return to_integer(static_cast<int32_t*>(dst));
+    if (dst_type == ScalarType::Long) return to_integer(static_cast<int64_t*>(dst));
     if (dst_type == ScalarType::Double) return run(static_cast<double*>(dst), in, typed);
-    if (dst_type == ScalarType::Short) return run(static_cast<int16_t*>(dst), in, typed);
-    if (dst_type == ScalarType::Char) return run(static_cast<int8_t*>(dst), in, typed);
-    if (dst_type == ScalarType::Byte) return run(static_cast<uint8_t*>(dst), in, typed);
+    if (dst_type == ScalarType::Short) return to_integer(static_cast<int16_t*>(dst));
+    if (dst_type == ScalarType::Char) return to_integer(static_cast<int8_t*>(dst));
+    if (dst_type == ScalarType::Byte) return to_integer(static_cast<uint8_t*>(dst));
     return false;
   }
   if (src_type == ScalarType::Double && dst_type == ScalarType::Float) {
