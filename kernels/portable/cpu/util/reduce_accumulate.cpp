@@ -82,8 +82,10 @@ using LaneOf =
 // The total of n contiguous values: blocks in independent lanes (so the loop vectorises without
 // reassociation flags and float blocks stay short for accuracy), blocks added in Total. In is C,
 // BFloat16 read in place for a float total, or a narrow integer read in place for an int64 sum.
+// With an AVX-512 clone too: on an AMD EPYC, the AVX2 clone's int64 lanes took 1.7-2.8x ATen's
+// time for rows of int32 and int64 (0.9x with AVX-512), and Bool and BFloat16 rows gain as well.
 template <typename C, bool kProd, typename In = C>
-KILN_HOT_LOOP TotalOf<C> run_total(const In* x, int64_t n) {
+KILN_MATH_LOOP TotalOf<C> run_total(const In* x, int64_t n) {
   using Total = TotalOf<C>;
   using Lane = LaneOf<C, In>;
   static_assert(std::is_same_v<Lane, C> || (!kProd && std::is_same_v<C, int64_t>),
