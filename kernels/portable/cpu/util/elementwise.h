@@ -338,11 +338,12 @@ void chunked_row(const T* a, int64_t sa, const B* b, int64_t sb, R* out, int64_t
 // binary_row for Half or BFloat16 elements with a float op. R is T, float (results rounded to T,
 // then widened: a Float out) or bool (a predicate into a Bool out; the result stores as 0 or 1).
 // B is T, or float for an exact scalar b (sb == 0). BFloat16 converts inline for cheap ops into
-// a BFloat16 or Bool out on x86-64-v3 CPUs and non-x86 ones; the rest go a chunk at a time:
-// Half, BFloat16 under a VectorMath op (whose float loop is large and has the AVX-512 clone),
-// BFloat16 into a Float out (rare; inline it cost every op more clones of three loops) and
-// BFloat16 on x86 CPUs older than v3 (the baseline clones of the inline loops were 55 KiB of
-// all ops' code).
+// a BFloat16 or Bool out on x86-64-v3 CPUs and non-x86 ones, and Half for cheap ops without rare
+// inputs into a Half out on x86-64-v3 CPUs (half_rows.h); the rest go a chunk at a time: other
+// Half rows, 16-bit rows under a VectorMath op (whose float loop is large and has the AVX-512
+// clone), BFloat16 into a Float out (rare; inline it cost every op more clones of three loops)
+// and both on x86 CPUs older than v3 (the baseline clones of the inline loops were 55 KiB of all
+// ops' code).
 template <typename T, typename R, typename B, typename Op>
 void reduced_row(const T* a, int64_t sa, const B* b, int64_t sb, R* out, int64_t n, const Op& op) {
   constexpr bool kInline =
