@@ -107,6 +107,28 @@ def test_mm_on_narrower_tiles(isa: str) -> None:
     assert result.returncode == 0 and result.stdout.strip() == "checked", result.stderr
 
 
+def test_mm_unknown_gemm_isa_is_reported_and_ignored() -> None:
+    script = (
+        "import torch, kiln\n"
+        "a = torch.ones(70, 30)\n"
+        "out = kiln.call_op('aten::mm.out', a, a.t().contiguous(), out=torch.empty(0))\n"
+        "torch.testing.assert_close(out, torch.full((70, 70), 30.0))\n"
+        "print('checked')\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        env={**os.environ, "KILN_GEMM_ISA": "avx512"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0 and result.stdout.strip() == "checked", result.stderr
+    assert (
+        "KILN_GEMM_ISA=avx512 is not a gemm ISA; set it to avx2 or base, or unset it"
+        in result.stderr
+    )
+
+
 def test_mm_nan_and_inf(call_op: Any) -> None:
     a = make_tensor(torch.float32, (5, 6), 12, special=True)
     b = make_tensor(torch.float32, (6, 7), 13, special=True)

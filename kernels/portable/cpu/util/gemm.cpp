@@ -14,6 +14,7 @@
 #include "kernels/portable/cpu/util/reduce_math.h"
 #include "kernels/portable/cpu/util/scalar_util.h"
 #include "kernels/portable/cpu/util/target.h"
+#include "runtime/platform/log.h"
 
 namespace kiln::portable {
 namespace {
@@ -318,8 +319,8 @@ struct BlockKernel {
 
 // int64's block on x86 CPUs without AVX2: scalar products, four output columns at a time summed
 // over k in registers. SSE2 has no 64-bit multiply, and the 16-byte tile's emulation of it (three
-// 32-bit multiplies per product) took 3-6x as long. Integer panels are always packed, zero-padded
-// to kNr columns (a multiple of 4), so each group of four reads within its panel.
+// 32-bit multiplies per product) took 1.5-11x as long. Integer panels are always packed,
+// zero-padded to kNr columns (a multiple of 4), so each group of four reads within its panel.
 template <typename C>
 void block_scalar(int64_t mc, int64_t nc, int64_t kc, const C* a, int64_t lda, const Panels<C>& b,
                   C* dst, int64_t ld, bool accumulate) {
@@ -380,9 +381,9 @@ bool wide_tiles_pay(int64_t m, int64_t n, int64_t k) {
          (m > Shape<C, 32>::kMr && n >= 32 && m * n * k >= (int64_t{1} << 18));
 }
 
-// The widest tiles the CPU runs, capped by the environment's KILN_GEMM_ISA, "avx2" or "base" (other
-// values are ignored; "base" also picks the dot products' baseline loop): so that a test on an
-// AVX-512 machine runs the narrower code too, and a user can compare them.
+// The widest tiles the CPU runs, capped by the environment's KILN_GEMM_ISA, "avx2" or "base"
+// ("base" also picks the dot products' baseline loop): so that a test on an AVX-512 machine runs
+// the narrower code too, and a user can compare them. Another value is logged and ignored.
 GemmIsa gemm_isa() {
   static const GemmIsa isa = [] {
     GemmIsa widest = GemmIsa::kBase;
@@ -395,7 +396,13 @@ GemmIsa gemm_isa() {
     const char* cap = std::getenv("KILN_GEMM_ISA");
     if (cap == nullptr) return widest;
     if (std::strcmp(cap, "base") == 0) return GemmIsa::kBase;
-    if (std::strcmp(cap, "avx2") == 0 && widest == GemmIsa::kAvx512) return GemmIsa::kAvx2;
+    if (std::strcmp(cap, "avx2") == 0) {
+      return widest == GemmIsa::kAvx512 ? GemmIsa::kAvx2 : widest;
+    }
+    KILN_LOG(Error,
+             "KILN_GEMM_ISA=%s is not a gemm ISA; set it to avx2 or base, or unset it (the gemm "
+             "runs the CPU's widest tiles)",
+             cap);
     return widest;
   }();
   return isa;

@@ -28,7 +28,7 @@
 // KILN_V4_LOOP: a loop's x86-64-v4 (AVX-512) version beside its KILN_V3_LOOP one, defined only
 // where multiversioning is on; callers check cpu_is_x86_64_v4() first. For loops whose AVX2
 // version falls far short: the BFloat16 rows, which AVX-512 narrows in one instruction (vpmovdw)
-// where AVX2 packs, permutes and blends.
+// where AVX2 packs, permutes and blends, and the Half rows' sixteen-lane conversions.
 #if defined(KILN_X86_64_V3_ONLY)
 #define KILN_V4_LOOP __attribute__((target("arch=x86-64-v4")))
 #endif
