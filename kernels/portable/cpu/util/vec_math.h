@@ -315,26 +315,30 @@ inline float silu_float(float x) {
 }
 
 // The standard normal CDF Phi(x) = erfc(-x / sqrt(2)) / 2 in float, accurate in relative terms
-// on both tails: the lower tail is e^(-x^2 / 2) Q(u) with u = 1 / (1 + 0.295 |x|) and Q a
-// degree-8 minimax fit of e^(x^2 / 2) Phi(-|x|) in relative error (3.4e-8) for |x| in [0, 13.2];
-// beyond, Phi(-|x|) is below 5e-40 and the tail is 0. The rounding of x^2 (relative error
-// x^2 / 2 * 2^-24 in e^(-x^2 / 2)) dominates for large |x|: Phi is within 6e-7 relative for
-// |x| < 4 and 4.1e-6 down to -13.2.
+// on both tails: the lower tail is e^(-x^2 / 2) N(|x|) / D(|x|), with N / D a [4/5] rational
+// minimax fit of e^(x^2 / 2) Phi(-|x|) in relative error for |x| in [0, 13.2] (4.9e-9 in double,
+// 3.6e-8 with float coefficients); beyond, Phi(-|x|) is below 5e-40 and the tail is 0. D is
+// monic, so its first step is an add. N and D are two short independent chains and the one
+// division comes last, where a polynomial in 1 / (1 + p |x|) as accurate needs degree 8 in one
+// chain after its division: gelu 1M float32 took 1.22x ATen's time with that, 1.03x with this.
+// The rounding of x^2 (relative error x^2 / 2 * 2^-24 in e^(-x^2 / 2)) dominates for large |x|:
+// x Phi(x) is within 6.4e-7 relative for |x| < 4, 4.2e-6 down to -12.5 and 5.4e-6 down to -13.2
+// (measured against double erfc).
 inline float normal_cdf_float(float x) {
   const float a = detail::abs_bits(x);
-  const float u = 1.0f / (1.0f + 0.295f * a);
-  float q = 3.9730030e-02f;
-  q = q * u - 1.8479607e-01f;
-  q = q * u + 2.7366346e-01f;
-  q = q * u - 1.1985073e-01f;
-  q = q * u + 1.6804568e-01f;
-  q = q * u + 8.4061936e-02f;
-  q = q * u + 1.2185860e-01f;
-  q = q * u + 1.1726900e-01f;
-  q = q * u + 1.8097333e-05f;
+  float n = 0.398948044f;  // 1 / sqrt(2 pi), the tail's asymptote, as it should be
+  n = n * a + 3.97058368f;
+  n = n * a + 18.0135021f;
+  n = n * a + 43.3051491f;
+  n = n * a + 49.724575f;
+  float d = a + 9.95352077f;
+  d = d * a + 46.13657f;
+  d = d * a + 118.718361f;
+  d = d * a + 165.959274f;
+  d = d * a + 99.4491501f;
   // Zero past |x| = 13.2, where 2^n would leave the normal floats (so -inf * Phi(-inf) is NaN,
   // as in ATen).
-  const float tail = select(a > 13.2f, 0.0f, detail::exp_neg_half(x * x) * q);
+  const float tail = select(a > 13.2f, 0.0f, detail::exp_neg_half(x * x) * n / d);
   return select(x < 0.0f, tail, 1.0f - tail);
 }
 
