@@ -56,6 +56,24 @@ def _elementwise() -> list[ThreadCase]:
             reference=torch.add,
         ),
         ThreadCase(
+            "short repeated rows, tiled",
+            "aten::add.out",
+            lambda: (_make(300_001, 4), _make(4, seed=1)),
+            reference=torch.add,
+        ),
+        ThreadCase(
+            "short rows against a column, tiled",
+            "aten::mul.out",
+            lambda: (_make(300_001, 3), _make(300_001, 1, seed=1)),
+            reference=torch.mul,
+        ),
+        ThreadCase(
+            "pow of short repeated rows, tiled",
+            "aten::pow.Tensor_Tensor_out",
+            lambda: (_make(100_003, 5).abs(), _make(5, seed=1)),
+            reference=torch.pow,
+        ),
+        ThreadCase(
             "add float16",
             "aten::add.out",
             lambda: (_make(n, dtype=torch.float16), _make(n, dtype=torch.float16, seed=1)),

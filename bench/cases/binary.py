@@ -26,6 +26,12 @@ def cases() -> list[Case]:
         Case("row-broadcast add 1024x1024", "aten::add.out", (rows, row), {}),
         Case("column-broadcast add 1024x1024", "aten::add.out", (rows, column), {}),
         Case("short-row add 262144x4 + 4", "aten::add.out", (a.reshape(-1, 4), row[:4]), {}),
+        Case(
+            "short-column add 262144x4 + 262144x1",
+            "aten::add.out",
+            (a.reshape(-1, 4), b[: 1 << 18].reshape(-1, 1)),
+            {},
+        ),
         Case("mul 1M float32", "aten::mul.out", (a, b), {}),
         Case("div 1M float32", "aten::div.out", (a, b), {}),
         Case("floor_divide 1M float32", "aten::floor_divide.out", (a, b), {}),

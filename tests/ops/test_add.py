@@ -193,6 +193,27 @@ def test_add_large_contiguous_and_broadcast(call_op: Any) -> None:
         )
 
 
+@pytest.mark.parametrize(
+    "dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int8, torch.int64]
+)
+def test_add_short_rows_broadcast(call_op: Any, dtype: torch.dtype) -> None:
+    # [R, L] against [L] or [R, 1] with L up to 64 runs many rows per call, the broadcast operand
+    # tiled into a buffer (the row copied, or each value spread over its row): row counts that end
+    # inside a tile or fill less than one, the tiled operand first or second, both operands tiled
+    # ([R, 1] + [L]), and the longest and one-past-longest rows.
+    special = dtype.is_floating_point
+    bools = torch.empty(0, dtype=torch.bool)
+    for rows, length in [(2, 2), (7, 3), (1000, 4), (1025, 5), (129, 64), (40, 65), (3001, 1)]:
+        a = make_tensor(dtype, (rows, length), 5, special=special)
+        row = make_tensor(dtype, (length,), 6, special=special)
+        column = make_tensor(dtype, (rows, 1), 7, special=special)
+        out = torch.empty(0, dtype=dtype)
+        for x, y in [(a, row), (row, a), (a, column), (column, a), (column, row)]:
+            check_op(call_op, "aten::add.out", aten.add.out, (x, y), {"alpha": 2}, out=out)
+            check_op(call_op, "aten::sub.out", aten.sub.out, (x, y), out=out)
+            check_op(call_op, "aten::lt.Tensor_out", aten.lt.Tensor_out, (x, y), out=bools)
+
+
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 @pytest.mark.parametrize("out_dtype", [torch.float16, torch.bfloat16, torch.float32])
 def test_add_reduced_floats_into_any_float_out(

@@ -1,6 +1,8 @@
 // Broadcast shapes and loop plans.
 #include "kernels/portable/cpu/util/broadcast.h"
 
+#include <cstring>
+
 #include "kernels/portable/cpu/util/checks.h"
 
 namespace kiln::portable {
@@ -126,6 +128,167 @@ void for_each_row_parallel(const KernelRuntimeContext& ctx, const BroadcastPlan&
   parallel_for(ctx, 0, plan.numel, kElementwiseGrain, [&](int64_t begin, int64_t end) {
     for_each_row_range(plan, boundary(begin), boundary(end), fn, state);
   });
+}
+
+namespace {
+
+// Bytes of one tiled input's buffer: k rows of L elements.
+constexpr size_t kTileBytes = 4096;
+
+// How for_each_binary_row reads one input of a short-row plan [rows, L] in tiles of k rows.
+enum class TileInput : uint8_t {
+  kWalks,   // walks both dims contiguously: read in place
+  kSingle,  // a single element: read in place, stride 0
+  kRow,     // one row repeated ([L] against [R, L]): a buffer of k copies, filled once
+  kColumn,  // one value per row ([R, 1] against [R, L]): each repeated L times, per tile
+};
+
+// Sets each input's TileInput and returns whether plan is a short-row plan worth tiling: [rows,
+// L] with L <= kShortRow, inputs of those four kinds, at least one repeated row or column.
+bool tile_inputs(const BroadcastPlan& plan, const BinaryOperands& operands, TileInput* inputs) {
+  if (plan.num_inputs != 2 || plan.dim != 2 || plan.row_size() > kShortRow) return false;
+  bool tiled = false;
+  for (int i = 0; i < plan.num_inputs; ++i) {
+    const StridesType outer = plan.strides[i][0];
+    const StridesType inner = plan.strides[i][1];
+    if (outer == plan.sizes[1] && inner == 1) {
+      inputs[i] = TileInput::kWalks;
+    } else if (outer == 0) {
+      inputs[i] = inner == 0 ? TileInput::kSingle : TileInput::kRow;
+    } else {
+      inputs[i] = TileInput::kColumn;  // outer == 1, inner == 0: dims of size 1 were dropped
+      const size_t size = i == 0 ? operands.a_size : operands.b_size;
+      if (size > 8 || (size & (size - 1)) != 0) return false;  // spread_column's sizes
+    }
+    tiled |= inputs[i] == TileInput::kRow || inputs[i] == TileInput::kColumn;
+  }
+  return tiled;
+}
+
+// The element at `value` (of 1, 2, 4 or 8 bytes) repeated over 8 bytes, in memory order.
+uint64_t repeated_bytes(const unsigned char* value, size_t element_size) {
+  uint64_t pattern = 0;
+  if (element_size == 1) {
+    pattern = *value;
+  } else if (element_size == 2) {
+    uint16_t v;
+    std::memcpy(&v, value, 2);
+    pattern = v;
+  } else if (element_size == 4) {
+    uint32_t v;
+    std::memcpy(&v, value, 4);
+    pattern = v;
+  } else {
+    std::memcpy(&pattern, value, 8);
+  }
+  for (size_t width = element_size; width < 8; width *= 2) pattern |= pattern << (8 * width);
+  return pattern;
+}
+
+// tile = `rows` rows of `length` elements, row r holding column[r] throughout. Each row is stored
+// in 8-byte words, the last one running into the next row (which overwrites it) or, for the last
+// row, into the tile's slack.
+void spread_column(const unsigned char* column, size_t element_size, int64_t rows, int64_t length,
+                   unsigned char* tile) {
+  const size_t row_bytes = element_size * static_cast<size_t>(length);
+  for (int64_t r = 0; r < rows; ++r) {
+    const uint64_t pattern = repeated_bytes(column + r * element_size, element_size);
+    unsigned char* row = tile + r * row_bytes;
+    for (size_t at = 0; at < row_bytes; at += 8) std::memcpy(row + at, &pattern, 8);
+  }
+}
+
+// One input of a tiled call: where its rows start and its stride within them.
+struct TiledInput {
+  TileInput kind;
+  const unsigned char* data;
+  size_t element_size;
+  unsigned char* tile;
+
+  // The input's elements for rows [first, first + count) of the plan.
+  const unsigned char* rows(int64_t first, int64_t count, int64_t length) const {
+    switch (kind) {
+      case TileInput::kWalks:
+        return data + first * length * element_size;
+      case TileInput::kSingle:
+        return data;
+      case TileInput::kRow:
+        return tile;
+      case TileInput::kColumn:
+        spread_column(data + first * element_size, element_size, count, length, tile);
+        return tile;
+    }
+    return data;
+  }
+  int64_t stride() const { return kind == TileInput::kSingle ? 0 : 1; }
+};
+
+// for_each_binary_row's tiled loop (see broadcast.h): calls of k rows each.
+void tile_short_rows(const KernelRuntimeContext& ctx, const BroadcastPlan& plan,
+                     const TileInput* kinds, const BinaryOperands& operands, BinaryRowCallback fn,
+                     const void* state) {
+  const int64_t length = plan.row_size();
+  const int64_t rows = plan.sizes[0];
+  const size_t widest = operands.a_size > operands.b_size ? operands.a_size : operands.b_size;
+  const int64_t per_tile =
+      static_cast<int64_t>(kTileBytes / (widest * static_cast<size_t>(length)));
+  const int64_t tiles = (rows + per_tile - 1) / per_tile;
+  auto* out = static_cast<unsigned char*>(operands.out);
+  // Whole tiles per chunk, so that every call covers the same rows on any number of threads.
+  const int64_t grain = (kElementwiseGrain + per_tile * length - 1) / (per_tile * length);
+  parallel_for(ctx, 0, tiles, grain, [&](int64_t first_tile, int64_t last_tile) {
+    // 8 bytes of slack for spread_column's last word.
+    alignas(64) unsigned char a_tile[kTileBytes + 8];
+    alignas(64) unsigned char b_tile[kTileBytes + 8];
+    const TiledInput a{kinds[0], static_cast<const unsigned char*>(operands.a), operands.a_size,
+                       a_tile};
+    const TiledInput b{kinds[1], static_cast<const unsigned char*>(operands.b), operands.b_size,
+                       b_tile};
+    const int64_t copies = rows < per_tile ? rows : per_tile;
+    // A repeated row's buffer holds k copies of it, filled once per chunk.
+    for (const TiledInput* input : {&a, &b}) {
+      if (input->kind != TileInput::kRow) continue;
+      const size_t row_bytes = input->element_size * static_cast<size_t>(length);
+      for (int64_t k = 0; k < copies; ++k) {
+        std::memcpy(input->tile + k * row_bytes, input->data, row_bytes);
+      }
+    }
+    for (int64_t tile = first_tile; tile < last_tile; ++tile) {
+      const int64_t first = tile * per_tile;
+      const int64_t count = rows - first < per_tile ? rows - first : per_tile;
+      fn(state, a.rows(first, count, length), a.stride(), b.rows(first, count, length), b.stride(),
+         out + first * length * static_cast<int64_t>(operands.out_size), count * length);
+    }
+  });
+}
+
+// A for_each_binary_row call's callback and its state, for the rows it walks by offsets.
+struct BinaryRows {
+  const BroadcastPlan& plan;
+  const BinaryOperands& operands;
+  BinaryRowCallback fn;
+  const void* state;
+};
+
+void call_with_pointers(const void* binary_rows, const int64_t* offsets, int64_t out_offset,
+                        int64_t n) {
+  const auto& [plan, operands, fn, state] = *static_cast<const BinaryRows*>(binary_rows);
+  fn(state, static_cast<const unsigned char*>(operands.a) + offsets[0] * operands.a_size,
+     plan.row_stride(0),
+     static_cast<const unsigned char*>(operands.b) + offsets[1] * operands.b_size,
+     plan.row_stride(1), static_cast<unsigned char*>(operands.out) + out_offset * operands.out_size,
+     n);
+}
+
+}  // namespace
+
+void for_each_binary_row(const KernelRuntimeContext& ctx, const BroadcastPlan& plan,
+                         const BinaryOperands& operands, BinaryRowCallback fn, const void* state) {
+  TileInput kinds[2];
+  if (tile_inputs(plan, operands, kinds))
+    return tile_short_rows(ctx, plan, kinds, operands, fn, state);
+  const BinaryRows rows{plan, operands, fn, state};
+  for_each_row_parallel(ctx, plan, &call_with_pointers, &rows);
 }
 
 }  // namespace kiln::portable

@@ -376,14 +376,12 @@ void reduced_row(const T* a, int64_t sa, const B* b, int64_t sb, R* out, int64_t
 template <typename T, typename R, typename B = T, typename Row>
 void binary_rows(const KernelRuntimeContext& ctx, const BroadcastPlan& plan, const void* a,
                  const void* b, void* out, const Row& row) {
-  const T* pa = static_cast<const T*>(a);
-  const B* pb = static_cast<const B*>(b);
-  R* po = static_cast<R*>(out);
-  const int64_t sa = plan.row_stride(0);
-  const int64_t sb = plan.row_stride(1);
-  for_each_row_parallel(ctx, plan, [&](const int64_t* offsets, int64_t out_offset, int64_t n) {
-    row(pa + offsets[0], sa, pb + offsets[1], sb, po + out_offset, n);
-  });
+  const BinaryOperands operands{a, sizeof(T), b, sizeof(B), out, sizeof(R)};
+  for_each_binary_row(
+      ctx, plan, operands,
+      [&](const void* x, int64_t sx, const void* y, int64_t sy, void* z, int64_t n) {
+        row(static_cast<const T*>(x), sx, static_cast<const B*>(y), sy, static_cast<R*>(z), n);
+      });
 }
 
 // Rows through compute-type buffers. An operand (or out) that already holds C contiguously is
