@@ -81,6 +81,8 @@ KERNEL_ROW_TESTS = (
     "ExtremeNanTest.FloatMaxAndMin",
     "ExtremeNanTest.DoubleMaxAndMin",
     "ExpSumTest.FloatRowsInBothVersions",
+    "HalfRunTotalTest.SumsGiveTheFloatRunsBits",
+    "HalfRunTotalTest.ProductsGiveTheFloatRunsBits",
 )
 
 

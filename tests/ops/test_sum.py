@@ -8,7 +8,7 @@ import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from op_compare import check_op, eps
+from op_compare import backend_of, check_op, eps
 from strategies import ALL_DTYPES, dtypes, make_tensor, out_like, shapes, tensors
 
 import kiln
@@ -162,6 +162,30 @@ def test_sum_columns_in_groups_of_rows(call_op: Any, dtype: torch.dtype, rows: i
         a[0, 30] = float("inf")
         a[rows - 1, 30] = -float("inf")  # inf - inf: nan, or -inf on a single row
     check_column_sums(call_op, a, dtype if dtype.is_floating_point else torch.int64)
+
+
+@pytest.mark.parametrize("length", [1, 31, 32, 33, 1023, 1024, 1025, 5000])
+def test_half_row_sums_match_the_float_rows(call_op: Any, length: int) -> None:
+    # Half rows convert inside the summing loop (F16C or AVX-512 on x86-64-v3 CPUs) in the float
+    # rows' lanes and order, so on the portable kernels a Half sum, mean or product into float32
+    # is bit for bit that of the same values as float32. Specials in some rows.
+    a = make_tensor(torch.float16, (5, length), 9, magnitude=3.0)
+    a[1, length // 2] = float("nan")
+    a[2, 0] = float("inf")
+    a[3, length - 1] = -float("inf")
+    near_one = make_tensor(torch.float16, (3, length), 10, magnitude=0.05) + 1
+    for name, torch_op, x, args in [
+        ("aten::sum.IntList_out", aten.sum.IntList_out, a, ([1],)),
+        ("aten::mean.out", aten.mean.out, a, ([1],)),
+        ("aten::prod.int_out", aten.prod.int_out, near_one, (1,)),
+    ]:
+        kwargs = {"dtype": torch.float32}
+        atol = sum_atol(x, torch.float32)
+        check_op(call_op, name, torch_op, (x, *args), kwargs, out=torch.empty(0), atol=atol)
+        if backend_of(call_op) == "portable":
+            got = call_op(name, x, *args, out=torch.empty(0), **kwargs)
+            same = call_op(name, x.float(), *args, out=torch.empty(0))
+            assert torch.equal(got.nan_to_num(7.0), same.nan_to_num(7.0)), name
 
 
 def test_sum_casts_each_element_before_summing(call_op: Any) -> None:

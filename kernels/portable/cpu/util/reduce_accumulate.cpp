@@ -13,104 +13,13 @@
 #include "kernels/portable/cpu/util/dtype_util.h"
 #include "kernels/portable/cpu/util/math.h"
 #include "kernels/portable/cpu/util/parallel.h"
+#include "kernels/portable/cpu/util/run_total.h"
 #include "kernels/portable/cpu/util/target.h"
 
 namespace kiln::portable {
 namespace {
 
-constexpr int64_t kChunk = 256;   // elements converted through a buffer at a time
-constexpr int64_t kBlock = 1024;  // float elements summed in float lanes before going to double
-
-// Floating sums and products run in double, integer ones in wrapping int64.
-template <typename C>
-using TotalOf = std::conditional_t<std::is_integral_v<C>, int64_t, double>;
-
-template <bool kProd, typename T>
-inline T combine(T a, T b) {
-  if constexpr (kProd) {
-    return wrapping_mul(a, b);
-  } else {
-    return wrapping_add(a, b);
-  }
-}
-
-// Combines lanes[0..kN) by halving, so the tail is a short tree rather than a chain. Integer
-// lanes halve as vectors of their unsigned type (which wraps): for them GCC turns the scalar loop
-// into one lane extraction per lane, which made int8 row sums of 1024 twice as slow.
-template <bool kProd, int kN, typename C>
-KILN_ALWAYS_INLINE C fold_lanes(C* lanes) {
-  if constexpr (kN == 1) {
-    return lanes[0];
-  } else if constexpr (std::is_integral_v<C>) {
-    typedef std::make_unsigned_t<C> HalfLanes __attribute__((vector_size(kN / 2 * sizeof(C))));
-    HalfLanes low, high;
-    std::memcpy(&low, lanes, sizeof(HalfLanes));
-    std::memcpy(&high, lanes + kN / 2, sizeof(HalfLanes));
-    if constexpr (kProd) {
-      low *= high;
-    } else {
-      low += high;
-    }
-    std::memcpy(lanes, &low, sizeof(HalfLanes));
-    return fold_lanes<kProd, kN / 2>(lanes);
-  } else {
-    KILN_UNROLL
-    for (int j = 0; j < kN / 2; ++j) lanes[j] = combine<kProd>(lanes[j], lanes[j + kN / 2]);
-    return fold_lanes<kProd, kN / 2>(lanes);
-  }
-}
-
-// An input element as C: a BFloat16 widened inline (a shift, which the loop vectorises).
-template <typename C, typename In>
-KILN_ALWAYS_INLINE C element_of(In value) {
-  if constexpr (std::is_same_v<In, BFloat16>) {
-    return kiln::detail::bfloat16_bits_to_float(value.x);
-  } else {
-    return value;
-  }
-}
-
-// What a block of In values totalling C sums in: C, except that 8- and 16-bit integers widened
-// into int64 sum in int32 lanes: a block of them cannot overflow int32 (kBlock * 2^16 < 2^31),
-// and GCC 12 at -O3 miscompiles the widening of 8-bit values straight to int64 lanes for AVX2
-// and AVX-512 (sums come out short). A same-width sum (C is In) keeps In's own lanes.
-template <typename C, typename In>
-using LaneOf =
-    std::conditional_t<std::is_integral_v<In> && sizeof(In) <= 2 && sizeof(In) < sizeof(C), int32_t,
-                       C>;
-
-// The total of n contiguous values: blocks in independent lanes (so the loop vectorises without
-// reassociation flags and float blocks stay short for accuracy), blocks added in Total. In is C,
-// BFloat16 read in place for a float total, or a narrow integer read in place for an int64 sum.
-// With an AVX-512 clone too: on an AMD EPYC, the AVX2 clone's int64 lanes took 1.7-2.8x ATen's
-// time for rows of int32 and int64 (0.9x with AVX-512), and Bool and BFloat16 rows gain as well.
-template <typename C, bool kProd, typename In = C>
-KILN_MATH_LOOP TotalOf<C> run_total(const In* x, int64_t n) {
-  using Total = TotalOf<C>;
-  using Lane = LaneOf<C, In>;
-  static_assert(std::is_same_v<Lane, C> || (!kProd && std::is_same_v<C, int64_t>),
-                "narrow ints only sum");
-  constexpr int kLanes = 128 / sizeof(Lane) < 64 ? 128 / sizeof(Lane) : 64;
-  Total total = kProd ? 1 : 0;
-  for (int64_t s = 0; s < n; s += kBlock) {
-    const int64_t m = n - s < kBlock ? n - s : kBlock;
-    const In* block = x + s;
-    Lane lanes[kLanes];
-    KILN_UNROLL
-    for (int j = 0; j < kLanes; ++j) lanes[j] = kProd ? 1 : 0;
-    int64_t i = 0;
-    for (; i + kLanes <= m; i += kLanes) {
-      KILN_UNROLL
-      for (int j = 0; j < kLanes; ++j) {
-        lanes[j] = combine<kProd>(lanes[j], element_of<Lane>(block[i + j]));
-      }
-    }
-    for (; i < m; ++i) lanes[0] = combine<kProd>(lanes[0], element_of<Lane>(block[i]));
-    // Halving the lanes keeps the tail short (a chain of Total adds would dominate short rows).
-    total = combine<kProd>(total, static_cast<Total>(fold_lanes<kProd, kLanes>(lanes)));
-  }
-  return total;
-}
+constexpr int64_t kChunk = 256;  // elements converted through a buffer at a time
 
 // A row of kChunk values that leave a total unchanged, for the rows missing from a last group of
 // four: zeros for sums, ones for products.
@@ -156,12 +65,11 @@ KILN_HOT_LOOP void column_accumulate(Lane* acc, const In* x, int64_t n, int64_t 
   }
 }
 
-// Half columns read in place on x86-64-v3 CPUs, converted eight at a time with F16C inside the
-// loop, combined in column_accumulate's order (a tail element converts exactly as F16C does).
-// Elsewhere Half rows are widened into a buffer first (widen_row), which writes and reads every
-// row once more. (GCC 12 does not vectorise the compiler's _Float16 conversions.)
-#if defined(KILN_X86_64_V3_ONLY)
-#define KILN_HALF_COLUMNS_IN_PLACE 1
+// Half columns read in place on x86-64-v3 CPUs (KILN_HALF_IN_PLACE, run_total.h), converted eight
+// at a time with F16C inside the loop and combined in column_accumulate's order (a tail element
+// converts exactly as F16C does). Elsewhere Half rows are widened into a buffer first
+// (widen_row), which writes and reads every row once more.
+#if defined(KILN_HALF_IN_PLACE)
 template <bool kProd>
 KILN_V3_LOOP inline __m256 combine_vectors(__m256 a, __m256 b) {
   return kProd ? _mm256_mul_ps(a, b) : _mm256_add_ps(a, b);
@@ -196,7 +104,7 @@ KILN_V3_LOOP void half_column_accumulate(float* acc, const Half* x, int64_t n, i
 
 template <typename Lane, bool kProd, typename In>
 void accumulate_columns(Lane* acc, const In* x, int64_t n, int64_t rows, int64_t stride) {
-#if defined(KILN_HALF_COLUMNS_IN_PLACE)
+#if defined(KILN_HALF_IN_PLACE)
   if constexpr (std::is_same_v<In, Half>) {
     return half_column_accumulate<kProd>(acc, x, n, rows, stride);
   } else
@@ -287,9 +195,19 @@ class AccumulateRunner {
                 return;
               }
             }
+#if defined(KILN_HALF_IN_PLACE)
+            if constexpr (std::is_same_v<C, float> && dtype_selected(ScalarType::Half)) {
+              if (half_widened_ && cpu_is_x86_64_v3()) {
+                const Half* x = reinterpret_cast<const Half*>(src_) + offset;
+                total = combine<kProd>(total, half_run_total<kProd>(x, layout.run_size));
+                return;
+              }
+            }
+#endif
             // Converted a block at a time, so the totals group as on the direct path.
-            for (int64_t s = 0; s < layout.run_size; s += kBlock) {
-              const int64_t m = layout.run_size - s < kBlock ? layout.run_size - s : kBlock;
+            for (int64_t s = 0; s < layout.run_size; s += kTotalBlock) {
+              const int64_t m =
+                  layout.run_size - s < kTotalBlock ? layout.run_size - s : kTotalBlock;
               total =
                   combine<kProd>(total, run_total<C, kProd>(row_as_c(offset + s, m, block_), m));
             }
@@ -348,7 +266,7 @@ class AccumulateRunner {
         return;
       }
     }
-#if defined(KILN_HALF_COLUMNS_IN_PLACE)
+#if defined(KILN_HALF_IN_PLACE)
     if constexpr (std::is_same_v<C, float> && dtype_selected(ScalarType::Half)) {
       if (half_widened_ && cpu_is_x86_64_v3()) {
         const Half* x = reinterpret_cast<const Half*>(src_);
@@ -370,10 +288,10 @@ class AccumulateRunner {
     }
   }
 
-  // Accumulates the input rows row_of(offset) in Lane lanes, kBlock rows at a time (short float
-  // blocks for accuracy, int32 lanes that cannot overflow), each block then added into totals_.
-  // row_of(offset, r, stride) gives r rows from offset: kInPlace, in the input (a run's rows go
-  // to column_accumulate together), else converted into the buffer back to back.
+  // Accumulates the input rows row_of(offset) in Lane lanes, kTotalBlock rows at a time (short
+  // float blocks for accuracy, int32 lanes that cannot overflow), each block then added into
+  // totals_. row_of(offset, r, stride) gives r rows from offset: kInPlace, in the input (a run's
+  // rows go to column_accumulate together), else converted into the buffer back to back.
   template <typename Lane, bool kInPlace, typename RowOf>
   void column_blocks_of(const ReduceLayout& layout, int64_t base, int64_t m, RowOf&& row_of) {
     Lane lanes[kChunk];
@@ -389,13 +307,13 @@ class AccumulateRunner {
     for_each_run(layout, base, [&](int64_t offset) {
       for (int64_t j = 0; j < layout.run_size;) {
         const int64_t left =
-            layout.run_size - j < kBlock - rows ? layout.run_size - j : kBlock - rows;
-        const int64_t r = kInPlace ? left : (left < kBlock / m ? left : kBlock / m);
+            layout.run_size - j < kTotalBlock - rows ? layout.run_size - j : kTotalBlock - rows;
+        const int64_t r = kInPlace ? left : (left < kTotalBlock / m ? left : kTotalBlock / m);
         const auto* x = row_of(offset + j * layout.run_stride, r, layout.run_stride);
         accumulate_columns<Lane, kProd>(lanes, x, m, r, kInPlace ? layout.run_stride : m);
         j += r;
         rows += r;
-        if (rows == kBlock) add_block();
+        if (rows == kTotalBlock) add_block();
       }
     });
     if (rows != 0) add_block();
@@ -418,7 +336,7 @@ class AccumulateRunner {
            });
   }
 
-  // m <= kBlock contiguous input elements from `offset` as values of the op dtype held in C,
+  // m <= kTotalBlock contiguous input elements from `offset` as values of the op dtype held in C,
   // written to dst (within block_).
   const C* row_as_c(int64_t offset, int64_t m, C* dst) {
     if constexpr (std::is_same_v<C, float> && dtype_selected(ScalarType::Half)) {
@@ -468,7 +386,7 @@ class AccumulateRunner {
   const char* src_;
   char* dst_;
   int64_t written_ = 0;
-  C block_[kBlock];
+  C block_[kTotalBlock];
   Total totals_[kChunk];
 };
 
