@@ -43,9 +43,40 @@ def test_where_long_rows(call_op: Any, dtype: torch.dtype) -> None:
     check_op(call_op, "aten::where.self_out", aten.where.self_out, (condition, a, mixed), out=out)
 
 
+@pytest.mark.parametrize(
+    "dtype", [torch.bool, torch.int8, torch.float16, torch.bfloat16, torch.float32, torch.float64]
+)
+def test_where_selects_bits_of_every_width(call_op: Any, dtype: torch.dtype) -> None:
+    # The select is a bit select on elements of 1, 2, 4 or 8 bytes: a random mask over long rows
+    # (the vector loop and its tail), specials kept bit for bit, and a single-element condition,
+    # self or other repeated along the rows (through a buffer, chunk by chunk).
+    n = 1000
+    condition = make_tensor(torch.bool, (3, n), 5)
+    special = dtype.is_floating_point
+    a = make_tensor(dtype, (3, n), 6, special=special)
+    b = make_tensor(dtype, (3, n), 7, special=special)
+    one = make_tensor(dtype, (), 8)
+    out = torch.empty(0, dtype=dtype)
+    for args in [
+        (condition, a, b),
+        (condition, a, one),
+        (condition, one, b),
+        (torch.tensor(True), a, b),
+        (condition[:, :1].contiguous(), a, b),
+        (condition[0], one, b),
+    ]:
+        check_op(call_op, "aten::where.self_out", aten.where.self_out, args, out=out)
+    # Mixed dtypes take the converting path, here with a single-element condition too.
+    wide = make_tensor(torch.float64, (3, n), 9)
+    out = torch.empty(0, dtype=torch.float64)
+    for args in [(condition, a, wide), (torch.tensor(False), wide, a)]:
+        check_op(call_op, "aten::where.self_out", aten.where.self_out, args, out=out)
+
+
 def test_where_uint8_condition(call_op: Any) -> None:
-    condition = torch.tensor([0, 1, 2, 0], dtype=torch.uint8)
-    a, b = torch.arange(4.0), -torch.arange(4.0)
+    # Any nonzero byte selects self: 2 and 255 as 1.
+    condition = torch.tensor([0, 1, 2, 0, 255, 128, 0, 7, 1], dtype=torch.uint8)
+    a, b = torch.arange(9.0), -torch.arange(9.0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         expected = torch.where(condition, a, b)

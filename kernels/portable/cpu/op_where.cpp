@@ -1,4 +1,7 @@
 // where.self_out: out = condition ? self : other, broadcasting all three.
+#include <cstring>
+#include <type_traits>
+
 #include "kernels/portable/cpu/util/binary_ops.h"
 #include "kernels/portable/cpu/util/broadcast.h"
 #include "kernels/portable/cpu/util/checks.h"
@@ -11,15 +14,39 @@
 namespace kiln::portable::native {
 namespace {
 
-// One row of the select on raw elements of one size (a select never looks at the value).
+// a where the condition byte is nonzero, else b, as a bit select: GCC vectorises `c ? a : b`
+// only where the condition and the elements have one width (4-byte elements), and with a
+// branch per element the 1-, 2- and 8-byte rows took 25x and 5x as long on a random mask.
+// Any element type of 1, 2, 4 or 8 bytes is selected through its bits.
+template <typename T>
+KILN_ALWAYS_INLINE T pick(uint8_t c, T a, T b) {
+  using U = std::conditional_t<
+      sizeof(T) == 1, uint8_t,
+      std::conditional_t<sizeof(T) == 2, uint16_t,
+                         std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
+  static_assert(sizeof(U) == sizeof(T), "pick selects elements of 1, 2, 4 or 8 bytes");
+  U x, y;
+  std::memcpy(&x, &a, sizeof(T));
+  std::memcpy(&y, &b, sizeof(T));
+  const U mask = U(0) - static_cast<U>(c != 0);
+  const U bits = static_cast<U>((x & mask) | (y & ~mask));
+  T result;
+  std::memcpy(&result, &bits, sizeof(T));
+  return result;
+}
+
+// out = c ? a : b over n contiguous elements of one size (a select never looks at the value).
 template <typename U>
-KILN_HOT_LOOP void where_row(const uint8_t* c, int64_t sc, const U* a, int64_t sa, const U* b,
-                             int64_t sb, U* out, int64_t n) {
-  if (sc == 1 && sa == 1 && sb == 1) {
-    for (int64_t i = 0; i < n; ++i) out[i] = c[i] != 0 ? a[i] : b[i];
-  } else {
-    for (int64_t i = 0; i < n; ++i) out[i] = c[i * sc] != 0 ? a[i * sa] : b[i * sb];
-  }
+KILN_HOT_LOOP void where_row(const uint8_t* c, const U* a, const U* b, U* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = pick(c[i], a[i], b[i]);
+}
+
+// `value` repeated over the first n of `buffer`: a single-element operand (row stride 0) read as
+// a row, so that one contiguous loop serves every row.
+template <typename T>
+const T* repeated(const T& value, int64_t n, T* buffer) {
+  for (int64_t i = 0; i < n; ++i) buffer[i] = value;
+  return buffer;
 }
 
 template <typename U>
@@ -28,9 +55,25 @@ void where_same_dtype(const BroadcastPlan& plan, const uint8_t* c, const void* a
   const U* pa = static_cast<const U*>(a);
   const U* pb = static_cast<const U*>(b);
   U* po = static_cast<U*>(out);
+  const int64_t sc = plan.row_stride(0);
+  const int64_t sa = plan.row_stride(1);
+  const int64_t sb = plan.row_stride(2);
   for_each_row(plan, [&](const int64_t* offsets, int64_t out_offset, int64_t n) {
-    where_row(c + offsets[0], plan.row_stride(0), pa + offsets[1], plan.row_stride(1),
-              pb + offsets[2], plan.row_stride(2), po + out_offset, n);
+    if (sc == 1 && sa == 1 && sb == 1) {
+      return where_row(c + offsets[0], pa + offsets[1], pb + offsets[2], po + out_offset, n);
+    }
+    uint8_t c_buf[kElementwiseChunk];
+    U a_buf[kElementwiseChunk];
+    U b_buf[kElementwiseChunk];
+    const int64_t filled = n < kElementwiseChunk ? n : kElementwiseChunk;
+    const uint8_t* c_row = sc == 0 ? repeated(c[offsets[0]], filled, c_buf) : nullptr;
+    const U* a_row = sa == 0 ? repeated(pa[offsets[1]], filled, a_buf) : nullptr;
+    const U* b_row = sb == 0 ? repeated(pb[offsets[2]], filled, b_buf) : nullptr;
+    for (int64_t start = 0; start < n; start += kElementwiseChunk) {
+      const int64_t m = n - start < kElementwiseChunk ? n - start : kElementwiseChunk;
+      where_row(sc == 0 ? c_row : c + offsets[0] + start, sa == 0 ? a_row : pa + offsets[1] + start,
+                sb == 0 ? b_row : pb + offsets[2] + start, po + out_offset + start, m);
+    }
   });
 }
 
@@ -50,14 +93,17 @@ void where_converting(const BroadcastPlan& plan, const uint8_t* c, const Tensor&
   const int64_t sa = plan.row_stride(1);
   const int64_t sb = plan.row_stride(2);
   for_each_row(plan, [&](const int64_t* offsets, int64_t out_offset, int64_t n) {
+    uint8_t c_buf[kElementwiseChunk];
+    const int64_t filled = n < kElementwiseChunk ? n : kElementwiseChunk;
+    if (sc == 0) repeated(c[offsets[0]], filled, c_buf);
     for (int64_t start = 0; start < n; start += kElementwiseChunk) {
       const int64_t m = n - start < kElementwiseChunk ? n - start : kElementwiseChunk;
       load_row_as<C>(pa + (offsets[1] + start * sa) * a_size, self.scalar_type(), sa, m, common,
                      a_buf);
       load_row_as<C>(pb + (offsets[2] + start * sb) * b_size, other.scalar_type(), sb, m, common,
                      b_buf);
-      const uint8_t* cond = c + offsets[0] + start * sc;
-      for (int64_t i = 0; i < m; ++i) a_buf[i] = cond[i * sc] != 0 ? a_buf[i] : b_buf[i];
+      const uint8_t* cond = sc == 0 ? c_buf : c + offsets[0] + start;
+      for (int64_t i = 0; i < m; ++i) a_buf[i] = pick(cond[i], a_buf[i], b_buf[i]);
       store_row<C>(a_buf, m, out.scalar_type(), po + (out_offset + start) * out_size);
     }
   });
