@@ -9,7 +9,15 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from op_compare import check_op, is_portable
-from strategies import any_scalars, broadcastable_shapes, dtypes, out_tensors, scalars_for, tensors
+from strategies import (
+    any_scalars,
+    broadcastable_shapes,
+    dtypes,
+    make_tensor,
+    out_tensors,
+    scalars_for,
+    tensors,
+)
 
 import kiln
 
@@ -40,6 +48,29 @@ def test_masked_fill_matches_torch(call_op: Any, data: Any) -> None:
         (a, mask, value),
         out=out,
     )
+
+
+@pytest.mark.parametrize(
+    "dtype", [torch.bool, torch.int8, torch.float16, torch.bfloat16, torch.float32, torch.float64]
+)
+def test_masked_fill_long_rows_of_every_width(call_op: Any, dtype: torch.dtype) -> None:
+    # The mask (bytes) selects through bits of the element's width: a random mask over long rows
+    # (the vector loop and its tail), a row mask broadcast over rows, and a single mask element.
+    a = make_tensor(dtype, (3, 1000), 1, special=dtype.is_floating_point)
+    value = True if dtype == torch.bool else -7
+    out = torch.empty(0, dtype=dtype)
+    for mask in [
+        make_tensor(torch.bool, (3, 1000), 2),
+        make_tensor(torch.bool, (1000,), 3),
+        torch.tensor(True),
+    ]:
+        check_op(
+            call_op,
+            "aten::masked_fill.Scalar_out",
+            aten.masked_fill.Scalar_out,
+            (a, mask, value),
+            out=out,
+        )
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/portable/cpu/util/bit_select.h"
 #include "kernels/portable/cpu/util/broadcast.h"
 #include "kernels/portable/cpu/util/checks.h"
 #include "kernels/portable/cpu/util/index_util.h"
@@ -12,23 +13,18 @@
 namespace kiln::portable::native {
 namespace {
 
-// out[i] = mask[i * sm] ? fill : self[i * ss] for one row (strides 0 or 1). The select is
-// written as bit arithmetic on loaded values so the loop vectorises instead of branching on
-// random masks.
+// out[i] = mask[i * sm] ? fill : self[i * ss] for one row (strides 0 or 1), the Bool mask read
+// as bytes and selected through bits (bit_select.h) so the loop vectorises for every width.
 template <typename U>
-KILN_HOT_LOOP void fill_row(const U* self, int64_t ss, const bool* mask, int64_t sm, U fill, U* out,
-                            int64_t n) {
-  const auto select = [fill](bool m, U value) {
-    const U bits = static_cast<U>(0) - static_cast<U>(m);
-    return static_cast<U>((fill & bits) | (value & static_cast<U>(~bits)));
-  };
+KILN_HOT_LOOP void fill_row(const U* self, int64_t ss, const uint8_t* mask, int64_t sm, U fill,
+                            U* out, int64_t n) {
   if (ss == 1 && sm == 1) {
-    for (int64_t i = 0; i < n; ++i) out[i] = select(mask[i], self[i]);
+    for (int64_t i = 0; i < n; ++i) out[i] = select_bits(mask[i], fill, self[i]);
   } else if (sm == 0) {
-    const bool m = mask[0];
-    for (int64_t i = 0; i < n; ++i) out[i] = select(m, self[i * ss]);
+    const uint8_t m = mask[0];
+    for (int64_t i = 0; i < n; ++i) out[i] = select_bits(m, fill, self[i * ss]);
   } else {
-    for (int64_t i = 0; i < n; ++i) out[i] = select(mask[i * sm], self[i * ss]);
+    for (int64_t i = 0; i < n; ++i) out[i] = select_bits(mask[i * sm], fill, self[i * ss]);
   }
 }
 
@@ -54,7 +50,7 @@ Tensor& masked_fill_scalar_out(KernelRuntimeContext& ctx, const Tensor& self, co
   const ArrayRef<SizesType> inputs[2] = {self.sizes(), mask.sizes()};
   BroadcastPlan plan;
   make_broadcast_plan(out.sizes(), inputs, 2, &plan);
-  const bool* mask_data = mask.const_data_ptr<bool>();
+  const uint8_t* mask_data = reinterpret_cast<const uint8_t*>(mask.const_data_ptr<bool>());
   dispatch_by_width(self.element_size(), [&](auto* tag) {
     using U = std::remove_pointer_t<decltype(tag)>;
     const U* src = self.const_data_ptr<U>();

@@ -1,8 +1,6 @@
 // where.self_out: out = condition ? self : other, broadcasting all three.
-#include <cstring>
-#include <type_traits>
-
 #include "kernels/portable/cpu/util/binary_ops.h"
+#include "kernels/portable/cpu/util/bit_select.h"
 #include "kernels/portable/cpu/util/broadcast.h"
 #include "kernels/portable/cpu/util/checks.h"
 #include "kernels/portable/cpu/util/convert.h"
@@ -14,31 +12,10 @@
 namespace kiln::portable::native {
 namespace {
 
-// a where the condition byte is nonzero, else b, as a bit select: GCC vectorises `c ? a : b`
-// only where the condition and the elements have one width (4-byte elements), and with a
-// branch per element the 1-, 2- and 8-byte rows took 25x and 5x as long on a random mask.
-// Any element type of 1, 2, 4 or 8 bytes is selected through its bits.
-template <typename T>
-KILN_ALWAYS_INLINE T pick(uint8_t c, T a, T b) {
-  using U = std::conditional_t<
-      sizeof(T) == 1, uint8_t,
-      std::conditional_t<sizeof(T) == 2, uint16_t,
-                         std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
-  static_assert(sizeof(U) == sizeof(T), "pick selects elements of 1, 2, 4 or 8 bytes");
-  U x, y;
-  std::memcpy(&x, &a, sizeof(T));
-  std::memcpy(&y, &b, sizeof(T));
-  const U mask = U(0) - static_cast<U>(c != 0);
-  const U bits = static_cast<U>((x & mask) | (y & ~mask));
-  T result;
-  std::memcpy(&result, &bits, sizeof(T));
-  return result;
-}
-
 // out = c ? a : b over n contiguous elements of one size (a select never looks at the value).
 template <typename U>
 KILN_HOT_LOOP void where_row(const uint8_t* c, const U* a, const U* b, U* out, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) out[i] = pick(c[i], a[i], b[i]);
+  for (int64_t i = 0; i < n; ++i) out[i] = select_bits(c[i], a[i], b[i]);
 }
 
 // `value` repeated over the first n of `buffer`: a single-element operand (row stride 0) read as
@@ -103,7 +80,7 @@ void where_converting(const BroadcastPlan& plan, const uint8_t* c, const Tensor&
       load_row_as<C>(pb + (offsets[2] + start * sb) * b_size, other.scalar_type(), sb, m, common,
                      b_buf);
       const uint8_t* cond = sc == 0 ? c_buf : c + offsets[0] + start;
-      for (int64_t i = 0; i < m; ++i) a_buf[i] = pick(cond[i], a_buf[i], b_buf[i]);
+      for (int64_t i = 0; i < m; ++i) a_buf[i] = select_bits(cond[i], a_buf[i], b_buf[i]);
       store_row<C>(a_buf, m, out.scalar_type(), po + (out_offset + start) * out_size);
     }
   });
