@@ -1,7 +1,4 @@
 // fmod.Tensor_out and fmod.Scalar_out: self modulo other with the sign of the dividend (C's fmod).
-#include <cmath>
-#include <type_traits>
-
 #include "kernels/portable/cpu/util/binary_kernels.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
@@ -9,13 +6,14 @@ namespace kiln::portable::native {
 namespace {
 
 // C's fmod: the result takes the sign of the dividend.
-constexpr auto kFmod = [](auto a, auto b) {
-  if constexpr (std::is_integral_v<decltype(a)>) {
+struct Fmod {
+  static constexpr bool kRemainder = false;
+  template <typename T>
+  T operator()(T a, T b) const {
     return fmod_int(a, b);
-  } else {
-    return std::fmod(a, b);
   }
 };
+constexpr Fmod kFmod;
 
 }  // namespace
 

@@ -1,7 +1,5 @@
 // remainder.Tensor_out and remainder.Scalar_out: self modulo other with the sign of the divisor
 // (Python's %).
-#include <type_traits>
-
 #include "kernels/portable/cpu/util/binary_kernels.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
@@ -9,13 +7,14 @@ namespace kiln::portable::native {
 namespace {
 
 // Python's %: the result takes the sign of the divisor.
-constexpr auto kRemainder = [](auto a, auto b) {
-  if constexpr (std::is_integral_v<decltype(a)>) {
+struct Remainder {
+  static constexpr bool kRemainder = true;
+  template <typename T>
+  T operator()(T a, T b) const {
     return remainder_int(a, b);
-  } else {
-    return remainder_float(a, b);
   }
 };
+constexpr Remainder kRemainder;
 
 }  // namespace
 

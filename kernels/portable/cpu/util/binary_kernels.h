@@ -211,7 +211,8 @@ Tensor& shift_out(KernelRuntimeContext& ctx, const char* name, const Tensor& sel
 
 namespace detail {
 
-// Returns whether an integer divisor was zero.
+// Returns whether an integer divisor was zero. Op is the integer functor; Op::kRemainder picks
+// the floating one.
 template <typename Op>
 bool apply_modulo(const KernelRuntimeContext& ctx, const ElementwiseInput& a,
                   const ElementwiseInput& b, ScalarType common, Tensor& out, const Op& op) {
@@ -221,7 +222,7 @@ bool apply_modulo(const KernelRuntimeContext& ctx, const ElementwiseInput& a,
     if constexpr (std::is_integral_v<T>) {
       return guard_zero_divisor<T>(&zero_divisor, op);
     } else {
-      return op;
+      return ModuloFloating<Op::kRemainder>{};
     }
   });
   return zero_divisor;
@@ -229,7 +230,8 @@ bool apply_modulo(const KernelRuntimeContext& ctx, const ElementwiseInput& a,
 
 }  // namespace detail
 
-// remainder and fmod (called `name`): no Bool, and an integer division by zero is an error.
+// remainder and fmod (called `name`): no Bool, and an integer division by zero is an error. `op`
+// is the integer functor; its static kRemainder picks the floating one (ModuloFloating).
 template <typename Other, typename Op>
 Tensor& modulo_out(KernelRuntimeContext& ctx, const char* name, const Tensor& self,
                    const Other& other, Tensor& out, const Op& op) {

@@ -121,12 +121,20 @@ inline bool div_floor_fast_fails(float a, float b) {
   return !(std::fabs(a) < 16777216.0f * abs_b) || abs_b == INFINITY;
 }
 
-// div_floor_float(a, b) where div_floor_fast_fails(a, b) is false, with the same roundings but
-// without a call: the remainder std::fmod computes is exact here in double, since the truncated
-// quotient q (below 2^24) is exact from a double division and q * b (48 bits) is exact too.
-inline float div_floor_fast(float a, float b) {
+// a - trunc(a / b) b, exactly, where div_floor_fast_fails(a, b) is false: computed in double
+// without a call. The truncated quotient q (below 2^24) is exact from a double division (a
+// quotient of two floats that is not an integer is at least 2^-24 from one, more than the
+// division's rounding), q * b has at most 48 bits, and the difference, smaller than b and a
+// multiple of b's last bit (or a itself, when q is 0), is a float. Zero comes out as +0.
+inline float truncated_rest(float a, float b) {
   const double q = trunc_value(static_cast<double>(a) / static_cast<double>(b));
-  const float rest = static_cast<float>(static_cast<double>(a) - q * static_cast<double>(b));
+  return static_cast<float>(static_cast<double>(a) - q * static_cast<double>(b));
+}
+
+// div_floor_float(a, b) where div_floor_fast_fails(a, b) is false, with the same roundings but
+// without a call: the remainder std::fmod computes is truncated_rest's.
+inline float div_floor_fast(float a, float b) {
+  const float rest = truncated_rest(a, b);
   float quotient = (a - rest) / b;
   quotient = select((rest != 0.0f) & ((b < 0.0f) != (rest < 0.0f)), quotient - 1.0f, quotient);
   float floored = floor_value(quotient);
@@ -140,6 +148,34 @@ inline T remainder_float(T a, T b) {
   if (rest != T(0) && ((b < T(0)) != (rest < T(0)))) rest += b;
   return rest;
 }
+
+// The floating functor of fmod (C's, the sign of a) and, with kRemainder, of remainder (Python's
+// %, the sign of b), giving the C library's results. Float vectorises through truncated_rest; the
+// inputs div_floor_fast_fails names are rare inputs (rare_inputs.h) that take std::fmod, and
+// double calls it throughout. With std::fmod on every element, float took 65x ATen's time.
+template <bool kRemainder>
+struct ModuloFloating {
+  static constexpr bool kHasRareInputs = true;
+  static constexpr bool kVectorMath = true;
+
+  float operator()(float a, float b) const {
+    // truncated_rest's zero is +0; std::fmod's takes a's sign, as every other result does.
+    const float rest = kiln::detail::bits_float(kiln::detail::float_bits(truncated_rest(a, b)) |
+                                                detail::sign_bit(a));
+    if constexpr (kRemainder) {
+      return select((rest != 0.0f) & ((b < 0.0f) != (rest < 0.0f)), rest + b, rest);
+    } else {
+      return rest;
+    }
+  }
+  double operator()(double a, double b) const { return exact(a, b); }
+  bool rare(float a, float b) const { return div_floor_fast_fails(a, b); }
+  bool rare(double, double) const { return false; }
+  template <typename T>
+  T exact(T a, T b) const {
+    return kRemainder ? remainder_float(a, b) : std::fmod(a, b);
+  }
+};
 
 // `value` rounded to Half (half == true) or BFloat16 and widened back to float.
 inline float round_reduced(float value, bool half) {
