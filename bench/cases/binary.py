@@ -1,5 +1,5 @@
 """Binary elementwise cases: arithmetic, broadcasting (rows and columns), comparisons, where, pow
-(float32 and float64), shifts and Half into float32
+(float32 and float64), atan2, fmod and remainder, shifts and Half into float32
 (same-dtype Half and BFloat16 cases are in half.py)."""
 
 from __future__ import annotations
@@ -65,6 +65,9 @@ def cases() -> list[Case]:
             (torch.float64,),
         ),
         Case("maximum 1M float32", "aten::maximum.out", (a, b), {}),
+        Case("atan2 1M float32", "aten::atan2.out", (a, b), {}),
+        Case("fmod 1M float32", "aten::fmod.Tensor_out", (a * 100, b), {}),
+        Case("remainder 1M float32", "aten::remainder.Tensor_out", (a * 100, b), {}),
         Case("add 1M float16 into float32", "aten::add.out", (half_a, half_b), {}),
         Case("add 1M bfloat16 into float32", "aten::add.out", (a.bfloat16(), b.bfloat16()), {}),
     ]

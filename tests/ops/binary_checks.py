@@ -53,11 +53,14 @@ def check_tensor_tensor(
     other_int_range: tuple[int, int] | None = None,
     kwargs: dict[str, Any] | None = None,
     atol: float = 0.0,
+    ints_to_float: bool = False,
 ) -> None:
     a, b = draw_pair(data, dtype_pool, other_int_range)
     shape = tuple(torch.broadcast_shapes(a.shape, b.shape))
     out = data.draw(out_tensors(result(a, b), shape))
-    check_op(call_op, name, torch_op, (a, b), kwargs, out=out, atol=atol)
+    check_op(
+        call_op, name, torch_op, (a, b), kwargs, out=out, atol=atol, ints_to_float=ints_to_float
+    )
 
 
 def check_tensor_scalar(

@@ -75,11 +75,14 @@ def check_op(
     out: torch.Tensor,
     atol: float = 0.0,
     match: str | None = None,
+    ints_to_float: bool = False,
 ) -> torch.Tensor | None:
     """Runs `torch_op` and the backend's `name` on the same arguments, each with its own copy
     of `out`. When torch raises, the backend must raise KilnError (matching `match` if given);
     otherwise the backend must succeed, leave its inputs alone, return its out tensor and agree
-    with torch. Returns torch's result (None when it raised)."""
+    with torch. `ints_to_float`: the op computes integer operands in the default float dtype
+    (atan2), so a result of them is held to that dtype's tolerance. Returns torch's result
+    (None when it raised)."""
     kwargs = kwargs or {}
     torch_out = out.clone()
     kiln_out = out.clone()
@@ -106,17 +109,20 @@ def check_op(
         if isinstance(before, torch.Tensor):
             torch.testing.assert_close(after, before, rtol=0, atol=0, equal_nan=True)
     tolerances = tolerances_for(served_by)
-    computed_in = _computed_in(args, kiln_out.dtype)
+    computed_in = _computed_in(args, kiln_out.dtype, ints_to_float)
     if computed_in != kiln_out.dtype:
         tolerances = {**tolerances, kiln_out.dtype: tolerances[computed_in]}
     assert_same(kiln_out, expected, atol=atol, tolerances=tolerances)
     return expected
 
 
-def _computed_in(args: tuple[Any, ...], out_dtype: torch.dtype) -> torch.dtype:
+def _computed_in(
+    args: tuple[Any, ...], out_dtype: torch.dtype, ints_to_float: bool = False
+) -> torch.dtype:
     """The dtype a floating result was computed in: out's, or the narrower floating dtype the
-    tensor and number arguments promote to. A float32 pow written into a float64 out is a float32
-    value widened, and matches torch's only to float32's precision."""
+    tensor and number arguments promote to (the default float dtype for integer ones when
+    `ints_to_float`). A float32 pow written into a float64 out is a float32 value widened, and
+    matches torch's only to float32's precision."""
     tensors = [a for a in args if isinstance(a, torch.Tensor)]
     if not tensors or not out_dtype.is_floating_point:
         return out_dtype
@@ -124,6 +130,8 @@ def _computed_in(args: tuple[Any, ...], out_dtype: torch.dtype) -> torch.dtype:
     for arg in args:
         if isinstance(arg, (torch.Tensor, bool, int, float)):
             common = torch.result_type(torch.empty(0, dtype=common), arg)
+    if ints_to_float and not common.is_floating_point:
+        common = torch.get_default_dtype()
     if common.is_floating_point and torch.finfo(common).eps > torch.finfo(out_dtype).eps:
         return common
     return out_dtype

@@ -225,11 +225,10 @@ inline float acos_float(float x) {
   return select(big, select(x < 0.0f, negative, positive), small);
 }
 
-// atan in float: above 1, atan a = pi/2 - atan(1/a), so the polynomial covers [0, 1].
-inline float atan_float(float x) {
-  const float a = detail::abs_bits(x);
-  const bool big = a > 1.0f;
-  const float t = select(big, 1.0f / a, a);
+namespace detail {
+
+// atan(t) for t in [0, 1]: t + t^3 P(t^2).
+inline float atan_unit(float t) {
   const float z = t * t;
   float p = 2.920646045e-03f;
   p = p * z - 1.636774392e-02f;
@@ -239,9 +238,38 @@ inline float atan_float(float x) {
   p = p * z - 1.421105241e-01f;
   p = p * z + 1.999377249e-01f;
   p = p * z - 3.333315272e-01f;
-  const float q = t + t * z * p;
+  return t + t * z * p;
+}
+
+}  // namespace detail
+
+// atan in float: above 1, atan a = pi/2 - atan(1/a), so the polynomial covers [0, 1].
+inline float atan_float(float x) {
+  const float a = detail::abs_bits(x);
+  const bool big = a > 1.0f;
+  const float q = detail::atan_unit(select(big, 1.0f / a, a));
   const float r = select(big, detail::kPiOver2Hi - (q - detail::kPiOver2Lo), q);
   return detail::xor_sign(r, x);
+}
+
+// atan2(y, x) in float, with the C library's signed zeros, infinities and NaN: the angle of |y|
+// over |x| from atan of the smaller over the larger (so the quotient is in [0, 1]), reflected
+// about pi/4 when |y| is the larger, about pi/2 when x is negative (-0 too), and given y's sign.
+// Equal magnitudes take the quotient 1 (infinities, whose quotient is NaN), two zeros 0.
+inline float atan2_float(float y, float x) {
+  const float a = detail::abs_bits(y);
+  const float b = detail::abs_bits(x);
+  const bool steep = a > b;
+  const float high = select(steep, a, b);
+  float t = select(steep, b, a) / high;
+  t = select(a == b, 1.0f, t);
+  t = select(high == 0.0f, 0.0f, t);
+  const float q = detail::atan_unit(t);
+  float r = select(steep, detail::kPiOver2Hi - (q - detail::kPiOver2Lo), q);
+  r = select(detail::sign_bit(x) != 0, 2.0f * detail::kPiOver2Hi - (r - 2.0f * detail::kPiOver2Lo),
+             r);
+  const float result = kiln::detail::bits_float(kiln::detail::float_bits(r) | detail::sign_bit(y));
+  return select((x != x) | (y != y), x + y, result);
 }
 
 // sinh in float: (E + E / (E + 1)) / 2 with E = e^|x| - 1, which keeps its accuracy near 0;
@@ -301,6 +329,8 @@ inline float acos_compute(float x) { return acos_float(x); }
 inline double acos_compute(double x) { return std::acos(x); }
 inline float atan_compute(float x) { return atan_float(x); }
 inline double atan_compute(double x) { return std::atan(x); }
+inline float atan2_compute(float y, float x) { return atan2_float(y, x); }
+inline double atan2_compute(double y, double x) { return std::atan2(y, x); }
 inline float sinh_compute(float x) { return sinh_float(x); }
 inline double sinh_compute(double x) { return std::sinh(x); }
 inline float cosh_compute(float x) { return cosh_float(x); }
