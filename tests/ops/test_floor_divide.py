@@ -53,6 +53,25 @@ def test_floor_divide_floating_edges(call_op: Any, dtype: torch.dtype) -> None:
     torch.testing.assert_close(got, torch.floor_divide(a, b), rtol=0, atol=0, equal_nan=True)
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32])
+def test_floor_divide_vector_blocks(call_op: Any, dtype: torch.dtype) -> None:
+    # Blocks without an edge case run the vector loop, which for Half and BFloat16 rounds every
+    # step to the dtype as ATen does: quotients near integers (both signs), exactly torch's values,
+    # for floor division and for division rounding toward zero.
+    gen = torch.Generator().manual_seed(12)
+    b = torch.randn(4000, generator=gen) * 2.0 ** torch.randint(-6, 6, (4000,), generator=gen)
+    quotients = torch.randint(-300, 300, (4000,), generator=gen).float()
+    a = b * quotients + torch.randn(4000, generator=gen) * b.abs() * 1e-2
+    a, b = a.to(dtype), b.to(dtype)
+    b[b == 0] = 1
+    got = call_op(NAME, a, b, out=torch.empty(0, dtype=dtype))
+    torch.testing.assert_close(got, torch.floor_divide(a, b), rtol=0, atol=0)
+    got = call_op(
+        "aten::div.out_mode", a, b, rounding_mode="trunc", out=torch.empty(0, dtype=dtype)
+    )
+    torch.testing.assert_close(got, torch.div(a, b, rounding_mode="trunc"), rtol=0, atol=0)
+
+
 def test_floor_divide_by_zero(call_op: Any) -> None:
     a = torch.tensor([5, -5, 0], dtype=torch.int32)
     b = torch.tensor([2, 0, 1], dtype=torch.int32)

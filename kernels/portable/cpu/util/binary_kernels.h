@@ -254,35 +254,54 @@ Tensor& modulo_out(KernelRuntimeContext& ctx, const char* name, const Tensor& se
 namespace detail {
 
 // rounding_divide's floating functor. Float floor division vectorises through div_floor_fast, with
-// an AVX-512 clone (its divisions: 1.42x -> 1.16x ATen's time for 1M float32); its failing inputs,
-// double floor division and Half or BFloat16 rounded step by step (round_steps) are rare inputs
-// (rare_inputs.h) that take the scalar formula.
+// an AVX-512 clone (its divisions: 1.42x -> 1.16x ATen's time for 1M float32); its failing inputs
+// and double floor division are rare inputs (rare_inputs.h) that take the scalar formula.
 struct RoundingDivideFloating {
   static constexpr bool kHasRareInputs = true;
   static constexpr bool kVectorMath = true;
   bool trunc;
-  bool round_steps;
-  bool half;
 
   float operator()(float a, float b) const {
     // Both computed and one selected: a branch would keep the loop from vectorising.
     return select(trunc, trunc_value(a / b), div_floor_fast(a, b));
   }
   double operator()(double a, double b) const { return exact(a, b); }
-  bool rare(float a, float b) const {
-    return round_steps || (!trunc && div_floor_fast_fails(a, b));
+  bool rare(float a, float b) const { return !trunc && div_floor_fast_fails(a, b); }
+  bool rare(double, double) const { return !trunc; }
+  template <typename T>
+  T exact(T a, T b) const {
+    return trunc ? std::trunc(a / b) : div_floor_float(a, b);
   }
+};
+
+// The same for Half or BFloat16 (`half`) with a tensor divisor, which ATen computes step by step
+// in the dtype: every step is rounded to it, branch-free, so the float loop still vectorises (one
+// element at a time through the C library it took 32x ATen's time).
+struct RoundedStepsDivide {
+  static constexpr bool kHasRareInputs = true;
+  static constexpr bool kVectorMath = true;
+  bool trunc;
+  bool half;
+
+  // Both roundings computed and one selected (round_reduced's branch kept the loop scalar).
+  float round(float value) const {
+    using namespace kiln::detail;
+    const float as_half = half_bits_to_float(float_to_half_bits(value));
+    const float as_bfloat16 = bfloat16_bits_to_float(float_to_bfloat16_bits(value));
+    return select(half, as_half, as_bfloat16);
+  }
+  float operator()(float a, float b) const {
+    const auto step = [this](float value) { return round(value); };
+    return select(trunc, trunc_value(round(a / b)), div_floor_fast(a, b, step));
+  }
+  double operator()(double a, double b) const { return RoundingDivideFloating{trunc}(a, b); }
+  bool rare(float a, float b) const { return !trunc && div_floor_fast_fails(a, b); }
   bool rare(double, double) const { return !trunc; }
   float exact(float a, float b) const {
-    if (round_steps) {
-      const auto round = [this](float value) { return round_reduced(value, half); };
-      return trunc ? std::trunc(round(a / b)) : div_floor_float(a, b, round);
-    }
-    return trunc ? std::trunc(a / b) : div_floor_float(a, b);
+    const auto step = [this](float value) { return round(value); };
+    return trunc ? std::trunc(round(a / b)) : div_floor_float(a, b, step);
   }
-  double exact(double a, double b) const {
-    return trunc ? std::trunc(a / b) : div_floor_float(a, b);
-  }
+  double exact(double a, double b) const { return RoundingDivideFloating{trunc}.exact(a, b); }
 };
 
 }  // namespace detail
@@ -298,11 +317,15 @@ Tensor& rounding_divide(KernelRuntimeContext& ctx, const char* name, const Eleme
     fail_dtype(ctx, name, common);
     return out;
   }
-  bool zero_divisor = false;
   // ATen's Half and BFloat16 rounding divisions round each step to the dtype, except with a
   // single-element divisor (read into float as for true division).
-  const bool round_steps = is_reduced_floating_type(common) && compute_numel(b.sizes) != 1;
-  const bool half = common == ScalarType::Half;
+  if (is_reduced_floating_type(common) && compute_numel(b.sizes) != 1) {
+    const bool half = common == ScalarType::Half;
+    apply_binary_op<kFloatingTypes, ScalarOther::kExact>(
+        ctx, a, b, common, out, [&](auto) { return detail::RoundedStepsDivide{trunc, half}; });
+    return out;
+  }
+  bool zero_divisor = false;
   apply_binary_op<kAllTypes, ScalarOther::kExact>(ctx, a, b, common, out, [&](auto zero) {
     using T = decltype(zero);
     if constexpr (std::is_integral_v<T>) {
@@ -310,7 +333,7 @@ Tensor& rounding_divide(KernelRuntimeContext& ctx, const char* name, const Eleme
         return trunc ? div_trunc_int(x, y) : div_floor_int(x, y);
       });
     } else {
-      return detail::RoundingDivideFloating{trunc, round_steps, half};
+      return detail::RoundingDivideFloating{trunc};
     }
   });
   KILN_KERNEL_CHECK_MSG(ctx, !zero_divisor, InvalidArgument, out,

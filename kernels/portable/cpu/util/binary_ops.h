@@ -131,15 +131,23 @@ inline float truncated_rest(float a, float b) {
   return static_cast<float>(static_cast<double>(a) - q * static_cast<double>(b));
 }
 
-// div_floor_float(a, b) where div_floor_fast_fails(a, b) is false, with the same roundings but
-// without a call: the remainder std::fmod computes is truncated_rest's.
-inline float div_floor_fast(float a, float b) {
+// div_floor_float(a, b, round) where div_floor_fast_fails(a, b) is false, with the same roundings
+// but without a call or a branch: the remainder std::fmod computes is truncated_rest's (its +0
+// for std::fmod's -0 changes no result), and a zero quotient takes a / b's sign, which rounding
+// keeps.
+template <typename Round>
+inline float div_floor_fast(float a, float b, const Round& round) {
   const float rest = truncated_rest(a, b);
-  float quotient = (a - rest) / b;
-  quotient = select((rest != 0.0f) & ((b < 0.0f) != (rest < 0.0f)), quotient - 1.0f, quotient);
+  float quotient = round(round(a - rest) / b);
+  quotient =
+      select((rest != 0.0f) & ((b < 0.0f) != (rest < 0.0f)), round(quotient - 1.0f), quotient);
   float floored = floor_value(quotient);
-  floored = select(quotient - floored > 0.5f, floored + 1.0f, floored);
+  floored = select(round(quotient - floored) > 0.5f, round(floored + 1.0f), floored);
   return select(quotient == 0.0f, std::copysign(0.0f, a / b), floored);
+}
+
+inline float div_floor_fast(float a, float b) {
+  return div_floor_fast(a, b, [](float value) { return value; });
 }
 
 template <typename T>
