@@ -136,15 +136,15 @@ namespace {
 constexpr size_t kTileBytes = 4096;
 
 // How for_each_binary_row reads one input of a short-row plan [rows, L] in tiles of k rows.
+// (A single element cannot stand beside these: its plan merges into one dim.)
 enum class TileInput : uint8_t {
   kWalks,   // walks both dims contiguously: read in place
-  kSingle,  // a single element: read in place, stride 0
   kRow,     // one row repeated ([L] against [R, L]): a buffer of k copies, filled once
   kColumn,  // one value per row ([R, 1] against [R, L]): each repeated L times, per tile
 };
 
 // Sets each input's TileInput and returns whether plan is a short-row plan worth tiling: [rows,
-// L] with L <= kShortRow, inputs of those four kinds, at least one repeated row or column.
+// L] with L <= kShortRow, inputs of those three kinds, at least one repeated row or column.
 bool tile_inputs(const BroadcastPlan& plan, const BinaryOperands& operands, TileInput* inputs) {
   if (plan.num_inputs != 2 || plan.dim != 2 || plan.row_size() > kShortRow) return false;
   bool tiled = false;
@@ -153,14 +153,17 @@ bool tile_inputs(const BroadcastPlan& plan, const BinaryOperands& operands, Tile
     const StridesType inner = plan.strides[i][1];
     if (outer == plan.sizes[1] && inner == 1) {
       inputs[i] = TileInput::kWalks;
-    } else if (outer == 0) {
-      inputs[i] = inner == 0 ? TileInput::kSingle : TileInput::kRow;
-    } else {
-      inputs[i] = TileInput::kColumn;  // outer == 1, inner == 0: dims of size 1 were dropped
+    } else if (outer == 0 && inner == 1) {
+      inputs[i] = TileInput::kRow;
+      tiled = true;
+    } else if (outer == 1 && inner == 0) {
+      inputs[i] = TileInput::kColumn;
       const size_t size = i == 0 ? operands.a_size : operands.b_size;
       if (size > 8 || (size & (size - 1)) != 0) return false;  // spread_column's sizes
+      tiled = true;
+    } else {
+      return false;
     }
-    tiled |= inputs[i] == TileInput::kRow || inputs[i] == TileInput::kColumn;
   }
   return tiled;
 }
@@ -198,20 +201,18 @@ void spread_column(const unsigned char* column, size_t element_size, int64_t row
   }
 }
 
-// One input of a tiled call: where its rows start and its stride within them.
+// One input of a tiled call: where its rows start.
 struct TiledInput {
   TileInput kind;
   const unsigned char* data;
   size_t element_size;
   unsigned char* tile;
 
-  // The input's elements for rows [first, first + count) of the plan.
+  // The input's elements for rows [first, first + count) of the plan, contiguous.
   const unsigned char* rows(int64_t first, int64_t count, int64_t length) const {
     switch (kind) {
       case TileInput::kWalks:
         return data + first * length * element_size;
-      case TileInput::kSingle:
-        return data;
       case TileInput::kRow:
         return tile;
       case TileInput::kColumn:
@@ -220,7 +221,6 @@ struct TiledInput {
     }
     return data;
   }
-  int64_t stride() const { return kind == TileInput::kSingle ? 0 : 1; }
 };
 
 // for_each_binary_row's tiled loop (see broadcast.h): calls of k rows each.
@@ -256,7 +256,7 @@ void tile_short_rows(const KernelRuntimeContext& ctx, const BroadcastPlan& plan,
     for (int64_t tile = first_tile; tile < last_tile; ++tile) {
       const int64_t first = tile * per_tile;
       const int64_t count = rows - first < per_tile ? rows - first : per_tile;
-      fn(state, a.rows(first, count, length), a.stride(), b.rows(first, count, length), b.stride(),
+      fn(state, a.rows(first, count, length), 1, b.rows(first, count, length), 1,
          out + first * length * static_cast<int64_t>(operands.out_size), count * length);
     }
   });
