@@ -126,10 +126,15 @@ def _computed_in(
     tensors = [a for a in args if isinstance(a, torch.Tensor)]
     if not tensors or not out_dtype.is_floating_point:
         return out_dtype
+    # Folded pairwise through a stand-in that keeps whether a dimensioned tensor took part, since
+    # a 0-dim tensor promotes only across categories (float64 0-dim and float32 [5] give float32).
+    dimensioned = tensors[0].dim() > 0
     common = tensors[0].dtype
     for arg in args:
         if isinstance(arg, (torch.Tensor, bool, int, float)):
-            common = torch.result_type(torch.empty(0, dtype=common), arg)
+            stand_in = torch.empty((0,) if dimensioned else (), dtype=common)
+            common = torch.result_type(stand_in, arg)
+            dimensioned |= isinstance(arg, torch.Tensor) and arg.dim() > 0
     if ints_to_float and not common.is_floating_point:
         common = torch.get_default_dtype()
     if common.is_floating_point and torch.finfo(common).eps > torch.finfo(out_dtype).eps:
