@@ -24,11 +24,18 @@ import kiln
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 aten = torch.ops.aten
+NAME = "aten::masked_fill.Scalar_out"
 
 
 def portable_only(call_op: Any, match: str) -> str | None:
     """Kiln's own messages are checked on the portable backend; ATen mode has libtorch's."""
     return match if is_portable(call_op) else None
+
+
+def check_masked_fill(
+    call_op: Any, a: torch.Tensor, mask: torch.Tensor, value: Any, out: torch.Tensor
+) -> None:
+    check_op(call_op, NAME, aten.masked_fill.Scalar_out, (a, mask, value), out=out)
 
 
 @SETTINGS
@@ -41,13 +48,7 @@ def test_masked_fill_matches_torch(call_op: Any, data: Any) -> None:
     value = data.draw(st.one_of(scalars_for(a.dtype), any_scalars))
     shape = tuple(torch.broadcast_shapes(a.shape, mask.shape))
     out = data.draw(out_tensors(a.dtype, shape))
-    check_op(
-        call_op,
-        "aten::masked_fill.Scalar_out",
-        aten.masked_fill.Scalar_out,
-        (a, mask, value),
-        out=out,
-    )
+    check_masked_fill(call_op, a, mask, value, out)
 
 
 @pytest.mark.parametrize(
@@ -64,13 +65,7 @@ def test_masked_fill_long_rows_of_every_width(call_op: Any, dtype: torch.dtype) 
         make_tensor(torch.bool, (1000,), 3),
         torch.tensor(True),
     ]:
-        check_op(
-            call_op,
-            "aten::masked_fill.Scalar_out",
-            aten.masked_fill.Scalar_out,
-            (a, mask, value),
-            out=out,
-        )
+        check_masked_fill(call_op, a, mask, value, out)
 
 
 @pytest.mark.parametrize(
