@@ -96,3 +96,23 @@ def test_to_copy_specials_long(call_op: Any, src: torch.dtype, dst: torch.dtype)
     torch.testing.assert_close(out, expected, rtol=0, atol=0, equal_nan=True)
     if dst.is_floating_point:
         assert torch.equal(out.signbit(), expected.signbit())
+
+
+@pytest.mark.parametrize("length", [1, 15, 16, 17, 33, 1000, 4099])
+def test_float32_to_16_bit_floats_bit_for_bit(call_op: Any, length: int) -> None:
+    """Narrowing float32 rounds to nearest even exactly as torch does, on random bit patterns
+    (every exponent, subnormals, infinities, NaN), through the vector loops (BFloat16's AVX2 one
+    sixteen at a time, Half's F16C) and their tails."""
+    gen = torch.Generator().manual_seed(length)
+    bits = torch.randint(-(2**31), 2**31, (length,), dtype=torch.int64, generator=gen)
+    values = bits.to(torch.int32).view(torch.float32)
+    # Exact ties: the dropped half is 0x8000 (BFloat16) with an even and an odd kept part.
+    values[: length // 4] = (bits[: length // 4].to(torch.int32) & ~0xFFFF | 0x8000).view(
+        torch.float32
+    )
+    nan = values.isnan()
+    for dtype in [torch.bfloat16, torch.float16]:
+        out = call_op("aten::_to_copy.out", values, out=torch.empty(0, dtype=dtype))
+        expected = values.to(dtype)
+        assert torch.equal(out.view(torch.int16)[~nan], expected.view(torch.int16)[~nan]), dtype
+        assert bool(out[nan].isnan().all()), dtype

@@ -32,8 +32,9 @@ KILN_ALWAYS_INLINE float widen_half_bits(uint16_t bits) {
   return kiln::detail::bits_float(kiln::detail::float_bits(scaled) | special | sign);
 }
 
-// The software rows: the fallback for Half (no clones: every CPU the clones target has F16C),
-// the only path for BFloat16 (a shift, which the clones vectorise as well as hardware would).
+// The software rows: the fallback for Half (no clones: every CPU the clones target has F16C), and
+// BFloat16's (widening is a shift, which the clones vectorise as well as hardware would;
+// narrowing has an AVX2 version below).
 void widen_half_soft(const Half* src, float* dst, int64_t n) {
   for (int64_t i = 0; i < n; ++i) dst[i] = widen_half_bits(src[i].x);
 }
@@ -48,7 +49,9 @@ void round_half_soft(float* values, int64_t n) {
 KILN_HOT_LOOP void widen_bfloat16_soft(const BFloat16* src, float* dst, int64_t n) {
   for (int64_t i = 0; i < n; ++i) dst[i] = kiln::detail::bfloat16_bits_to_float(src[i].x);
 }
-KILN_HOT_LOOP void narrow_bfloat16_soft(const float* src, BFloat16* dst, int64_t n) {
+// Without a clone: CPUs with AVX2 take narrow_bfloat16_avx2, which ends in this loop too (out of
+// line, so that its baseline vector loop is not compiled a second time inside each caller).
+KILN_NOINLINE void narrow_bfloat16_soft(const float* src, BFloat16* dst, int64_t n) {
   for (int64_t i = 0; i < n; ++i) dst[i].x = kiln::detail::float_to_bfloat16_bits(src[i]);
 }
 KILN_HOT_LOOP void round_bfloat16_soft(float* values, int64_t n) {
@@ -110,6 +113,35 @@ KILN_F16C_TARGET void narrow_half_f16c(const float* src, Half* dst, int64_t n) {
   _mm_storeu_si128(reinterpret_cast<__m128i*>(narrow),
                    _mm256_cvtps_ph(_mm256_loadu_ps(block), kF16cRound));
   std::memcpy(dst + i, narrow, static_cast<size_t>(n - i) * sizeof(uint16_t));
+}
+
+// float_to_bfloat16_bits on eight values: rounded to nearest even by adding 0x7fff plus the kept
+// part's last bit, a NaN made quiet (its top half is then (x >> 16) | 0x40), selected in 32 bits
+// and shifted down, ready to pack.
+KILN_F16C_TARGET inline __m256i bfloat16_top_halves(__m256i x) {
+  const __m256i rounded =
+      _mm256_add_epi32(_mm256_add_epi32(x, _mm256_set1_epi32(0x7fff)),
+                       _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1)));
+  const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(x, _mm256_set1_epi32(0x7fffffff)),
+                                         _mm256_set1_epi32(0x7f800000));
+  const __m256i quiet = _mm256_or_si256(x, _mm256_set1_epi32(0x400000));
+  return _mm256_srli_epi32(_mm256_blendv_epi8(rounded, quiet, nan), 16);
+}
+
+// Sixteen floats to BFloat16 at a time, the last few through narrow_bfloat16_soft. GCC's
+// vectorisation of the scalar formula narrowed each arm of the NaN select apart and widened one
+// back (2.5 instructions an element, where this takes one): `_to_copy` float32 -> bfloat16 of 1M
+// took 134 us that way, 85 us this way.
+KILN_F16C_TARGET void narrow_bfloat16_avx2(const float* src, BFloat16* dst, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m256i lo = bfloat16_top_halves(_mm256_castps_si256(_mm256_loadu_ps(src + i)));
+    const __m256i hi = bfloat16_top_halves(_mm256_castps_si256(_mm256_loadu_ps(src + i + 8)));
+    // packus interleaves the 128-bit lanes of lo and hi; the permute puts them in order.
+    const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(lo, hi), 0xd8);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), packed);
+  }
+  if (i < n) narrow_bfloat16_soft(src + i, dst + i, n - i);
 }
 
 KILN_F16C_TARGET void round_half_f16c(float* values, int64_t n) {
@@ -330,6 +362,9 @@ KILN_NOINLINE void widen_row(const BFloat16* src, float* dst, int64_t n) {
 }
 
 KILN_NOINLINE void narrow_row(const float* src, BFloat16* dst, int64_t n) {
+#if defined(KILN_HALF_F16C)
+  if (cpu_has_f16c()) return narrow_bfloat16_avx2(src, dst, n);
+#endif
   narrow_bfloat16_soft(src, dst, n);
 }
 
