@@ -18,6 +18,10 @@ namespace kiln::portable {
 // Elements summed in float (or narrow integer) lanes before their total goes to the wide Total.
 constexpr int64_t kTotalBlock = 1024;
 
+// Independent lanes a run's block sums in: 128 bytes of them, at most 64.
+template <typename Lane>
+constexpr int kTotalLanes = 128 / sizeof(Lane) < 64 ? 128 / sizeof(Lane) : 64;
+
 // Floating sums and products run in double, integer ones in wrapping int64.
 template <typename C>
 using TotalOf = std::conditional_t<std::is_integral_v<C>, int64_t, double>;
@@ -87,7 +91,7 @@ KILN_MATH_LOOP TotalOf<C> run_total(const In* x, int64_t n) {
   using Lane = LaneOf<C, In>;
   static_assert(std::is_same_v<Lane, C> || (!kProd && std::is_same_v<C, int64_t>),
                 "narrow ints only sum");
-  constexpr int kLanes = 128 / sizeof(Lane) < 64 ? 128 / sizeof(Lane) : 64;
+  constexpr int kLanes = kTotalLanes<Lane>;
   Total total = kProd ? 1 : 0;
   for (int64_t s = 0; s < n; s += kTotalBlock) {
     const int64_t m = n - s < kTotalBlock ? n - s : kTotalBlock;
@@ -114,12 +118,12 @@ KILN_MATH_LOOP TotalOf<C> run_total(const In* x, int64_t n) {
 #if defined(KILN_X86_64_V3_ONLY)
 #define KILN_HALF_IN_PLACE 1
 
-// run_total<float, kProd> of n Half values: each block of kTotalBlock in 32 float lanes, lane j
+// run_total<float, kProd> of n Half values: each block of kTotalBlock in its 32 float lanes, lane j
 // taking elements i + j, the tail into lane 0, the lanes folded by halving into the double total.
 // Lanes (half_rows.h) converts 8 (F16C) or 16 (AVX-512) Halves at a time.
 template <bool kProd, typename Lanes>
 KILN_ALWAYS_INLINE double half_run_total_body(const Half* x, int64_t n) {
-  constexpr int kLanes = 32;
+  constexpr int kLanes = kTotalLanes<float>;  // run_total<float>'s, so the bits match
   constexpr int kWidth = Lanes::kWidth;
   constexpr int kVectors = kLanes / kWidth;
   typedef float Vector __attribute__((vector_size(kWidth * sizeof(float))));
