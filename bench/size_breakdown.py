@@ -1,6 +1,6 @@
 """Where a binary's bytes go: its symbols (nm) grouped by the source file that defines them.
 
-The owner of a symbol is found in the build tree's object files: op_add.cpp, util/gemm.cpp,
+The owner of a symbol is found in the build tree's object files: op_add.cpp, util/linalg/gemm.cpp,
 runtime/core, generated (RegisterKernels.cpp ...), or `other` for what no object defines (libc,
 libstdc++, the C runtime). Multiversioned clones (`.arch_x86_64_v3`, `.arch_x86_64_v4`, with
 their `.resolver`) are counted apart, so their cost is visible next to the baseline code.

@@ -206,18 +206,15 @@ KilnPortableKernels.cmake beside KilnConfig.cmake); reinstall Kiln")
 endfunction()
 
 # The generated copy of each portable kernel source a dtype-selective library compiles
-# (CompiledSource.stem in codegen/selective_build/kernel_sources.py: cpu/op_add.cpp -> op_add,
-# cpu/util/gemm.cpp -> util_gemm).
+# (CompiledSource.stem in codegen/selective_build/kernel_sources.py: its path under cpu/ with _
+# for /, cpu/op_add.cpp -> op_add, cpu/util/linalg/gemm.cpp -> util_linalg_gemm).
 function(_kiln_dtype_selected_sources lib_name gen_dir out_var)
   get_property(sources GLOBAL PROPERTY KILN_COMPILED_SOURCES_${lib_name})
   set(generated "")
   foreach(source IN LISTS sources)
-    get_filename_component(name "${source}" NAME_WE)
-    get_filename_component(parent "${source}" DIRECTORY)
-    get_filename_component(parent "${parent}" NAME)
-    if(NOT parent STREQUAL "cpu")
-      set(name "${parent}_${name}")
-    endif()
+    string(REGEX REPLACE "^.*/cpu/" "" name "${source}")
+    string(REGEX REPLACE "\\.cpp$" "" name "${name}")
+    string(REPLACE "/" "_" name "${name}")
     list(APPEND generated "${gen_dir}/dtype_selected/${name}.cpp")
   endforeach()
   set(${out_var} "${generated}" PARENT_SCOPE)

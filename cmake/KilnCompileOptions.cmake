@@ -20,7 +20,7 @@
 # - -O3's complete unrolling of short loops capped at 16 instructions: unrolling every loop of
 #   bounded trip count (vector epilogues, lane folds, edge tiles) took a quarter of a kernel
 #   binary. The loops that hold arrays of accumulators or lanes, which must unroll to live in
-#   registers, say so with KILN_UNROLL (util/target.h).
+#   registers, say so with KILN_UNROLL (util/common/target.h).
 function(kiln_lean_target target)
   cmake_parse_arguments(PARSE_ARGV 1 arg "EXCEPTIONS;KERNELS" "" "")
   if(KILN_ATEN_MODE)

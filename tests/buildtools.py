@@ -10,7 +10,9 @@ from pathlib import Path
 from types import ModuleType
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-BUILD_ROOT = REPO_ROOT / "build"
+# Where the session-scoped native builds go; KILN_TEST_BUILD_ROOT points a second checkout's or a
+# parallel run's tests at builds of their own.
+BUILD_ROOT = Path(os.environ.get("KILN_TEST_BUILD_ROOT", REPO_ROOT / "build"))
 
 
 def run(

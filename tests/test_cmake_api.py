@@ -39,7 +39,7 @@ def test_add_only_build_compiles_only_the_selected_kernels(tmp_path: Path) -> No
     cmake_configure(PROJECTS / "subdirectory", build, f"-DKILN_SOURCE_DIR={REPO_ROOT}")
     cmake_build(build, "add_lib_demo")
     objects = {path.name for path in build.rglob("*.o")}
-    assert {"op_add.cpp.o", "elementwise.cpp.o", "broadcast.cpp.o"} <= objects, objects
+    assert {"op_add.cpp.o", "binary_driver.cpp.o", "broadcast.cpp.o"} <= objects, objects
     assert not {"op_convolution.cpp.o", "op_sub.cpp.o", "gemm.cpp.o"} & objects, objects
     assert not list(build.rglob("libkiln_portable_kernels.a"))
     assert "[21, 42, 63]" in run([str(build / "add_lib_demo")]).stdout

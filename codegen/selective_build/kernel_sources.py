@@ -54,10 +54,10 @@ class CompiledSource:
 
     @property
     def stem(self) -> str:
-        """A unique file name for its wrapper: ``op_add`` or ``util_gemm``."""
-        parent = os.path.basename(os.path.dirname(self.path))
-        name = os.path.splitext(os.path.basename(self.path))[0]
-        return name if parent == "cpu" else f"{parent}_{name}"
+        """A unique file name for its wrapper: its path under ``cpu/`` with ``_`` for ``/``
+        (``op_add``, ``util_linalg_gemm``)."""
+        under_cpu = self.path.replace(os.sep, "/").rsplit("/cpu/", 1)[-1]
+        return os.path.splitext(under_cpu)[0].replace("/", "_")
 
 
 def read_source_list(list_file: str) -> list[str]:

@@ -35,7 +35,9 @@ def generate(tmp_path: Path, selection: str, sources: str) -> tuple[int, str, Pa
 
 
 def test_each_source_gets_its_operators_dtypes(tmp_path: Path) -> None:
-    sources = source_list(tmp_path, "op_add.cpp", "op_mm.cpp", "op_relu.cpp", "util/gemm.cpp")
+    sources = source_list(
+        tmp_path, "op_add.cpp", "op_mm.cpp", "op_relu.cpp", "util/linalg/gemm.cpp"
+    )
     code, stderr, out = generate(tmp_path, FLOAT_ADD, sources)
     assert code == 0, stderr
     add = (out / "dtype_selected" / "op_add.cpp").read_text()
@@ -46,7 +48,7 @@ def test_each_source_gets_its_operators_dtypes(tmp_path: Path) -> None:
         in (out / "dtype_selected" / "op_mm.cpp").read_text()
     )
     # Shared code serves every selected operator: the union of the masks.
-    gemm = (out / "dtype_selected" / "util_gemm.cpp").read_text()
+    gemm = (out / "dtype_selected" / "util_linalg_gemm.cpp").read_text()
     assert "shared kernel code" in gemm and "0xc0ull  // Float, Double" in gemm
     relu = (out / "dtype_selected" / "op_relu.cpp").read_text()
     assert "#include" not in relu and "nothing is compiled" in relu

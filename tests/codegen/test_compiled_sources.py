@@ -39,8 +39,12 @@ def test_add_compiles_its_source_and_the_util_it_includes(tmp_path: Path) -> Non
     sources, read = plan(tmp_path, "operators:\n  aten::add.out: {}\n", ALL_SOURCES, PORTABLE, REPO)
     compiled = names(sources)
     assert "op_add.cpp" in compiled
-    assert {"util/elementwise.cpp", "util/broadcast.cpp", "util/convert.cpp"} <= compiled
-    assert not {"op_convolution.cpp", "util/gemm.cpp", "op_sub.cpp"} & compiled
+    assert {
+        "util/elementwise/binary_driver.cpp",
+        "util/elementwise/broadcast.cpp",
+        "util/vec/convert.cpp",
+    } <= compiled
+    assert not {"op_convolution.cpp", "util/linalg/gemm.cpp", "op_sub.cpp"} & compiled
     assert str(PORTABLE / "cpu/op_add.cpp") in read
 
 

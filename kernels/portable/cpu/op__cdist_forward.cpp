@@ -8,12 +8,12 @@
 #include <optional>
 #include <type_traits>
 
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/convert.h"
-#include "kernels/portable/cpu/util/distance.h"
-#include "kernels/portable/cpu/util/gemm.h"
-#include "kernels/portable/cpu/util/matmul.h"
-#include "kernels/portable/cpu/util/target.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/common/target.h"
+#include "kernels/portable/cpu/util/linalg/distance.h"
+#include "kernels/portable/cpu/util/linalg/gemm.h"
+#include "kernels/portable/cpu/util/linalg/matmul.h"
+#include "kernels/portable/cpu/util/vec/convert.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

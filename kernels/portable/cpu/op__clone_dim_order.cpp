@@ -3,8 +3,8 @@
 // _to_dim_order_copy.
 #include <optional>
 
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/dim_order_copy.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/shape/dim_order_copy.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

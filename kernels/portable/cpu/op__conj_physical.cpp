@@ -2,8 +2,8 @@
 // where the conjugate is a copy (same dtype and shape); complex tensors are refused.
 #include <optional>
 
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/shape_kernels.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/shape/shape_kernels.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "kernels/portable/cpu/util/checks.h"
+#include "kernels/portable/cpu/util/common/checks.h"
 #include "runtime/core/dim_order.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 

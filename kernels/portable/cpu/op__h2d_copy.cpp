@@ -1,8 +1,8 @@
 // et_copy::_h2d_copy.out: ExecuTorch's copy of a host tensor into device memory. Kiln's tensors
 // all live in host memory (an Ascend kernel stages its own device buffers per launch), so on the
 // portable backend it is a plain copy: same dtype, out resized to self's shape, self's layout.
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/dim_order_copy.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/shape/dim_order_copy.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

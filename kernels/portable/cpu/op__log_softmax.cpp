@@ -1,7 +1,7 @@
 // _log_softmax.out: x - log(sum(e^x)) along `dim`, for floating dtypes, with the max subtracted.
 #include <cstdint>
 
-#include "kernels/portable/cpu/util/softmax.h"
+#include "kernels/portable/cpu/util/norm/softmax.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

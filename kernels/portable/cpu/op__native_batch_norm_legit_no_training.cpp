@@ -3,10 +3,10 @@
 #include <cmath>
 #include <tuple>
 
-#include "kernels/portable/cpu/util/batch_norm.h"
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/normalization.h"
-#include "kernels/portable/cpu/util/parallel.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/common/parallel.h"
+#include "kernels/portable/cpu/util/norm/batch_norm.h"
+#include "kernels/portable/cpu/util/norm/normalization.h"
 
 namespace kiln::portable::native {
 

@@ -5,9 +5,9 @@
 #include <cstring>
 #include <type_traits>
 
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/distance.h"
-#include "kernels/portable/cpu/util/target.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/common/target.h"
+#include "kernels/portable/cpu/util/linalg/distance.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -3,9 +3,9 @@
 #include <cstdint>
 #include <optional>
 
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/copy.h"
-#include "kernels/portable/cpu/util/parallel.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/common/parallel.h"
+#include "kernels/portable/cpu/util/shape/copy.h"
 #include "runtime/core/tensor_options.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 

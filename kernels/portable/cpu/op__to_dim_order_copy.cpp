@@ -2,7 +2,7 @@
 // ExecuTorch's exporter writes `x.to(dtype)` / `x.to(memory_format=...)` in.
 #include <optional>
 
-#include "kernels/portable/cpu/util/dim_order_copy.h"
+#include "kernels/portable/cpu/util/shape/dim_order_copy.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -1,5 +1,5 @@
 // _unsafe_view.out: self's elements in a new shape (one size may be -1 and is inferred).
-#include "kernels/portable/cpu/util/shape_kernels.h"
+#include "kernels/portable/cpu/util/shape/shape_kernels.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

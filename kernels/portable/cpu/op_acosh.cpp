@@ -1,7 +1,7 @@
 // acosh.out: the inverse hyperbolic cosine of self (NaN below 1); integer and bool inputs compute
 // in Float, and out may be any floating dtype.
-#include "kernels/portable/cpu/util/unary_kernels.h"
-#include "kernels/portable/cpu/util/vec_trig.h"
+#include "kernels/portable/cpu/util/elementwise/unary_kernels.h"
+#include "kernels/portable/cpu/util/vec/trig.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -1,7 +1,7 @@
 // addmm.out: out = beta * self + alpha * (mat1 @ mat2), self broadcast to the product's shape.
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/gemm.h"
-#include "kernels/portable/cpu/util/matmul.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/linalg/gemm.h"
+#include "kernels/portable/cpu/util/linalg/matmul.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -4,8 +4,8 @@
 // slot is block_tables[i][pos / block_size] * block_size + pos % block_size. Sequences
 // num_queries .. num_seqs - 1 are padding (CUDA-graph batches): token 0, position 0, slot -1.
 // Every lookup is checked before anything is written.
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/llm.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/llm/common.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -7,9 +7,9 @@
 #include <new>
 #include <type_traits>
 
-#include "kernels/portable/cpu/util/broadcast.h"
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/dtype_util.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/common/dtypes.h"
+#include "kernels/portable/cpu/util/elementwise/broadcast.h"
 #include "runtime/core/dim_order.h"
 #include "runtime/core/half.h"
 #include "runtime/kernel/kernel_runtime_context.h"

@@ -1,5 +1,5 @@
 // amin.out: the smallest value over dims, NaN winning, in self's dtype.
-#include "kernels/portable/cpu/util/select_kernels.h"
+#include "kernels/portable/cpu/util/reduce/select_kernels.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "kernels/portable/cpu/util/select_kernels.h"
+#include "kernels/portable/cpu/util/reduce/select_kernels.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

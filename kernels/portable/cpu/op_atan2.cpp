@@ -1,13 +1,13 @@
 // atan2.out: the angle of (other, self); integer and bool inputs compute in Float.
-#include "kernels/portable/cpu/util/binary_ops.h"
-#include "kernels/portable/cpu/util/elementwise.h"
-#include "kernels/portable/cpu/util/vec_trig.h"
+#include "kernels/portable/cpu/util/elementwise/binary_driver.h"
+#include "kernels/portable/cpu/util/elementwise/binary_ops.h"
+#include "kernels/portable/cpu/util/vec/trig.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {
 namespace {
 
-// float takes the vectorised atan2 (vec_trig.h), with the AVX-512 clone; double the C library's.
+// float takes the vectorised atan2 (vec/trig.h), with the AVX-512 clone; double the C library's.
 // With the C library's atan2f, float took 47x ATen's time.
 struct Atan2 {
   static constexpr bool kVectorMath = true;

@@ -1,8 +1,8 @@
 // baddbmm.out: beta * self + alpha * batch1[i] @ batch2[i] for every batch, over the gemm.
 #include <cstdint>
 
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/matmul.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/linalg/matmul.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -1,6 +1,6 @@
 // bitwise_left_shift.Tensor_out and bitwise_left_shift.Tensor_Scalar_out: self shifted left by
 // other bits in the promoted integer dtype; counts outside [0, bit width) shift every bit out.
-#include "kernels/portable/cpu/util/binary_kernels.h"
+#include "kernels/portable/cpu/util/elementwise/binary_kernels.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -1,5 +1,5 @@
 // bitwise_not.out: ~self on integers, logical not on Bool; floating dtypes are rejected.
-#include "kernels/portable/cpu/util/unary_kernels.h"
+#include "kernels/portable/cpu/util/elementwise/unary_kernels.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -1,5 +1,5 @@
 // bitwise_or.Tensor_out and bitwise_or.Scalar_out: self | other on integers and Bool.
-#include "kernels/portable/cpu/util/binary_kernels.h"
+#include "kernels/portable/cpu/util/elementwise/binary_kernels.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

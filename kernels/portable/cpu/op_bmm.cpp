@@ -1,7 +1,7 @@
 // bmm.out: batched matrix products self[i] @ mat2[i] over the gemm.
 #include <cstdint>
 
-#include "kernels/portable/cpu/util/matmul.h"
+#include "kernels/portable/cpu/util/linalg/matmul.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

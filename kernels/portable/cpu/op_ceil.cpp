@@ -1,7 +1,7 @@
 // ceil.out: self rounded up; integer inputs are copied unchanged and Bool is rejected, as in ATen.
 // out has self's dtype.
-#include "kernels/portable/cpu/util/unary_kernels.h"
-#include "kernels/portable/cpu/util/vec_math.h"
+#include "kernels/portable/cpu/util/elementwise/unary_kernels.h"
+#include "kernels/portable/cpu/util/vec/float_math.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

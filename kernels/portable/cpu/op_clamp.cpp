@@ -2,11 +2,11 @@
 // in torch.result_type of the operands; NaN in x or a limit gives NaN, min > max gives max.
 #include <optional>
 
-#include "kernels/portable/cpu/util/broadcast.h"
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/promotion.h"
-#include "kernels/portable/cpu/util/scalar_util.h"
-#include "kernels/portable/cpu/util/unary.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/common/promotion.h"
+#include "kernels/portable/cpu/util/common/scalars.h"
+#include "kernels/portable/cpu/util/elementwise/broadcast.h"
+#include "kernels/portable/cpu/util/elementwise/unary_driver.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -1,10 +1,10 @@
 // constant_pad_nd.out: pads (or, with negative pads, crops) the trailing dims with a constant.
 #include <cstring>
 
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/copy.h"
-#include "kernels/portable/cpu/util/index_util.h"
-#include "kernels/portable/cpu/util/scalar_util.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/common/scalars.h"
+#include "kernels/portable/cpu/util/index/index_reads.h"
+#include "kernels/portable/cpu/util/shape/copy.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

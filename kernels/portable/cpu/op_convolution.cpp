@@ -3,12 +3,12 @@
 #include <cstdint>
 #include <optional>
 
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/convolution.h"
-#include "kernels/portable/cpu/util/dtype_util.h"
-#include "kernels/portable/cpu/util/gemm.h"
-#include "kernels/portable/cpu/util/im2col.h"
-#include "kernels/portable/cpu/util/matmul.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/common/dtypes.h"
+#include "kernels/portable/cpu/util/conv/convolution.h"
+#include "kernels/portable/cpu/util/conv/im2col.h"
+#include "kernels/portable/cpu/util/linalg/gemm.h"
+#include "kernels/portable/cpu/util/linalg/matmul.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

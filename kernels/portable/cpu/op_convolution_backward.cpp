@@ -7,13 +7,13 @@
 #include <tuple>
 #include <type_traits>
 
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/convolution.h"
-#include "kernels/portable/cpu/util/dtype_util.h"
-#include "kernels/portable/cpu/util/gemm.h"
-#include "kernels/portable/cpu/util/im2col.h"
-#include "kernels/portable/cpu/util/matmul.h"
-#include "kernels/portable/cpu/util/target.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/common/dtypes.h"
+#include "kernels/portable/cpu/util/common/target.h"
+#include "kernels/portable/cpu/util/conv/convolution.h"
+#include "kernels/portable/cpu/util/conv/im2col.h"
+#include "kernels/portable/cpu/util/linalg/gemm.h"
+#include "kernels/portable/cpu/util/linalg/matmul.h"
 #include "runtime/core/half.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 

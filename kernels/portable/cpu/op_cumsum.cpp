@@ -3,12 +3,12 @@
 #include <optional>
 #include <type_traits>
 
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/convert.h"
-#include "kernels/portable/cpu/util/dtype_util.h"
-#include "kernels/portable/cpu/util/math.h"
-#include "kernels/portable/cpu/util/reduce.h"
-#include "kernels/portable/cpu/util/target.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/common/dtypes.h"
+#include "kernels/portable/cpu/util/common/target.h"
+#include "kernels/portable/cpu/util/elementwise/arithmetic.h"
+#include "kernels/portable/cpu/util/reduce/plan.h"
+#include "kernels/portable/cpu/util/vec/convert.h"
 
 namespace kiln::portable::native {
 namespace {

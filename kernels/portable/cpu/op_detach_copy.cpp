@@ -1,7 +1,7 @@
 // detach_copy.out: a copy of self (same dtype and shape).
 #include <optional>
 
-#include "kernels/portable/cpu/util/shape_kernels.h"
+#include "kernels/portable/cpu/util/shape/shape_kernels.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

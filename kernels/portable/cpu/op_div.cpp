@@ -4,8 +4,8 @@
 #include <optional>
 #include <string_view>
 
-#include "kernels/portable/cpu/util/binary_kernels.h"
-#include "kernels/portable/cpu/util/elementwise.h"
+#include "kernels/portable/cpu/util/elementwise/binary_driver.h"
+#include "kernels/portable/cpu/util/elementwise/binary_kernels.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -1,7 +1,7 @@
 // empty.out: out resized to `size`; its contents are left as they are (unspecified).
 #include <optional>
 
-#include "kernels/portable/cpu/util/checks.h"
+#include "kernels/portable/cpu/util/common/checks.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -1,6 +1,6 @@
 // eq.Tensor_out and eq.Scalar_out: self == other elementwise, computed in the promoted dtype;
 // out is Bool by default and may be of any dtype (it receives 0 or 1).
-#include "kernels/portable/cpu/util/binary_kernels.h"
+#include "kernels/portable/cpu/util/elementwise/binary_kernels.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -1,8 +1,8 @@
 // fill.Scalar_out and fill.Tensor_out: out, of self's dtype and shape, filled with one value. A
 // Scalar value is range-checked as fill_ checks it; a 0-dim tensor value converts as copy_ does.
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/copy.h"
-#include "kernels/portable/cpu/util/fill.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/shape/copy.h"
+#include "kernels/portable/cpu/util/shape/fill.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -1,8 +1,8 @@
 // flip.out: self with the given dims reversed, as a strided copy.
 #include <cstdint>
 
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/copy.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/shape/copy.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

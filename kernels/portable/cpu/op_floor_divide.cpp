@@ -1,6 +1,6 @@
 // floor_divide.out: self / other rounded toward negative infinity, in the promoted dtype (no
 // promotion to Float); an integer division by zero is an error, as in ATen.
-#include "kernels/portable/cpu/util/binary_kernels.h"
+#include "kernels/portable/cpu/util/elementwise/binary_kernels.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

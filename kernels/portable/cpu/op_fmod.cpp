@@ -1,5 +1,5 @@
 // fmod.Tensor_out and fmod.Scalar_out: self modulo other with the sign of the dividend (C's fmod).
-#include "kernels/portable/cpu/util/binary_kernels.h"
+#include "kernels/portable/cpu/util/elementwise/binary_kernels.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -1,5 +1,5 @@
 // full.out: out (of its own dtype) of shape `size` filled with fill_value.
-#include "kernels/portable/cpu/util/fill.h"
+#include "kernels/portable/cpu/util/shape/fill.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

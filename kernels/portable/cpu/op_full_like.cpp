@@ -2,8 +2,8 @@
 // validated as ATen does.
 #include <optional>
 
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/fill.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/shape/fill.h"
 #include "runtime/core/tensor_options.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 

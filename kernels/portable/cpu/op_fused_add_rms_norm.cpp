@@ -3,9 +3,9 @@
 // that sum. Passing out=input, residual_out=residual gives vLLM's in-place form.
 #include <tuple>
 
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/llm.h"
-#include "kernels/portable/cpu/util/rms_norm.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/llm/common.h"
+#include "kernels/portable/cpu/util/llm/rms_norm.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

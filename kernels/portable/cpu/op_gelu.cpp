@@ -2,10 +2,10 @@
 // inputs only, out has self's dtype. Half and BFloat16 compute in float.
 #include <string_view>
 
-#include "kernels/portable/cpu/util/target.h"
-#include "kernels/portable/cpu/util/unary_kernels.h"
-#include "kernels/portable/cpu/util/vec_double.h"
-#include "kernels/portable/cpu/util/vec_math.h"
+#include "kernels/portable/cpu/util/common/target.h"
+#include "kernels/portable/cpu/util/elementwise/unary_kernels.h"
+#include "kernels/portable/cpu/util/vec/double_math.h"
+#include "kernels/portable/cpu/util/vec/float_math.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

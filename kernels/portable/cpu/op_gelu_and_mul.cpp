@@ -3,8 +3,8 @@
 // approximation (vLLM's gelu_tanh_and_mul).
 #include <string_view>
 
-#include "kernels/portable/cpu/util/gated_activation.h"
-#include "kernels/portable/cpu/util/vec_math.h"
+#include "kernels/portable/cpu/util/llm/gated_activation.h"
+#include "kernels/portable/cpu/util/vec/float_math.h"
 
 namespace kiln::portable::native {
 namespace {

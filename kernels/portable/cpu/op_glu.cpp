@@ -2,11 +2,11 @@
 // self along dim; floating dtypes only, and out may be any floating dtype.
 #include <cstdint>
 
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/convert.h"
-#include "kernels/portable/cpu/util/dtype_util.h"
-#include "kernels/portable/cpu/util/target.h"
-#include "kernels/portable/cpu/util/vec_math.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/common/dtypes.h"
+#include "kernels/portable/cpu/util/common/target.h"
+#include "kernels/portable/cpu/util/vec/convert.h"
+#include "kernels/portable/cpu/util/vec/float_math.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/dtype_util.h"
-#include "kernels/portable/cpu/util/target.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/common/dtypes.h"
+#include "kernels/portable/cpu/util/common/target.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -1,5 +1,5 @@
 // hardsigmoid.out: clamp(x + 3, 0, 6) / 6; floating inputs only, out has self's dtype.
-#include "kernels/portable/cpu/util/unary_kernels.h"
+#include "kernels/portable/cpu/util/elementwise/unary_kernels.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

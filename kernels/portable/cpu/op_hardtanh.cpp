@@ -1,7 +1,7 @@
 // hardtanh.out: self clamped to [min_val, max_val] in self's dtype; every dtype but Bool.
 #include <cstdint>
 
-#include "kernels/portable/cpu/util/unary_kernels.h"
+#include "kernels/portable/cpu/util/elementwise/unary_kernels.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

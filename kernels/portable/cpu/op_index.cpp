@@ -3,9 +3,9 @@
 #include <optional>
 #include <type_traits>
 
-#include "kernels/portable/cpu/util/advanced_index.h"
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/index_util.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/index/advanced_index.h"
+#include "kernels/portable/cpu/util/index/index_reads.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

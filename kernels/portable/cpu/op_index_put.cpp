@@ -4,14 +4,14 @@
 #include <optional>
 #include <type_traits>
 
-#include "kernels/portable/cpu/util/advanced_index.h"
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/convert.h"
-#include "kernels/portable/cpu/util/copy.h"
-#include "kernels/portable/cpu/util/dtype_util.h"
-#include "kernels/portable/cpu/util/index_util.h"
-#include "kernels/portable/cpu/util/math.h"
-#include "kernels/portable/cpu/util/scalar_util.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/common/dtypes.h"
+#include "kernels/portable/cpu/util/common/scalars.h"
+#include "kernels/portable/cpu/util/elementwise/arithmetic.h"
+#include "kernels/portable/cpu/util/index/advanced_index.h"
+#include "kernels/portable/cpu/util/index/index_reads.h"
+#include "kernels/portable/cpu/util/shape/copy.h"
+#include "kernels/portable/cpu/util/vec/convert.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -1,5 +1,5 @@
 // isnan.out: whether each element of self is NaN, as Bool (integers never are).
-#include "kernels/portable/cpu/util/unary_kernels.h"
+#include "kernels/portable/cpu/util/elementwise/unary_kernels.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

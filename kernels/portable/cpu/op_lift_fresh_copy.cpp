@@ -2,7 +2,7 @@
 // turns a constant into a fresh tensor.
 #include <optional>
 
-#include "kernels/portable/cpu/util/shape_kernels.h"
+#include "kernels/portable/cpu/util/shape/shape_kernels.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

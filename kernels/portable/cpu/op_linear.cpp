@@ -1,11 +1,11 @@
 // linear.out: out = input @ weight^T + bias over the gemm, with matmul's 1-D rules.
 #include <optional>
 
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/convert.h"
-#include "kernels/portable/cpu/util/dtype_util.h"
-#include "kernels/portable/cpu/util/gemm.h"
-#include "kernels/portable/cpu/util/matmul.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/common/dtypes.h"
+#include "kernels/portable/cpu/util/linalg/gemm.h"
+#include "kernels/portable/cpu/util/linalg/matmul.h"
+#include "kernels/portable/cpu/util/vec/convert.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -1,7 +1,7 @@
 // log10.out: the base-10 logarithm of self; integer and bool inputs compute in Float, and out may
 // be any floating dtype.
-#include "kernels/portable/cpu/util/unary_kernels.h"
-#include "kernels/portable/cpu/util/vec_log.h"
+#include "kernels/portable/cpu/util/elementwise/unary_kernels.h"
+#include "kernels/portable/cpu/util/vec/log.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -1,7 +1,7 @@
 // log1p.out: log(1 + self), accurate near 0; integer and bool inputs compute in Float, and out may
 // be any floating dtype.
-#include "kernels/portable/cpu/util/unary_kernels.h"
-#include "kernels/portable/cpu/util/vec_log.h"
+#include "kernels/portable/cpu/util/elementwise/unary_kernels.h"
+#include "kernels/portable/cpu/util/vec/log.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

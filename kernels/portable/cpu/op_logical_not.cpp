@@ -1,5 +1,5 @@
 // logical_not.out: self == 0 elementwise; out is Bool by default and may be of any dtype.
-#include "kernels/portable/cpu/util/unary_kernels.h"
+#include "kernels/portable/cpu/util/elementwise/unary_kernels.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

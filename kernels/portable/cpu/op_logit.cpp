@@ -4,9 +4,9 @@
 #include <cmath>
 #include <optional>
 
-#include "kernels/portable/cpu/util/unary_kernels.h"
-#include "kernels/portable/cpu/util/vec_log.h"
-#include "kernels/portable/cpu/util/vec_math.h"
+#include "kernels/portable/cpu/util/elementwise/unary_kernels.h"
+#include "kernels/portable/cpu/util/vec/float_math.h"
+#include "kernels/portable/cpu/util/vec/log.h"
 #include "runtime/core/half.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 

@@ -1,15 +1,15 @@
 // logsumexp.out: log(sum(exp(x))) over dims, computed as max + log(sum(exp(x - max))).
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/dtype_util.h"
-#include "kernels/portable/cpu/util/reduce.h"
-#include "kernels/portable/cpu/util/reduce_math.h"
-#include "kernels/portable/cpu/util/reduce_runs.h"
-#include "kernels/portable/cpu/util/target.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/common/dtypes.h"
+#include "kernels/portable/cpu/util/common/target.h"
+#include "kernels/portable/cpu/util/reduce/plan.h"
+#include "kernels/portable/cpu/util/reduce/row_loops.h"
+#include "kernels/portable/cpu/util/reduce/runs.h"
 
 namespace kiln::portable::native {
 namespace {
 
-// The loops pick their own vector width at run time (reduce_math.h).
+// The loops pick their own vector width at run time (reduce/row_loops.h).
 template <typename C>
 C run_max(const C* x, int64_t n, C start) {
   return extreme_nan<C, true>(x, n, start);

@@ -2,19 +2,19 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "kernels/portable/cpu/util/bit_select.h"
-#include "kernels/portable/cpu/util/broadcast.h"
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/index_util.h"
-#include "kernels/portable/cpu/util/scalar_util.h"
-#include "kernels/portable/cpu/util/target.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/common/scalars.h"
+#include "kernels/portable/cpu/util/common/target.h"
+#include "kernels/portable/cpu/util/elementwise/broadcast.h"
+#include "kernels/portable/cpu/util/index/index_reads.h"
+#include "kernels/portable/cpu/util/vec/bit_select.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {
 namespace {
 
 // out[i] = mask[i * sm] ? fill : self[i * ss] for one row (strides 0 or 1), the Bool mask read
-// as bytes and selected through bits (bit_select.h) so the loop vectorises for every width.
+// as bytes and selected through bits (vec/bit_select.h) so the loop vectorises for every width.
 template <typename U>
 KILN_HOT_LOOP void fill_row(const U* self, int64_t ss, const uint8_t* mask, int64_t sm, U fill,
                             U* out, int64_t n) {

@@ -3,10 +3,10 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/convert.h"
-#include "kernels/portable/cpu/util/index_util.h"
-#include "kernels/portable/cpu/util/masked.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/index/index_reads.h"
+#include "kernels/portable/cpu/util/index/masked.h"
+#include "kernels/portable/cpu/util/vec/convert.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -3,9 +3,9 @@
 // within the plane), summing where windows share a max.
 #include <type_traits>
 
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/dtype_util.h"
-#include "kernels/portable/cpu/util/pooling.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/common/dtypes.h"
+#include "kernels/portable/cpu/util/spatial/pooling.h"
 #include "runtime/core/half.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 

@@ -1,5 +1,5 @@
 // maximum.out: the elementwise larger of self and other; NaN propagates.
-#include "kernels/portable/cpu/util/binary_kernels.h"
+#include "kernels/portable/cpu/util/elementwise/binary_kernels.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -1,5 +1,5 @@
 // mean.out and mean.dtype_out: the sum over dims (or all of it) divided by the element count.
-#include "kernels/portable/cpu/util/reduce_accumulate.h"
+#include "kernels/portable/cpu/util/reduce/accumulate.h"
 
 namespace kiln::portable::native {
 

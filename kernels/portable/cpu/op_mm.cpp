@@ -1,6 +1,6 @@
 // mm.out: out = self @ mat2 for 2-D matrices of one numeric dtype (not Bool).
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/gemm.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/linalg/gemm.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

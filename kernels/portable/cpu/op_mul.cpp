@@ -1,7 +1,7 @@
 // mul.out and mul.Scalar_out: out = self * other.
-#include "kernels/portable/cpu/util/binary_ops.h"
-#include "kernels/portable/cpu/util/elementwise.h"
-#include "kernels/portable/cpu/util/math.h"
+#include "kernels/portable/cpu/util/elementwise/arithmetic.h"
+#include "kernels/portable/cpu/util/elementwise/binary_driver.h"
+#include "kernels/portable/cpu/util/elementwise/binary_ops.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

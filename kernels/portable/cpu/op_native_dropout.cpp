@@ -5,11 +5,11 @@
 #include <tuple>
 #include <type_traits>
 
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/copy.h"
-#include "kernels/portable/cpu/util/dtype_util.h"
-#include "kernels/portable/cpu/util/random.h"
-#include "kernels/portable/cpu/util/target.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/common/dtypes.h"
+#include "kernels/portable/cpu/util/common/target.h"
+#include "kernels/portable/cpu/util/random/fills.h"
+#include "kernels/portable/cpu/util/shape/copy.h"
 #include "runtime/core/half.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 

@@ -2,9 +2,9 @@
 // and HxW positions; out1/out2 get the [N, group] means and 1/sqrt(var + eps).
 #include <tuple>
 
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/normalization.h"
-#include "kernels/portable/cpu/util/parallel.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/common/parallel.h"
+#include "kernels/portable/cpu/util/norm/normalization.h"
 
 namespace kiln::portable::native {
 namespace {

@@ -2,9 +2,9 @@
 // mean and 1/sqrt(var + eps) of each row, shaped like the input with those dims set to 1.
 #include <tuple>
 
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/normalization.h"
-#include "kernels/portable/cpu/util/parallel.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/common/parallel.h"
+#include "kernels/portable/cpu/util/norm/normalization.h"
 
 namespace kiln::portable::native {
 namespace {

@@ -1,7 +1,7 @@
 // ones.out: out (of its own dtype) of shape `size` filled with 1.
 #include <cstdint>
 
-#include "kernels/portable/cpu/util/fill.h"
+#include "kernels/portable/cpu/util/shape/fill.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

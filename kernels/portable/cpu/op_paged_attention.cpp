@@ -9,9 +9,9 @@
 #include <cmath>
 #include <optional>
 
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/llm.h"
-#include "kernels/portable/cpu/util/vec_math.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/llm/common.h"
+#include "kernels/portable/cpu/util/vec/float_math.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

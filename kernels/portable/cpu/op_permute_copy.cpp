@@ -1,7 +1,7 @@
 // permute_copy.out: self with its dims reordered by `dims`, copied by a tiled strided copy.
 #include <cstdint>
 
-#include "kernels/portable/cpu/util/shape_kernels.h"
+#include "kernels/portable/cpu/util/shape/shape_kernels.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -2,8 +2,8 @@
 // [*, C*r*r, H, W]: pixel (h*r + i, w*r + j) of channel c moves to channel c*r*r + i*r + j.
 #include <cstdint>
 
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/copy.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/shape/copy.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -1,14 +1,14 @@
 // pow.Tensor_Tensor_out, pow.Tensor_Scalar_out and pow.Scalar_out: self raised to exponent.
 #include <cmath>
 
-#include "kernels/portable/cpu/util/binary_ops.h"
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/copy.h"
-#include "kernels/portable/cpu/util/elementwise.h"
-#include "kernels/portable/cpu/util/promotion.h"
-#include "kernels/portable/cpu/util/scalar_util.h"
-#include "kernels/portable/cpu/util/target.h"
-#include "kernels/portable/cpu/util/vec_pow.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/common/promotion.h"
+#include "kernels/portable/cpu/util/common/scalars.h"
+#include "kernels/portable/cpu/util/common/target.h"
+#include "kernels/portable/cpu/util/elementwise/binary_driver.h"
+#include "kernels/portable/cpu/util/elementwise/binary_ops.h"
+#include "kernels/portable/cpu/util/shape/copy.h"
+#include "kernels/portable/cpu/util/vec/pow.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {
@@ -33,7 +33,7 @@ T int_pow(T base, T exponent) {
   return result;
 }
 
-// pow on floating values: vectorisable (util/vec_pow.h), so its loops take the AVX-512 clone.
+// pow on floating values: vectorisable (util/vec/pow.h), so its loops take the AVX-512 clone.
 struct FloatingPow {
   static constexpr bool kVectorMath = true;
   KILN_ALWAYS_INLINE float operator()(float base, float exponent) const {

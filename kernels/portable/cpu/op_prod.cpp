@@ -1,5 +1,5 @@
 // prod.int_out and prod.out: the product over one dim (or all of it) in `dtype`, else out's dtype.
-#include "kernels/portable/cpu/util/reduce_accumulate.h"
+#include "kernels/portable/cpu/util/reduce/accumulate.h"
 
 namespace kiln::portable::native {
 

@@ -1,7 +1,7 @@
 // randn.out: out of shape `size` with standard normal values, drawn from the context's random
 // generator (see runtime/kernel/random_generator.h for seeding).
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/random.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/random/fills.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

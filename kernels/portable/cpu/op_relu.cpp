@@ -1,8 +1,8 @@
 // relu.out: out = max(self, 0), keeping NaN; every dtype but Bool.
 #include <type_traits>
 
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/unary.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/elementwise/unary_driver.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -1,6 +1,6 @@
 // remainder.Tensor_out and remainder.Scalar_out: self modulo other with the sign of the divisor
 // (Python's %).
-#include "kernels/portable/cpu/util/binary_kernels.h"
+#include "kernels/portable/cpu/util/elementwise/binary_kernels.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -1,6 +1,6 @@
 // replication_pad2d.out: pads the last 2 dims by (left, right) pairs, last dim first; the padding
 // repeats the input's edge elements; negative pads crop.
-#include "kernels/portable/cpu/util/padding.h"
+#include "kernels/portable/cpu/util/spatial/padding.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -8,8 +8,8 @@
 #include <optional>
 #include <tuple>
 
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/llm.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/llm/common.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

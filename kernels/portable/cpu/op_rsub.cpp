@@ -1,6 +1,6 @@
 // rsub.Scalar_out: out = other - alpha * self (subtraction with the operands swapped); bool
 // operands are refused, as in ATen.
-#include "kernels/portable/cpu/util/binary_kernels.h"
+#include "kernels/portable/cpu/util/elementwise/binary_kernels.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -1,6 +1,6 @@
 // scalar_tensor.out: out, a 0-dim tensor of its own dtype, holding s (range-checked as fill_
 // checks a value).
-#include "kernels/portable/cpu/util/fill.h"
+#include "kernels/portable/cpu/util/shape/fill.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -3,10 +3,10 @@
 #include <cstdint>
 #include <string_view>
 
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/index_util.h"
-#include "kernels/portable/cpu/util/scalar_util.h"
-#include "kernels/portable/cpu/util/scatter.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/common/scalars.h"
+#include "kernels/portable/cpu/util/index/index_reads.h"
+#include "kernels/portable/cpu/util/index/scatter.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

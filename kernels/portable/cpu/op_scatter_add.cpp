@@ -1,7 +1,7 @@
 // scatter_add.out: self with src's elements added in at index positions along a dim.
 #include <cstdint>
 
-#include "kernels/portable/cpu/util/scatter.h"
+#include "kernels/portable/cpu/util/index/scatter.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

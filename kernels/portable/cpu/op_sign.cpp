@@ -1,5 +1,5 @@
 // sign.out: -1, 0 or 1 by the sign of self, in self's dtype (NaN gives 0, Bool is its own sign).
-#include "kernels/portable/cpu/util/unary_kernels.h"
+#include "kernels/portable/cpu/util/elementwise/unary_kernels.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

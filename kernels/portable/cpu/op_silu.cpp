@@ -1,7 +1,7 @@
 // silu.out: x * sigmoid(x); floating inputs only, out has self's dtype. Half and BFloat16 compute
 // in float.
-#include "kernels/portable/cpu/util/unary_kernels.h"
-#include "kernels/portable/cpu/util/vec_math.h"
+#include "kernels/portable/cpu/util/elementwise/unary_kernels.h"
+#include "kernels/portable/cpu/util/vec/float_math.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

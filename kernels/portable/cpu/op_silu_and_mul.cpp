@@ -1,7 +1,7 @@
 // kiln::silu_and_mul.out: SwiGLU's gate, out = silu(x) * y for input [..., 2d] = [x, y] along
 // the last dim, out [..., d] (vLLM's silu_and_mul).
-#include "kernels/portable/cpu/util/gated_activation.h"
-#include "kernels/portable/cpu/util/vec_math.h"
+#include "kernels/portable/cpu/util/llm/gated_activation.h"
+#include "kernels/portable/cpu/util/vec/float_math.h"
 
 namespace kiln::portable::native {
 namespace {

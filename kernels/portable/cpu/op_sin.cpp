@@ -1,7 +1,7 @@
 // sin.out: the sine of self; integer and bool inputs compute in Float, and out may be any floating
 // dtype.
-#include "kernels/portable/cpu/util/trig_ops.h"
-#include "kernels/portable/cpu/util/unary_kernels.h"
+#include "kernels/portable/cpu/util/elementwise/trig_ops.h"
+#include "kernels/portable/cpu/util/elementwise/unary_kernels.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

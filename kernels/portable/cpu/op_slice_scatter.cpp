@@ -3,9 +3,9 @@
 #include <cstdint>
 #include <optional>
 
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/copy.h"
-#include "kernels/portable/cpu/util/scatter_part.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/shape/copy.h"
+#include "kernels/portable/cpu/util/shape/scatter_part.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -6,8 +6,8 @@
 #include <tuple>
 #include <type_traits>
 
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/sort_util.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/index/sort.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -1,7 +1,7 @@
 // split_with_sizes_copy.out: self cut along a dim into pieces of the given sizes, one per out.
 #include <cstdint>
 
-#include "kernels/portable/cpu/util/shape_kernels.h"
+#include "kernels/portable/cpu/util/shape/shape_kernels.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

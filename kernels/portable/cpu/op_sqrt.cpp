@@ -2,7 +2,7 @@
 // floating dtype.
 #include <cmath>
 
-#include "kernels/portable/cpu/util/unary_kernels.h"
+#include "kernels/portable/cpu/util/elementwise/unary_kernels.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -2,7 +2,7 @@
 // (all of them, or those of the given dims).
 #include <cstdint>
 
-#include "kernels/portable/cpu/util/shape_kernels.h"
+#include "kernels/portable/cpu/util/shape/shape_kernels.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

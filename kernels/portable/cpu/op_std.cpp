@@ -1,7 +1,7 @@
 // std.correction_out: the square root of var.correction_out, computed in double.
 #include <optional>
 
-#include "kernels/portable/cpu/util/variance.h"
+#include "kernels/portable/cpu/util/reduce/variance.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -1,5 +1,5 @@
 // sub.out and sub.Scalar_out: out = self - alpha * other; bool operands are refused, as in ATen.
-#include "kernels/portable/cpu/util/binary_kernels.h"
+#include "kernels/portable/cpu/util/elementwise/binary_kernels.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -1,5 +1,5 @@
 // sum.IntList_out and sum.out: sums self over dims (or all of it) in `dtype`, else out's dtype.
-#include "kernels/portable/cpu/util/reduce_accumulate.h"
+#include "kernels/portable/cpu/util/reduce/accumulate.h"
 
 namespace kiln::portable::native {
 

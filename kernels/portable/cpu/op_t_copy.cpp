@@ -1,7 +1,7 @@
 // t_copy.out: a matrix transposed (a 0- or 1-dim self is copied as it is).
 #include <cstdint>
 
-#include "kernels/portable/cpu/util/shape_kernels.h"
+#include "kernels/portable/cpu/util/shape/shape_kernels.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -1,7 +1,7 @@
 // triu.out: the upper triangle of each matrix in self's last two dims, the rest zero.
 #include <cstdint>
 
-#include "kernels/portable/cpu/util/shape_kernels.h"
+#include "kernels/portable/cpu/util/shape/shape_kernels.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

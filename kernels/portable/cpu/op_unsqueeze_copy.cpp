@@ -1,7 +1,7 @@
 // unsqueeze_copy.out: self's bytes under its shape with a size-1 dim inserted at `dim`.
 #include <cstdint>
 
-#include "kernels/portable/cpu/util/shape_kernels.h"
+#include "kernels/portable/cpu/util/shape/shape_kernels.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <optional>
 
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/upsample.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/spatial/upsample.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -2,7 +2,7 @@
 // double; var.out's `unbiased` is correction 1 (else 0).
 #include <optional>
 
-#include "kernels/portable/cpu/util/variance.h"
+#include "kernels/portable/cpu/util/reduce/variance.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -3,7 +3,7 @@
 #include <optional>
 #include <tuple>
 
-#include "kernels/portable/cpu/util/variance.h"
+#include "kernels/portable/cpu/util/reduce/variance.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

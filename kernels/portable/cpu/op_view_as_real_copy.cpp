@@ -2,8 +2,8 @@
 // type, a new last dim of 2; the bytes are the same.
 #include <cstdint>
 
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/copy.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/shape/copy.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

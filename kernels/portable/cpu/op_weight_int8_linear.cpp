@@ -5,9 +5,9 @@
 // the scale and bias are applied before the one rounding to the input's dtype.
 #include <optional>
 
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/gemm.h"
-#include "kernels/portable/cpu/util/llm.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/linalg/gemm.h"
+#include "kernels/portable/cpu/util/llm/common.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -1,12 +1,12 @@
 // where.self_out: out = condition ? self : other, broadcasting all three.
-#include "kernels/portable/cpu/util/binary_ops.h"
-#include "kernels/portable/cpu/util/bit_select.h"
-#include "kernels/portable/cpu/util/broadcast.h"
-#include "kernels/portable/cpu/util/checks.h"
-#include "kernels/portable/cpu/util/convert.h"
-#include "kernels/portable/cpu/util/elementwise.h"
-#include "kernels/portable/cpu/util/promotion.h"
-#include "kernels/portable/cpu/util/target.h"
+#include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/common/promotion.h"
+#include "kernels/portable/cpu/util/common/target.h"
+#include "kernels/portable/cpu/util/elementwise/binary_driver.h"
+#include "kernels/portable/cpu/util/elementwise/binary_ops.h"
+#include "kernels/portable/cpu/util/elementwise/broadcast.h"
+#include "kernels/portable/cpu/util/vec/bit_select.h"
+#include "kernels/portable/cpu/util/vec/convert.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {

@@ -1,6 +1,7 @@
-// BFloat16 rows of a cheap float op run one of two ways (util/elementwise.h's reduced_row):
-// converting inline (x86-64-v3 CPUs, with an x86-64-v4 version, and non-x86 ones) or a chunk at a
-// time through float buffers (older x86 CPUs). All must give the same bits, on any bit patterns.
+// BFloat16 rows of a cheap float op run one of two ways (util/elementwise/binary_driver.h's
+// reduced_row): converting inline (x86-64-v3 CPUs, with an x86-64-v4 version, and non-x86 ones) or
+// a chunk at a time through float buffers (older x86 CPUs). All must give the same bits, on any bit
+// patterns.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,7 +10,7 @@
 #include <random>
 #include <vector>
 
-#include "kernels/portable/cpu/util/elementwise.h"
+#include "kernels/portable/cpu/util/elementwise/binary_driver.h"
 
 namespace kiln::portable {
 namespace {

@@ -1,8 +1,8 @@
-// The row converters of util/convert.h between the 16-bit floats (Half, BFloat16) and the compute
-// types double and int64_t, which go through float a block at a time, must give what converting
-// each element does: load as C(float(x)), store as T(float(x)), round as C(float(T(float(x)))).
-// Rows of every length around the blocks (256) and F16C's steps (8, 16), with NaN, infinities,
-// signed zeros and magnitudes past Half's range.
+// The row converters of util/vec/convert.h between the 16-bit floats (Half, BFloat16) and the
+// compute types double and int64_t, which go through float a block at a time, must give what
+// converting each element does: load as C(float(x)), store as T(float(x)), round as
+// C(float(T(float(x)))). Rows of every length around the blocks (256) and F16C's steps (8, 16),
+// with NaN, infinities, signed zeros and magnitudes past Half's range.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,7 +12,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "kernels/portable/cpu/util/convert.h"
+#include "kernels/portable/cpu/util/vec/convert.h"
 
 namespace kiln::portable {
 namespace {

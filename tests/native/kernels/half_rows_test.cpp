@@ -1,7 +1,8 @@
-// Half rows of a cheap float op into a Half out convert inline (util/half_rows.h: eight lanes on
-// x86-64-v3, sixteen on x86-64-v4) where the CPU can, and a chunk at a time through float buffers
-// (util/elementwise.h's chunked_row) elsewhere. Every version must give the chunked path's bits
-// on any bit patterns, NaN and infinities included, for every stride and a float scalar.
+// Half rows of a cheap float op into a Half out convert inline (util/elementwise/half_rows.h: eight
+// lanes on x86-64-v3, sixteen on x86-64-v4) where the CPU can, and a chunk at a time through float
+// buffers (util/elementwise/binary_driver.h's chunked_row) elsewhere. Every version must give the
+// chunked path's bits on any bit patterns, NaN and infinities included, for every stride and a
+// float scalar.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,7 +10,7 @@
 #include <random>
 #include <vector>
 
-#include "kernels/portable/cpu/util/elementwise.h"
+#include "kernels/portable/cpu/util/elementwise/binary_driver.h"
 
 namespace kiln::portable {
 namespace {

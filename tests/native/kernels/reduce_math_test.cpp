@@ -1,12 +1,10 @@
-// The hand-vectorised row loops of util/reduce_math.h have two versions each, picked at run time:
-// x86-64-v3's of 32-byte vectors and the baseline one of the build's own width.
+// The hand-vectorised row loops of util/reduce/row_loops.h have two versions each, picked at run
+// time: x86-64-v3's of 32-byte vectors and the baseline one of the build's own width.
 // - extreme_nan, the max/min with NaN winning behind softmax, logsumexp and the max/min
 //   reductions, must give what a plain loop gives;
 // - the float exp-and-sum behind softmax and logsumexp must give e^x within float rounding, 0
 //   below float's range and NaN for NaN, and a sum that agrees between the versions;
 // on rows of every length around the vector loops' steps, with NaN, infinities and signed zeros.
-#include "kernels/portable/cpu/util/reduce_math.h"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,6 +12,8 @@
 #include <limits>
 #include <random>
 #include <vector>
+
+#include "kernels/portable/cpu/util/reduce/row_loops.h"
 
 namespace kiln::portable {
 namespace {

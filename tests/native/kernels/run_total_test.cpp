@@ -1,8 +1,8 @@
 // Half runs of sum, prod and mean convert inside the summing loop where the CPU can
-// (util/run_total.h: eight lanes on x86-64-v3, sixteen on x86-64-v4) and are widened into a buffer
-// elsewhere. Every version must give run_total's bits on the same values as floats: the same lanes,
-// the same order, on lengths around the lanes (32) and the blocks (1024), with specials.
-#include "kernels/portable/cpu/util/run_total.h"
+// (util/reduce/run_total.h: eight lanes on x86-64-v3, sixteen on x86-64-v4) and are widened into a
+// buffer elsewhere. Every version must give run_total's bits on the same values as floats: the same
+// lanes, the same order, on lengths around the lanes (32) and the blocks (1024), with specials.
+#include "kernels/portable/cpu/util/reduce/run_total.h"
 
 #include <gtest/gtest.h>
 

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/portable/cpu/util/parallel.h"
+#include "kernels/portable/cpu/util/common/parallel.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 #include "runtime/threads/pthread_pool.h"
 
