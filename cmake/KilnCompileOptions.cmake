@@ -6,21 +6,20 @@
 # kiln_lean_target(<target> [EXCEPTIONS] [KERNELS]): EXCEPTIONS keeps exceptions for code that
 # exceptions unwind through (the Ascend kernels in emulated builds, which the emulator's checker
 # leaves by throwing). KERNELS is for the portable kernels, to keep them small:
-# - no unwind tables: nothing they call throws and no exception crosses them, so .eh_frame (about
-#   5% of a kernel binary) would only serve debuggers; ATen mode keeps them, as libtorch throws
-#   through its kernels;
+# - no unwind tables: nothing they call throws and no exception crosses them, so .eh_frame would
+#   only serve debuggers; ATen mode keeps them, as libtorch throws through its kernels;
 # - with GCC, none of -O3's loop unswitching, peeling, splitting, stride versioning and
-#   constant-propagation clones: they cost 6-8% of a kernel binary and measured no faster on
-#   bench/kernels.py (add, relu, softmax, sum, mm, gelu, sigmoid, _to_copy; docs/selective_build.md).
-#   The vectoriser, which pays, stays, but with GCC's cheap cost model (no loop copies
-#   versioned on alias or alignment checks) and no vectorised epilogue after the main vector
-#   loop (the scalar one finishes the rows' few leftover elements);
-# - no padding to align functions, loops, jumps and labels: it is pure bytes on current cores.
-#   Together these cut all_ops by 8% with no bench/kernels.py case slower (docs/selective_build.md).
-# - -O3's complete unrolling of short loops capped at 16 instructions: unrolling every loop of
-#   bounded trip count (vector epilogues, lane folds, edge tiles) took a quarter of a kernel
-#   binary. The loops that hold arrays of accumulators or lanes, which must unroll to live in
-#   registers, say so with KILN_UNROLL (util/common/target.h).
+#   constant-propagation clones: they copy loops, and the copies measured no faster on
+#   bench/kernels.py. The vectoriser, which pays, stays, but with GCC's cheap cost model (no loop
+#   copies versioned on alias or alignment checks) and no vectorised epilogue after the main
+#   vector loop (the scalar one finishes the rows' few leftover elements);
+# - no padding to align functions, loops, jumps and labels: current cores do not run the aligned
+#   code faster, so the padding is bytes for nothing;
+# - -O3's complete unrolling of short loops capped at 16 instructions: GCC unrolls every loop of
+#   bounded trip count (vector epilogues, lane folds, edge tiles), whatever the code grows by. The
+#   loops that hold arrays of accumulators or lanes, which must unroll to live in registers, say
+#   so with KILN_UNROLL (util/common/target.h).
+# What each of these saved, and the cases timed to show it cost no speed: docs/performance.md.
 function(kiln_lean_target target)
   cmake_parse_arguments(PARSE_ARGV 1 arg "EXCEPTIONS;KERNELS" "" "")
   if(KILN_ATEN_MODE)

@@ -8,7 +8,7 @@ namespace kiln::portable::native {
 namespace {
 
 // float takes the vectorised atan2 (vec/trig.h), with the AVX-512 clone; double the C library's.
-// With the C library's atan2f, float took 47x ATen's time.
+// The C library's atan2f runs one element at a time, far behind ATen's vector loop.
 struct Atan2 {
   static constexpr bool kVectorMath = true;
   template <typename T>

@@ -45,8 +45,8 @@ Tensor& divide(KernelRuntimeContext& ctx, const ElementwiseInput& self,
     return out;
   }
   // Truncating float division is a divide and a truncation: its own loop, without the floor
-  // mode's scan for inputs its fast formula gets wrong (4.5x ATen's time when shared). Half and
-  // BFloat16 with a tensor divisor round each step and stay with rounding_divide.
+  // mode's scan for inputs its fast formula gets wrong, which dominated when the loop was shared.
+  // Half and BFloat16 with a tensor divisor round each step and stay with rounding_divide.
   const bool round_steps = is_reduced_floating_type(common) && compute_numel(other.sizes) != 1;
   if (rounding == Rounding::kTrunc && is_floating_type(common) && !round_steps) {
     apply_binary_op<kFloatingTypes, ScalarOther::kExact>(

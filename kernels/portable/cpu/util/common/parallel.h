@@ -27,7 +27,7 @@ using ChunkFn = void (*)(const void* state, int64_t begin, int64_t end);
 
 // parallel_for's body behind a plain function pointer. Only its address is taken, so the loop
 // it runs (an elementwise row loop, say) is compiled once here, not once more inline in each
-// parallel_for for the single-chunk path: that second copy was a sixth of all kernels' bytes.
+// parallel_for for the single-chunk path, a second copy of every loop that runs in parallel.
 template <typename Fn>
 void call_chunk(const void* fn, int64_t begin, int64_t end) {
   (*static_cast<const Fn*>(fn))(begin, end);

@@ -254,8 +254,9 @@ Tensor& modulo_out(KernelRuntimeContext& ctx, const char* name, const Tensor& se
 namespace detail {
 
 // rounding_divide's floating functor. Float floor division vectorises through div_floor_fast, with
-// an AVX-512 clone (its divisions: 1.42x -> 1.16x ATen's time for 1M float32); its failing inputs
-// and double floor division are rare inputs (vec/rare_inputs.h) that take the scalar formula.
+// an AVX-512 clone (its double and float divisions set the loop's time, and AVX-512 divides twice
+// the lanes at once); its failing inputs and double floor division are rare inputs
+// (vec/rare_inputs.h) that take the scalar formula.
 struct RoundingDivideFloating {
   static constexpr bool kHasRareInputs = true;
   static constexpr bool kVectorMath = true;
@@ -275,8 +276,8 @@ struct RoundingDivideFloating {
 };
 
 // The same for Half or BFloat16 (`half`) with a tensor divisor, which ATen computes step by step
-// in the dtype: every step is rounded to it, branch-free, so the float loop still vectorises (one
-// element at a time through the C library it took 32x ATen's time).
+// in the dtype: every step is rounded to it, branch-free, so the float loop still vectorises
+// rather than going one element at a time through the C library.
 struct RoundedStepsDivide {
   static constexpr bool kHasRareInputs = true;
   static constexpr bool kVectorMath = true;

@@ -198,7 +198,8 @@ bool same_dtype_unary(const KernelRuntimeContext& ctx, const Tensor& self, Scala
 // apply_unary for an op whose out has self's dtype (relu, abs, neg), which the caller checked,
 // and which is not Bool: only the same-dtype loops are compiled, not apply_unary's converting
 // loops for each compute type, which such an op would reach only for a dtype the dtype selection
-// compiled out (relu's were 1.8 KiB). That dtype fails with NotSupported, naming `op_name`.
+// compiled out, so they would be code that never runs. That dtype fails with NotSupported, naming
+// `op_name`.
 template <typename MakeOp>
 void apply_same_dtype_unary(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out,
                             const char* op_name, MakeOp&& make_op) {
@@ -225,8 +226,8 @@ void apply_unary(const KernelRuntimeContext& ctx, const Tensor& self, ScalarType
   const ScalarType in_type = self.scalar_type();
   const ScalarType out_type = out.scalar_type();
   if constexpr ((kCategories & kIntegralTypes) != 0 && dtype_selected(ScalarType::Bool)) {
-    // Bool computes as bytes, 0 and 1, each result stored as 0 or 1 (logical_not, sign, isnan):
-    // through the converting path's int64 buffers it took 20-30x ATen's time.
+    // Bool computes as bytes, 0 and 1, each result stored as 0 or 1 (logical_not, sign, isnan),
+    // rather than through the converting path's int64 buffers, which move eight times the bytes.
     if (common == ScalarType::Bool && in_type == ScalarType::Bool && out_type == ScalarType::Bool) {
       const auto* in = static_cast<const uint8_t*>(self.const_data_ptr());
       auto* result = static_cast<uint8_t*>(out.mutable_data_ptr());

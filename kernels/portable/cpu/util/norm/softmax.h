@@ -41,8 +41,8 @@ KILN_NOINLINE C row_exp_sum(const C* x, C* y, int64_t n, C max) {
 //   column_max, column_exp_sum (y = e^(x - max), sum += y), then column_scale (softmax: out = y
 //   * scale) or column_shift (log_softmax: out = x - max - shift).
 // Float's have vector clones. Double's are baseline code, kept out of line: its exponential is
-// libm's, one element at a time, which no clone speeds up, and the passes beside it are minor
-// (clones of them were 2.6 KiB of every build with softmax).
+// libm's, one element at a time, which no clone speeds up, and the passes beside it are minor,
+// so clones would be bytes in every build with softmax for no speed.
 #define KILN_SOFTMAX_LOOPS(C, attributes)                                                          \
   attributes inline void row_scale(C* y, int64_t n, C scale) {                                     \
     for (int64_t i = 0; i < n; ++i) y[i] *= scale;                                                 \

@@ -2,7 +2,7 @@
 // mask of bytes (Bool tensors, read as bytes, or where's uint8 condition) and elements of 1, 2, 4
 // or 8 bytes. GCC 12 vectorises `c ? a : b` only when the condition and the elements have one
 // width, and does not vectorise loads of `bool` widened to a wider type: such loops branched per
-// element, 25x slower on a random mask. The mask here has the element's width.
+// element, which a random mask mispredicts half the time. The mask here has the element's width.
 #pragma once
 
 #include <cstdint>
