@@ -18,7 +18,7 @@ import torch
 import kiln
 import kiln.mindspore
 from buildtools import BUILD_ROOT, REPO_ROOT, cmake_build, cmake_configure, run
-from kiln._mindspore.shapes import broadcast, out_dtype_sources, out_shapes
+from kiln._out_shapes import broadcast, out_dtype_sources, out_shapes
 
 sys.path.insert(0, str(Path(__file__).parent / "ops"))
 import llm_reference as ref  # noqa: E402

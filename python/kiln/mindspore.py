@@ -6,7 +6,7 @@ library built with ``kiln_add_mindspore_library`` (docs/custom_ops.md, "From Min
 
 MindSpore's AOT operators take tensors only: the call turns the schema's scalars into
 one-element tensors and strings into uint8 tensors of their bytes, as the entry points expect.
-Output shapes and dtypes come from ``kiln._mindspore.shapes``; a refused call raises KilnError
+Output shapes and dtypes come from ``kiln._out_shapes``; a refused call raises KilnError
 with the kernel's message.
 """
 
@@ -22,7 +22,7 @@ import numpy as np
 from codegen.model.op_names import qualified
 from kiln._errors import KilnError
 from kiln._manifest import Argument, Operator, operators
-from kiln._mindspore.shapes import out_dtype_sources, out_shapes
+from kiln._out_shapes import out_dtype_sources, out_shapes
 
 # Schema types that travel as MindSpore tensors, and the NumPy dtype a Python value gets.
 _SCALAR_DTYPES: dict[str, Any] = {"int": np.int64, "float": np.float64, "bool": np.bool_}

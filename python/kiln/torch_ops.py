@@ -8,13 +8,14 @@ and runs the out variant; an op that writes its arguments (``reshape_and_cache``
 ``(a!)`` schema. Every CPU kernel is Kiln's, through ``kiln.call_op`` on the backend chosen with
 :func:`set_backend` (``portable`` by default; ``ascend``: the emulated Ascend kernel where Kiln
 has one, else the portable one, counted in ``kiln.fallback_records()``). Fake kernels
-(``_torch_shapes.py``) give shapes and dtypes to torch.export and FakeTensorMode, and
+give shapes and dtypes to torch.export and FakeTensorMode from the shape rules of
+``_out_shapes.py`` (the ones kiln.mindspore reads), and
 ``_torch_autograd.py`` registers the backward of rms_norm, silu_and_mul and rotary_embedding. A
 refused call raises ``kiln.KilnError``.
 
 Only operators of the library built into the kiln package can run from Python (``kiln.call_op``),
 so a user's own operators are registrable when their YAML is part of that build, under their own
-namespace: ``register_torch_ops(namespace="my_ns", shapes={"my_ns::op": rule})``.
+namespace: ``register_torch_ops(namespace="my_ns", shapes={"my_ns::op.out": OutRule(...)})``.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ from torchgen.model import FunctionSchema
 from kiln._call import backends_for, call_op
 from kiln._errors import KilnError
 from kiln._manifest import Operator, operators
-from kiln._torch_shapes import RULES, ResultSpec
+from kiln._out_shapes import RULES, OutRule
+from kiln._torch_shapes import result_specs
 
 _backend = "portable"
 
@@ -103,14 +105,22 @@ def _out_kernel(op: Operator) -> Callable[..., Any]:
     return kernel
 
 
-def _out_fake(op: Operator, rule: Callable[..., list[ResultSpec]] | None) -> Callable[..., Any]:
+def _by_name(op: Operator, values: list[Any]) -> dict[str, Any]:
+    """The inputs of ``op`` by name, from the functional form's arguments in schema order."""
+    return {a.name: v for a, v in zip(op.inputs, values, strict=True)}
+
+
+def _out_fake(op: Operator, rule: OutRule | None) -> Callable[..., Any]:
     outs = [a.name for a in op.outs]
 
     def fake(*args: Any, **kwargs: Any) -> Any:
         out_values = [kwargs[name] for name in outs]
         if rule is not None:
-            inputs = {k: v for k, v in kwargs.items() if k not in outs}
-            for value, (sizes, _) in zip(out_values, rule(*args, **inputs), strict=True):
+            inputs = {a.name: v for a, v in zip(op.inputs, args, strict=False)}
+            inputs.update({k: v for k, v in kwargs.items() if k not in outs})
+            for value, (sizes, _) in zip(
+                out_values, result_specs(op.name, rule, inputs), strict=True
+            ):
                 value.resize_(sizes)
         return out_values[0] if len(out_values) == 1 else tuple(out_values)
 
@@ -118,13 +128,14 @@ def _out_fake(op: Operator, rule: Callable[..., list[ResultSpec]] | None) -> Cal
 
 
 def _functional_kernel(
-    op: Operator, schema: Callable[[], torch._C.FunctionSchema], rule: Callable[..., Any]
+    op: Operator, schema: Callable[[], torch._C.FunctionSchema], rule: OutRule
 ) -> Callable[..., Any]:
     outs = [a.name for a in op.outs]
 
     def kernel(*args: Any, **kwargs: Any) -> Any:
         values = _bind(schema(), args, kwargs)
-        results = [torch.empty(sizes, dtype=dtype) for sizes, dtype in rule(*values)]
+        specs = result_specs(op.name, rule, _by_name(op, values))
+        results = [torch.empty(sizes, dtype=dtype) for sizes, dtype in specs]
         # The out variant takes the same arguments, keyword-only ones by name.
         named = {a.name: v for a, v in zip(op.inputs, values, strict=True) if a.kwarg_only}
         positional = tuple(v for a, v in zip(op.inputs, values, strict=True) if not a.kwarg_only)
@@ -135,12 +146,13 @@ def _functional_kernel(
 
 
 def _functional_fake(
-    schema: Callable[[], torch._C.FunctionSchema], rule: Callable[..., Any]
+    op: Operator, schema: Callable[[], torch._C.FunctionSchema], rule: OutRule
 ) -> Callable[..., Any]:
     def fake(*args: Any, **kwargs: Any) -> Any:
         values = _bind(schema(), args, kwargs)
         tensor = next(v for v in values if isinstance(v, torch.Tensor))
-        results = [tensor.new_empty(sizes, dtype=dtype) for sizes, dtype in rule(*values)]
+        specs = result_specs(op.name, rule, _by_name(op, values))
+        results = [tensor.new_empty(sizes, dtype=dtype) for sizes, dtype in specs]
         return results[0] if len(results) == 1 else tuple(results)
 
     return fake
@@ -175,13 +187,13 @@ def _torch_has(qualified: str) -> bool:
 
 def register_torch_ops(
     namespace: str = "kiln",
-    shapes: dict[str, Callable[..., list[ResultSpec]]] | None = None,
+    shapes: dict[str, OutRule] | None = None,
 ) -> Registration:
     """Registers every operator of ``namespace`` in Kiln's built-in library with torch.library
     (idempotent: a later call returns the first registration, whatever its ``shapes``; a name
-    torch already has from another library is a KilnError). ``shapes`` adds shape rules
-    (see _torch_shapes.py) for functional forms of a user's out variants; an out variant without
-    a rule gets no functional form."""
+    torch already has from another library is a KilnError). ``shapes`` adds shape rules, by out
+    variant (``{"my_ns::op.out": OutRule(...)}``, see _out_shapes.py), for the functional forms of
+    a user's out variants; an out variant without a rule gets no functional form."""
     if namespace in _libraries:
         return _libraries[namespace][1]
     if namespace in ("aten", "prim", "prims"):
@@ -212,7 +224,7 @@ def register_torch_ops(
         library.impl(_local(op.name), _out_kernel(op), "CPU")
         if op.outs:
             functional = f"{namespace}::{schema.name.name}"
-            rule = rules.get(functional)
+            rule = rules.get(op.name)
             library._register_fake(_local(op.name), _out_fake(op, rule))
             if rule is None or schema.kind().name != "out":
                 continue
@@ -220,7 +232,7 @@ def register_torch_ops(
             defined.append(functional)
             torch_schema = _torch_schema(functional)
             library.impl(_local(functional), _functional_kernel(op, torch_schema, rule), "CPU")
-            library._register_fake(_local(functional), _functional_fake(torch_schema, rule))
+            library._register_fake(_local(functional), _functional_fake(op, torch_schema, rule))
         else:
             library._register_fake(_local(op.name), _mutating_fake)
     registration = Registration(namespace, tuple(defined))

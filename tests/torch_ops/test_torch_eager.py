@@ -143,9 +143,10 @@ def test_bad_arguments_raise_kiln_errors() -> None:
 # ExecuTorch, which defines these namespaces itself.
 _OTHER_NAMESPACE = """
 import torch, kiln
-rule = lambda x, *args, **kwargs: [(tuple(x.shape), x.dtype)]
+from kiln.torch_ops import OutRule
+rule = OutRule(lambda shapes: (shapes["self"],), ("self",))
 registration = kiln.register_torch_ops(
-    "dim_order_ops", shapes={"dim_order_ops::_clone_dim_order": rule}
+    "dim_order_ops", shapes={"dim_order_ops::_clone_dim_order.out": rule}
 )
 assert "dim_order_ops::_clone_dim_order" in registration.operators
 assert "dim_order_ops::_empty_dim_order" not in registration.operators  # no rule: out only

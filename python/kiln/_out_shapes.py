@@ -1,8 +1,12 @@
-"""Output shapes and dtypes of out-variant operators from their inputs' shapes, framework-neutral.
+"""Output shapes and dtypes of out-variant operators from their tensor inputs' shapes: the one
+table of shape rules, framework-neutral.
 
-A frontend that allocates an operator's outs before the kernel runs (MindSpore's AOT operators)
-needs them; the kernels check the same rules and name a mismatch. Shapes are tuples of ints;
-a rule gives each out's shape and the input whose dtype it takes.
+Every frontend that allocates an operator's outs before its kernel runs reads it: kiln.torch_ops
+for real calls and for fake tensors under torch.export (through ``_torch_shapes.py``, which
+passes torch's sizes, symbolic ones included), and kiln.mindspore for ``ops.Custom``'s
+out_shape and out_dtype. A rule checks only what it needs to compute the shapes; the kernels
+check everything and name a mismatch. Shapes are tuples of sizes; a rule gives each out's shape
+and the input whose dtype it takes.
 """
 
 from __future__ import annotations
@@ -15,8 +19,12 @@ Shape = tuple[int, ...]
 
 @dataclass(frozen=True)
 class OutRule:
-    shapes: Callable[[Mapping[str, Shape]], tuple[Shape, ...]]  # tensor inputs -> out shapes
-    dtypes: tuple[str, ...]  # per out, the input whose dtype it takes
+    """``shapes`` maps the tensor inputs' shapes by schema name (an optional tensor passed as
+    None is absent) to the outs' shapes; ``dtypes`` names, per out, the input whose dtype it
+    takes."""
+
+    shapes: Callable[[Mapping[str, Shape]], tuple[Shape, ...]]
+    dtypes: tuple[str, ...]
 
 
 def broadcast(*shapes: Shape) -> Shape:
@@ -34,22 +42,31 @@ def broadcast(*shapes: Shape) -> Shape:
 def _gated(shapes: Mapping[str, Shape]) -> tuple[Shape, ...]:
     x = shapes["input"]
     if not x or x[-1] % 2:
-        raise ValueError(f"input's last dim must be even (x then y), got shape {x}")
+        raise ValueError(f"input of shape {list(x)} must have an even last dim (x then y)")
     return (x[:-1] + (x[-1] // 2,),)
 
 
 def _int8_linear(shapes: Mapping[str, Shape]) -> tuple[Shape, ...]:
     x, weight = shapes["input"], shapes["weight"]
     if not x or len(weight) != 2:
-        raise ValueError(f"input [..., in] and weight [out, in] expected, got {x} and {weight}")
+        raise ValueError(
+            f"input [..., in_features] and weight [out_features, in_features] expected, got "
+            f"{list(x)} and {list(weight)}"
+        )
     return (x[:-1] + (weight[0],),)
 
 
-# Kiln's LLM operators (docs/custom_ops.md); ops without a rule broadcast their tensor inputs.
+def _rotary(shapes: Mapping[str, Shape]) -> tuple[Shape, ...]:
+    # Without key the kernel resizes key_out to [0] (docs/custom_ops.md).
+    return shapes["query"], shapes.get("key", (0,))
+
+
+# Kiln's LLM operators (docs/custom_ops.md), by out variant; an operator without a rule has no
+# functional form in torch, and in MindSpore its outs broadcast its tensor inputs.
 RULES: dict[str, OutRule] = {
     "kiln::rms_norm.out": OutRule(lambda s: (s["input"],), ("input",)),
     "kiln::fused_add_rms_norm.out": OutRule(lambda s: (s["input"], s["input"]), ("input", "input")),
-    "kiln::rotary_embedding.out": OutRule(lambda s: (s["query"], s["key"]), ("query", "query")),
+    "kiln::rotary_embedding.out": OutRule(_rotary, ("query", "query")),
     "kiln::silu_and_mul.out": OutRule(_gated, ("input",)),
     "kiln::gelu_and_mul.out": OutRule(_gated, ("input",)),
     "kiln::paged_attention.out": OutRule(lambda s: (s["query"],), ("query",)),

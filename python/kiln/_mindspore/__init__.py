@@ -1,1 +1,0 @@
-"""kiln.mindspore's parts that need no MindSpore: output shape rules of Kiln's operators."""
