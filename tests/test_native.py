@@ -76,6 +76,7 @@ KERNEL_ROW_TESTS = (
     "BFloat16RowsTest.AnExactFloatScalarAgreesInlineAndInChunks",
     "ConvertRowsTest.DoubleMeetsHalfAndBFloat16ThroughFloat",
     "ConvertRowsTest.Int64MeetsHalfAndBFloat16ThroughFloat",
+    "ConvertRowsTest.TheIsaRowsGiveTheScalarConvertersBits",
     "HalfRowsTest.ArithmeticAgreesInlineAndInChunks",
     "HalfRowsTest.SelectsAgreeInlineAndInChunks",
     "ExtremeNanTest.FloatMaxAndMin",

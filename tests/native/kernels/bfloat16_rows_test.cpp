@@ -1,7 +1,7 @@
 // BFloat16 rows of a cheap float op run one of two ways (util/elementwise/binary_driver.h's
-// reduced_row): converting inline (x86-64-v3 CPUs, with an x86-64-v4 version, and non-x86 ones) or
-// a chunk at a time through float buffers (older x86 CPUs). All must give the same bits, on any bit
-// patterns.
+// reduced_row): converting inline (the plain loop, and the ISA room's x86-64-v3 and x86-64-v4
+// compiles of it, isa/binary_rows.h) or a chunk at a time through float buffers (x86-64 CPUs older
+// than v3 in a build with the ISA room). All must give the same bits, on any bit patterns.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,6 +10,8 @@
 #include <random>
 #include <vector>
 
+#include "kernels/portable/cpu/isa/x86/cpu_features.h"
+#include "kernels/portable/cpu/isa/x86/target.h"
 #include "kernels/portable/cpu/util/elementwise/binary_driver.h"
 
 namespace kiln::portable {
@@ -53,11 +55,16 @@ void expect_same_bits(const BFloat16* a, int64_t sa, const B* b, int64_t sb, int
     }
   };
   detail::bfloat16_row(a, sa, b, sb, converted_inline.get(), n, op);
-  expect_same("x86-64-v3");
-#if defined(KILN_V4_LOOP)
-  if (cpu_is_x86_64_v4()) {
+  expect_same("plain");
+#if defined(KILN_ISA_X86)
+  if (isa::x86::cpu_is_x86_64_v3()) {
     std::fill(converted_inline.get(), converted_inline.get() + n, R{});
-    detail::bfloat16_row_v4(a, sa, b, sb, converted_inline.get(), n, op);
+    isa::x86::run_v3<detail::BFloat16Row>(a, sa, b, sb, converted_inline.get(), n, op);
+    expect_same("x86-64-v3");
+  }
+  if (isa::x86::cpu_is_x86_64_v4()) {
+    std::fill(converted_inline.get(), converted_inline.get() + n, R{});
+    isa::x86::run_v4<detail::BFloat16Row>(a, sa, b, sb, converted_inline.get(), n, op);
     expect_same("x86-64-v4");
   }
 #endif
@@ -74,23 +81,16 @@ void expect_same_bits_for_every_stride(const Op& op) {
   }
 }
 
-class BFloat16RowsTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!cpu_is_x86_64_v3()) GTEST_SKIP() << "the inline loops need an x86-64-v3 CPU";
-  }
-};
-
-TEST_F(BFloat16RowsTest, ArithmeticAgreesInlineAndInChunks) {
+TEST(BFloat16RowsTest, ArithmeticAgreesInlineAndInChunks) {
   expect_same_bits_for_every_stride<BFloat16>(Add{});
   expect_same_bits_for_every_stride<BFloat16>(Multiply{});
 }
 
-TEST_F(BFloat16RowsTest, PredicatesAgreeInlineAndInChunks) {
+TEST(BFloat16RowsTest, PredicatesAgreeInlineAndInChunks) {
   expect_same_bits_for_every_stride<bool>(Less{});
 }
 
-TEST_F(BFloat16RowsTest, AnExactFloatScalarAgreesInlineAndInChunks) {
+TEST(BFloat16RowsTest, AnExactFloatScalarAgreesInlineAndInChunks) {
   // mul and div read a single-element other straight into float (ScalarOther::kExact).
   const std::vector<BFloat16> a = random_patterns(kLength, 3);
   for (const float scalar : {0.3f, -7.0e-30f, 3.0e38f}) {

@@ -2,7 +2,9 @@
 // compute types double and int64_t, which go through float a block at a time, must give what
 // converting each element does: load as C(float(x)), store as T(float(x)), round as
 // C(float(T(float(x)))). Rows of every length around the blocks (256) and F16C's steps (8, 16),
-// with NaN, infinities, signed zeros and magnitudes past Half's range.
+// with NaN, infinities, signed zeros and magnitudes past Half's range. And the ISA room's rows
+// (isa/x86/convert_f16c.h) must give the scalar converters' bits (runtime/core/half.h), which the
+// plain rows compute: every Half pattern, float patterns of every kind, every tail length.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,6 +14,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/portable/cpu/isa/level.h"
+#include "kernels/portable/cpu/isa/x86/convert_f16c.h"
+#include "kernels/portable/cpu/isa/x86/cpu_features.h"
 #include "kernels/portable/cpu/util/vec/convert.h"
 
 namespace kiln::portable {
@@ -88,6 +93,89 @@ TEST(ConvertRowsTest, DoubleMeetsHalfAndBFloat16ThroughFloat) {
 TEST(ConvertRowsTest, Int64MeetsHalfAndBFloat16ThroughFloat) {
   expect_rows_match_elements<int64_t, Half>();
   expect_rows_match_elements<int64_t, BFloat16>();
+}
+
+#if defined(KILN_ISA_X86)
+
+// Float patterns: random bits (NaN payloads, subnormals, huge values), values around Half's
+// rounding boundaries and range, and the specials.
+std::vector<float> float_patterns() {
+  std::mt19937 gen(9);
+  std::vector<float> values;
+  for (int i = 0; i < 200000; ++i)
+    values.push_back(kiln::detail::bits_float(static_cast<uint32_t>(gen())));
+  std::uniform_real_distribution<float> spread(-70000.0f, 70000.0f);
+  for (int i = 0; i < 100000; ++i) values.push_back(spread(gen));
+  for (uint32_t bits = 0; bits < 0x10000; ++bits) {  // every Half, and halfway past it
+    const float half = kiln::detail::half_bits_to_float(static_cast<uint16_t>(bits));
+    values.push_back(half);
+    values.push_back(kiln::detail::bits_float(kiln::detail::float_bits(half) + 0x1000));
+  }
+  for (const float special : {INFINITY, -INFINITY, 0.0f, -0.0f, NAN, 65520.0f, 65519.99f}) {
+    values.push_back(special);
+  }
+  return values;
+}
+
+bool same_half(uint16_t a, uint16_t b) {
+  const bool nan_a = (a & 0x7fff) > 0x7c00;
+  const bool nan_b = (b & 0x7fff) > 0x7c00;
+  return a == b || (nan_a && nan_b);  // a NaN's payload may differ, as in ATen
+}
+
+bool same_float(float a, float b) {
+  return kiln::detail::float_bits(a) == kiln::detail::float_bits(b) ||
+         (std::isnan(a) && std::isnan(b));
+}
+
+void expect_isa_rows_give_the_scalar_bits() {
+  std::vector<Half> halves(0x10000);
+  for (uint32_t bits = 0; bits < 0x10000; ++bits) {
+    halves[bits] = Half::from_bits(static_cast<uint16_t>(bits));
+  }
+  const std::vector<float> floats = float_patterns();
+  // Each length from 0 to 40 at an odd offset (the tails), then the whole set.
+  for (int64_t n = 0; n <= 41; ++n) {
+    const bool whole = n == 41;
+    const int64_t start = whole ? 0 : 3;
+    const int64_t wide_n = whole ? static_cast<int64_t>(halves.size()) : n;
+    std::vector<float> widened(static_cast<size_t>(wide_n));
+    ASSERT_EQ(isa::x86::widen_half_f16c(halves.data() + start, widened.data(), wide_n), wide_n);
+    for (int64_t i = 0; i < wide_n; ++i) {
+      ASSERT_TRUE(same_float(widened[i], kiln::detail::half_bits_to_float(halves[start + i].x)))
+          << "widen " << halves[start + i].x;
+    }
+    const int64_t narrow_n = whole ? static_cast<int64_t>(floats.size()) : n;
+    const float* from = floats.data() + start;
+    std::vector<Half> narrowed(static_cast<size_t>(narrow_n));
+    ASSERT_EQ(isa::x86::narrow_half_f16c(from, narrowed.data(), narrow_n), narrow_n);
+    std::vector<float> rounded(from, from + narrow_n);
+    ASSERT_EQ(isa::x86::round_half_f16c(rounded.data(), narrow_n), narrow_n);
+    std::vector<BFloat16> bfloat16s(static_cast<size_t>(narrow_n));
+    const int64_t done = isa::x86::narrow_bfloat16_avx2(from, bfloat16s.data(), narrow_n);
+    ASSERT_EQ(done, narrow_n / 16 * 16);
+    for (int64_t i = 0; i < narrow_n; ++i) {
+      const uint16_t half = kiln::detail::float_to_half_bits(from[i]);
+      ASSERT_TRUE(same_half(narrowed[i].x, half)) << "narrow to Half " << from[i];
+      ASSERT_TRUE(same_float(rounded[i], kiln::detail::half_bits_to_float(half)))
+          << "round to Half " << from[i];
+      if (i < done) {
+        ASSERT_EQ(bfloat16s[i].x, kiln::detail::float_to_bfloat16_bits(from[i]))
+            << "narrow to BFloat16 " << from[i];
+      }
+    }
+  }
+}
+
+#endif
+
+TEST(ConvertRowsTest, TheIsaRowsGiveTheScalarConvertersBits) {
+#if defined(KILN_ISA_X86)
+  if (!isa::x86::cpu_is_x86_64_v3()) GTEST_SKIP() << "F16C's rows need an x86-64-v3 CPU";
+  expect_isa_rows_give_the_scalar_bits();
+#else
+  GTEST_SKIP() << "the ISA rows are x86-64's, in a build with the ISA room";
+#endif
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
-// Half rows of a cheap float op into a Half out convert inline (util/elementwise/half_rows.h: eight
-// lanes on x86-64-v3, sixteen on x86-64-v4) where the CPU can, and a chunk at a time through float
-// buffers (util/elementwise/binary_driver.h's chunked_row) elsewhere. Every version must give the
-// chunked path's bits on any bit patterns, NaN and infinities included, for every stride and a
-// float scalar.
+// Half rows of a cheap float op into a Half out convert inline (isa/x86/half_rows.h: eight lanes on
+// x86-64-v3, sixteen on x86-64-v4) where the CPU can, and a chunk at a time through float buffers
+// (the plain path, util/elementwise/binary_driver.h's chunked_row) elsewhere. Every version must
+// give the chunked path's bits on any bit patterns, NaN and infinities included, for every stride
+// and a float scalar.
+#include "kernels/portable/cpu/isa/x86/half_rows.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,12 +12,13 @@
 #include <random>
 #include <vector>
 
+#include "kernels/portable/cpu/isa/x86/cpu_features.h"
 #include "kernels/portable/cpu/util/elementwise/binary_driver.h"
 
 namespace kiln::portable {
 namespace {
 
-#if defined(KILN_V4_LOOP)
+#if defined(KILN_ISA_X86)
 
 std::vector<Half> random_patterns(int64_t n, uint32_t seed) {
   std::mt19937 gen(seed);
@@ -55,11 +58,11 @@ void expect_same_bits(const Half* a, int64_t sa, const B* b, int64_t sb, int64_t
           << i << " of " << n << ", strides " << sa << " and " << sb;
     }
   };
-  detail::half_row_v3(a, sa, b, sb, converted_inline.data(), n, op);
+  isa::x86::half_row_v3(a, sa, b, sb, converted_inline.data(), n, op);
   expect_same("x86-64-v3");
-  if (cpu_is_x86_64_v4()) {
+  if (isa::x86::cpu_is_x86_64_v4()) {
     std::fill(converted_inline.begin(), converted_inline.end(), Half());
-    detail::half_row_v4(a, sa, b, sb, converted_inline.data(), n, op);
+    isa::x86::half_row_v4(a, sa, b, sb, converted_inline.data(), n, op);
     expect_same("x86-64-v4");
   }
 }
@@ -83,23 +86,23 @@ void expect_same_bits_for_every_stride(const Op& op) {
 class HalfRowsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-#if defined(KILN_V4_LOOP)
-    if (!cpu_is_x86_64_v3()) GTEST_SKIP() << "the inline loops need an x86-64-v3 CPU";
+#if defined(KILN_ISA_X86)
+    if (!isa::x86::cpu_is_x86_64_v3()) GTEST_SKIP() << "the inline loops need an x86-64-v3 CPU";
 #else
-    GTEST_SKIP() << "the inline loops are x86-64's, with multiversioning";
+    GTEST_SKIP() << "the inline loops are x86-64's, in a build with the ISA room";
 #endif
   }
 };
 
 TEST_F(HalfRowsTest, ArithmeticAgreesInlineAndInChunks) {
-#if defined(KILN_V4_LOOP)
+#if defined(KILN_ISA_X86)
   expect_same_bits_for_every_stride(Add{});
   expect_same_bits_for_every_stride(Multiply{});
 #endif
 }
 
 TEST_F(HalfRowsTest, SelectsAgreeInlineAndInChunks) {
-#if defined(KILN_V4_LOOP)
+#if defined(KILN_ISA_X86)
   expect_same_bits_for_every_stride(Larger{});
 #endif
 }

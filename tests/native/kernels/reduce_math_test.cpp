@@ -1,5 +1,6 @@
 // The hand-vectorised row loops of util/reduce/row_loops.h have two versions each, picked at run
-// time: x86-64-v3's of 32-byte vectors and the baseline one of the build's own width.
+// time (isa/row_loops.h): the ISA room's x86-64-v3 compile with 32-byte vectors and the plain
+// baseline one of the build's own width.
 // - extreme_nan, the max/min with NaN winning behind softmax, logsumexp and the max/min
 //   reductions, must give what a plain loop gives;
 // - the float exp-and-sum behind softmax and logsumexp must give e^x within float rounding, 0
@@ -13,6 +14,8 @@
 #include <random>
 #include <vector>
 
+#include "kernels/portable/cpu/isa/x86/cpu_features.h"
+#include "kernels/portable/cpu/isa/x86/target.h"
 #include "kernels/portable/cpu/util/reduce/row_loops.h"
 
 namespace kiln::portable {
@@ -69,9 +72,15 @@ void expect_matches_plain_loop(Fn version) {
 
 template <typename C, bool kMax>
 void expect_both_versions_match() {
-  expect_matches_plain_loop<C, kMax>(extreme_nan_baseline<C, kMax>);
-#if defined(KILN_X86_64_V3_ONLY)
-  if (cpu_is_x86_64_v3()) expect_matches_plain_loop<C, kMax>(extreme_nan_v3<C, kMax>);
+  using Loop = ExtremeNanLoop<C, kMax>;
+  expect_matches_plain_loop<C, kMax>([](const C* x, int64_t n, C start) {
+    return Loop::template run<kBaselineVectorBytes>(x, n, start);
+  });
+#if defined(KILN_ISA_X86)
+  if (isa::x86::cpu_is_x86_64_v3()) {
+    expect_matches_plain_loop<C, kMax>(
+        [](const C* x, int64_t n, C start) { return isa::x86::run_v3<Loop>(x, n, start); });
+  }
 #endif
 }
 
@@ -125,15 +134,25 @@ void expect_exp_sum_correct(ExpSum version, ExpSum other) {
   }
 }
 
+float exp_sum_baseline(const float* x, float* y, int64_t n, float shift) {
+  return ExpSumFloatLoop::run<kBaselineVectorBytes>(x, y, n, shift);
+}
+
+#if defined(KILN_ISA_X86)
+float exp_sum_v3(const float* x, float* y, int64_t n, float shift) {
+  return isa::x86::run_v3<ExpSumFloatLoop>(x, y, n, shift);
+}
+#endif
+
 TEST(ExpSumTest, FloatRowsInBothVersions) {
-#if defined(KILN_X86_64_V3_ONLY)
-  if (cpu_is_x86_64_v3()) {
-    expect_exp_sum_correct(exp_sum_float_v3, exp_sum_float_baseline);
-    expect_exp_sum_correct(exp_sum_float_baseline, exp_sum_float_v3);
+#if defined(KILN_ISA_X86)
+  if (isa::x86::cpu_is_x86_64_v3()) {
+    expect_exp_sum_correct(exp_sum_v3, exp_sum_baseline);
+    expect_exp_sum_correct(exp_sum_baseline, exp_sum_v3);
     return;
   }
 #endif
-  expect_exp_sum_correct(exp_sum_float_baseline, exp_sum_float_baseline);
+  expect_exp_sum_correct(exp_sum_baseline, exp_sum_baseline);
 }
 
 }  // namespace

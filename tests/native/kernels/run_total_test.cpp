@@ -1,5 +1,5 @@
 // Half runs of sum, prod and mean convert inside the summing loop where the CPU can
-// (util/reduce/run_total.h: eight lanes on x86-64-v3, sixteen on x86-64-v4) and are widened into a
+// (isa/x86/half_totals.h: eight lanes on x86-64-v3, sixteen on x86-64-v4) and are widened into a
 // buffer elsewhere. Every version must give run_total's bits on the same values as floats: the same
 // lanes, the same order, on lengths around the lanes (32) and the blocks (1024), with specials.
 #include "kernels/portable/cpu/util/reduce/run_total.h"
@@ -12,10 +12,13 @@
 #include <random>
 #include <vector>
 
+#include "kernels/portable/cpu/isa/x86/cpu_features.h"
+#include "kernels/portable/cpu/isa/x86/half_totals.h"
+
 namespace kiln::portable {
 namespace {
 
-#if defined(KILN_HALF_IN_PLACE)
+#if defined(KILN_ISA_X86)
 
 // Values over many binades (so that float sums round, and their order shows), or near 1 for
 // products (which would otherwise overflow or vanish); with `specials`, an infinity or NaN now
@@ -49,11 +52,11 @@ void expect_float_bits(int64_t n, bool specials) {
   std::vector<float> floats(halves.size());
   for (size_t i = 0; i < halves.size(); ++i) floats[i] = static_cast<float>(halves[i]);
   const double expected = run_total<float, kProd>(floats.data(), n);
-  const double v3 = half_run_total_v3<kProd>(halves.data(), n);
+  const double v3 = isa::x86::half_run_total_v3<kProd>(halves.data(), n);
   EXPECT_TRUE(same_bits(v3, expected))
       << "x86-64-v3, n " << n << ": " << v3 << " against " << expected;
-  if (cpu_is_x86_64_v4()) {
-    const double v4 = half_run_total_v4<kProd>(halves.data(), n);
+  if (isa::x86::cpu_is_x86_64_v4()) {
+    const double v4 = isa::x86::half_run_total_v4<kProd>(halves.data(), n);
     EXPECT_TRUE(same_bits(v4, expected))
         << "x86-64-v4, n " << n << ": " << v4 << " against " << expected;
   }
@@ -73,22 +76,22 @@ void expect_float_bits_around_lanes_and_blocks() {
 class HalfRunTotalTest : public ::testing::Test {
  protected:
   void SetUp() override {
-#if defined(KILN_HALF_IN_PLACE)
-    if (!cpu_is_x86_64_v3()) GTEST_SKIP() << "the inline loops need an x86-64-v3 CPU";
+#if defined(KILN_ISA_X86)
+    if (!isa::x86::cpu_is_x86_64_v3()) GTEST_SKIP() << "the inline loops need an x86-64-v3 CPU";
 #else
-    GTEST_SKIP() << "the inline loops are x86-64's, with multiversioning";
+    GTEST_SKIP() << "the inline loops are x86-64's, in a build with the ISA room";
 #endif
   }
 };
 
 TEST_F(HalfRunTotalTest, SumsGiveTheFloatRunsBits) {
-#if defined(KILN_HALF_IN_PLACE)
+#if defined(KILN_ISA_X86)
   expect_float_bits_around_lanes_and_blocks<false>();
 #endif
 }
 
 TEST_F(HalfRunTotalTest, ProductsGiveTheFloatRunsBits) {
-#if defined(KILN_HALF_IN_PLACE)
+#if defined(KILN_ISA_X86)
   expect_float_bits_around_lanes_and_blocks<true>();
 #endif
 }

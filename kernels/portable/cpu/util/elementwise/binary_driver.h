@@ -9,10 +9,10 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/portable/cpu/isa/binary_rows.h"
 #include "kernels/portable/cpu/util/common/dtypes.h"
 #include "kernels/portable/cpu/util/common/target.h"
 #include "kernels/portable/cpu/util/elementwise/broadcast.h"
-#include "kernels/portable/cpu/util/elementwise/half_rows.h"
 #include "kernels/portable/cpu/util/elementwise/math_loop.h"
 #include "kernels/portable/cpu/util/vec/convert.h"
 #include "kernels/portable/cpu/util/vec/rare_inputs.h"
@@ -182,8 +182,8 @@ KILN_MATH_LOOP void binary_math_loop(const T* a, const T* b, R* out, int64_t n, 
   binary_row_body(a, int64_t{1}, b, int64_t{1}, out, n, op);
 }
 
-// binary_row for VectorMath ops. Their loops inline a whole vector formula (pow's is 5 KiB a
-// clone), so only the contiguous loop is compiled: a broadcast operand is expanded into a
+// binary_row for VectorMath ops. Their loops inline a whole vector formula (a large clone each),
+// so only the contiguous loop is compiled: a broadcast operand is expanded into a
 // buffer, a store per element beside the formula's dozens of operations. Both strides are 0 only
 // for a single element (binary_row_plain).
 template <typename T, typename R, typename Op>
@@ -249,13 +249,13 @@ KILN_HOT_LOOP void bfloat16_bits_row(const BFloat16* a, int64_t sa, const BFloat
 }
 
 // binary_row for BFloat16 with a float op, converting inline: BFloat16 is a shift (and a
-// rounding add) that vectorises, cheaper fused than a pass through buffers. Compiled for
-// x86-64-v3 and x86-64-v4 alone (reduced_row sends older x86 CPUs a chunk at a time; AVX-512's
-// version took 0.6x ATen's time for a 1M add where AVX2's took 1.4x). B is BFloat16, or float for
-// an exact scalar b (sb == 0); R is BFloat16, or bool for a predicate.
+// rounding add) that vectorises, cheaper fused than a pass through buffers. On x86-64 the ISA room
+// compiles it for x86-64-v3 and x86-64-v4 alone (isa/binary_rows.h; reduced_row sends older x86
+// CPUs a chunk at a time). B is BFloat16, or float for an exact scalar b (sb == 0); R is
+// BFloat16, or bool for a predicate.
 template <typename R, typename B, typename Op>
-KILN_ALWAYS_INLINE void bfloat16_row_body(const BFloat16* a, int64_t sa, const B* b, int64_t sb,
-                                          R* out, int64_t n, const Op& op) {
+KILN_ALWAYS_INLINE void bfloat16_row(const BFloat16* a, int64_t sa, const B* b, int64_t sb, R* out,
+                                     int64_t n, const Op& op) {
   if (sa != 0 && sb != 0) {
     for (int64_t i = 0; i < n; ++i) {
       out[i] = bfloat16_result<R>(op(as_float(a[i]), as_float(b[i])));
@@ -268,18 +268,15 @@ KILN_ALWAYS_INLINE void bfloat16_row_body(const BFloat16* a, int64_t sa, const B
     for (int64_t i = 0; i < n; ++i) out[i] = bfloat16_result<R>(op(as_float(a[i]), y));
   }
 }
-template <typename R, typename B, typename Op>
-KILN_V3_LOOP void bfloat16_row(const BFloat16* a, int64_t sa, const B* b, int64_t sb, R* out,
-                               int64_t n, const Op& op) {
-  bfloat16_row_body(a, sa, b, sb, out, n, op);
-}
-#if defined(KILN_V4_LOOP)
-template <typename R, typename B, typename Op>
-KILN_V4_LOOP void bfloat16_row_v4(const BFloat16* a, int64_t sa, const B* b, int64_t sb, R* out,
-                                  int64_t n, const Op& op) {
-  bfloat16_row_body(a, sa, b, sb, out, n, op);
-}
-#endif
+
+// bfloat16_row as the ISA room compiles it for a CPU (isa/x86/target.h's run_v3 and run_v4).
+struct BFloat16Row {
+  template <int kBytes, typename R, typename B, typename Op>
+  KILN_ALWAYS_INLINE static void run(const BFloat16* a, int64_t sa, const B* b, int64_t sb, R* out,
+                                     int64_t n, const Op& op) {
+    bfloat16_row(a, sa, b, sb, out, n, op);
+  }
+};
 
 // The row loop for op over same-dtype elements: binary_math_row, with its AVX-512 clone, for
 // VectorMath ops (elementwise/math_loop.h), binary_row for the others.
@@ -308,8 +305,8 @@ struct OpRow {
 // binary_row for Half or BFloat16 with a float op, a chunk at a time: the operands widen into
 // float buffers (vec/convert.h's rows, F16C for Half where the CPU has it), the float row loop
 // computes and the results narrow back. B is T, or float for an exact scalar b (sb == 0). Chunks
-// of 1024 (12 KiB of buffers, in L1): four calls per chunk of 256 were a quarter of a 1M Half
-// add's time (1.36x -> 1.08x ATen).
+// of 1024, whose three buffers stay in L1: with smaller chunks the calls per chunk were a large
+// share of a Half add's time (docs/performance.md).
 constexpr int64_t kReducedChunk = 1024;
 
 template <typename T, typename R, typename B, typename Op>
@@ -339,12 +336,12 @@ void chunked_row(const T* a, int64_t sa, const B* b, int64_t sb, R* out, int64_t
 // binary_row for Half or BFloat16 elements with a float op. R is T, float (results rounded to T,
 // then widened: a Float out) or bool (a predicate into a Bool out; the result stores as 0 or 1).
 // B is T, or float for an exact scalar b (sb == 0). BFloat16 converts inline for cheap ops into
-// a BFloat16 or Bool out on x86-64-v3 CPUs and non-x86 ones, and Half for cheap ops without rare
-// inputs into a Half out on x86-64-v3 CPUs (elementwise/half_rows.h); the rest go a chunk at a
-// time: other Half rows, 16-bit rows under a VectorMath op (whose float loop is large and has the
-// AVX-512 clone), BFloat16 into a Float out (rare; inline it cost every op more clones of three
-// loops) and both on x86 CPUs older than v3 (the baseline clones of the inline loops were 55 KiB of
-// all ops' code).
+// a BFloat16 or Bool out, and Half for cheap ops without rare inputs into a Half out where the ISA
+// room has a loop for the CPU (isa/binary_rows.h); the rest go a chunk at a time: other Half
+// rows, 16-bit rows under a VectorMath op (whose float loop is large and has the AVX-512 clone),
+// BFloat16 into a Float out (rare; inline it cost every op more clones of three loops), and, in a
+// build with x86-64 microkernels, both on CPUs older than x86-64-v3 (a baseline copy of every
+// op's inline loop would be bytes for rare CPUs; docs/performance.md).
 template <typename T, typename R, typename B, typename Op>
 void reduced_row(const T* a, int64_t sa, const B* b, int64_t sb, R* out, int64_t n, const Op& op) {
   constexpr bool kInline =
@@ -353,21 +350,19 @@ void reduced_row(const T* a, int64_t sa, const B* b, int64_t sb, R* out, int64_t
                 std::is_same_v<R, BFloat16>) {
     bfloat16_bits_row(a, sa, b, sb, out, n, op);
   } else if constexpr (kInline) {
-#if defined(KILN_V4_LOOP)
-    if (cpu_is_x86_64_v4()) return bfloat16_row_v4(a, sa, b, sb, out, n, op);
-#endif
-    if (cpu_is_x86_64_v3()) return bfloat16_row(a, sa, b, sb, out, n, op);
-    chunked_row(a, sa, b, sb, out, n, op);
+    if (isa::bfloat16_row<BFloat16Row>(a, sa, b, sb, out, n, op)) return;
+    if constexpr (isa::kX86) {
+      chunked_row(a, sa, b, sb, out, n, op);
+    } else {
+      bfloat16_row(a, sa, b, sb, out, n, op);
+    }
   } else {
-#if defined(KILN_V4_LOOP)
-    // Half arithmetic into a Half out converts inline (elementwise/half_rows.h); predicates, whose
-    // bool stores do not vectorise there, and ops with rare inputs keep the chunks.
+    // Half arithmetic into a Half out converts inline; predicates, whose bool stores do not
+    // vectorise there, and ops with rare inputs keep the chunks.
     if constexpr (std::is_same_v<T, Half> && std::is_same_v<R, Half> && !VectorMath<Op>::value &&
                   !HasRareInputs<Op>::value) {
-      if (cpu_is_x86_64_v4()) return half_row_v4(a, sa, b, sb, out, n, op);
-      if (cpu_is_x86_64_v3()) return half_row_v3(a, sa, b, sb, out, n, op);
+      if (isa::half_row(a, sa, b, sb, out, n, op)) return;
     }
-#endif
     chunked_row(a, sa, b, sb, out, n, op);
   }
 }

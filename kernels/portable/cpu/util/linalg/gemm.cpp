@@ -3,10 +3,10 @@
 // output element.
 #include "kernels/portable/cpu/util/linalg/gemm.h"
 
-#include <cstdlib>
 #include <cstring>
 #include <type_traits>
 
+#include "kernels/portable/cpu/isa/gemm_tiles.h"
 #include "kernels/portable/cpu/util/common/dtypes.h"
 #include "kernels/portable/cpu/util/common/parallel.h"
 #include "kernels/portable/cpu/util/common/scalars.h"
@@ -284,25 +284,17 @@ __attribute__((always_inline)) inline void block_product(int64_t mc, int64_t nc,
   }
 }
 
-// The hot loop per compute type. The register tile must follow the vector width the code is
-// compiled for (a 32-byte vector emulated on 16-byte registers spills every accumulator), which
-// KILN_HOT_LOOP's clones cannot vary, so on x86-64 with multiversioning the AVX2/FMA and AVX-512
-// versions are separate functions, one picked once at run time with its tile shape; elsewhere the
-// build's own vector width is used.
-#if defined(KILN_ENABLE_MULTIVERSIONING) && defined(__x86_64__) && \
-    (defined(__GNUC__) || defined(__clang__))
-#define KILN_GEMM_DISPATCH 1
-constexpr int kBaseBytes = 16;
-#define KILN_GEMM_AVX2 __attribute__((target("avx2,fma")))
-#define KILN_GEMM_AVX512 __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw,fma")))
-#else
-#define KILN_GEMM_DISPATCH 0
-#if defined(__AVX__)
-constexpr int kBaseBytes = 32;
-#else
-constexpr int kBaseBytes = 16;
-#endif
-#endif
+// One block of tiles for vectors of kBytes, as the ISA room compiles it (isa/gemm_tiles.h): the
+// register tile follows the vector width the code is compiled for.
+template <typename C>
+struct TileBlock {
+  template <int kBytes>
+  KILN_ALWAYS_INLINE static void run(int64_t mc, int64_t nc, int64_t kc, const C* a, int64_t lda,
+                                     const Panels<C>& b, C* dst, int64_t ld, bool accumulate) {
+    block_product<C, Shape<C, kBytes == 64 ? 64 : 32>, kBytes>(mc, nc, kc, a, lda, b, dst, ld,
+                                                               accumulate);
+  }
+};
 
 // One block of tiles: (mc, nc, kc, A, lda, B's panels, dst, ld, accumulate); A is row-major with
 // row stride lda (read in place, or a block load_block converted).
@@ -317,10 +309,10 @@ struct BlockKernel {
   int64_t tile_rows;
 };
 
-// int64's block on x86 CPUs without AVX2: scalar products, four output columns at a time summed
-// over k in registers. SSE2 has no 64-bit multiply, and the 16-byte tile's emulation of it (three
-// 32-bit multiplies per product) took 1.5-11x as long. Integer panels are always packed,
-// zero-padded to kNr columns (a multiple of 4), so each group of four reads within its panel.
+// int64's block where the baseline's vectors have no 64-bit multiply (x86-64's SSE2, whose
+// emulation by three 32-bit multiplies per product is far slower): scalar products, four output
+// columns at a time summed over k in registers. Integer panels are always packed, zero-padded to
+// kNr columns (a multiple of 4), so each group of four reads within its panel.
 template <typename C>
 void block_scalar(int64_t mc, int64_t nc, int64_t kc, const C* a, int64_t lda, const Panels<C>& b,
                   C* dst, int64_t ld, bool accumulate) {
@@ -345,69 +337,23 @@ void block_scalar(int64_t mc, int64_t nc, int64_t kc, const C* a, int64_t lda, c
 template <typename C>
 void block_base(int64_t mc, int64_t nc, int64_t kc, const C* a, int64_t lda, const Panels<C>& b,
                 C* dst, int64_t ld, bool accumulate) {
-#if KILN_GEMM_DISPATCH
-  if constexpr (std::is_integral_v<C>) {
+  if constexpr (std::is_integral_v<C> && isa::kBaselineLacksInt64Multiply) {
     return block_scalar(mc, nc, kc, a, lda, b, dst, ld, accumulate);
   }
-#endif
-  block_product<C, Shape<C, 32>, kBaseBytes>(mc, nc, kc, a, lda, b, dst, ld, accumulate);
+  TileBlock<C>::template run<kBaselineVectorBytes>(mc, nc, kc, a, lda, b, dst, ld, accumulate);
 }
 
-#if KILN_GEMM_DISPATCH
-template <typename C>
-KILN_GEMM_AVX2 void block_avx2(int64_t mc, int64_t nc, int64_t kc, const C* a, int64_t lda,
-                               const Panels<C>& b, C* dst, int64_t ld, bool accumulate) {
-  block_product<C, Shape<C, 32>, 32>(mc, nc, kc, a, lda, b, dst, ld, accumulate);
-}
-
-template <typename C>
-KILN_GEMM_AVX512 void block_avx512(int64_t mc, int64_t nc, int64_t kc, const C* a, int64_t lda,
-                                   const Panels<C>& b, C* dst, int64_t ld, bool accumulate) {
-  block_product<C, Shape<C, 64>, 64>(mc, nc, kc, a, lda, b, dst, ld, accumulate);
-}
-
-enum class GemmIsa { kBase, kAvx2, kAvx512 };
-
-// Whether the AVX-512 tiles beat the AVX2 ones. Floating products: only those large enough to
-// amortise their cost (on the test models' small layers, a 4x32 by 32x16 linear and an 8-channel
-// 3x3 convolution on 8x8, the AVX-512 path took up to twice as long), from 7 rows, past one row
-// of AVX2 tiles: one 12-row tile beats two rows of 6-row ones (mm of 7-11 rows by 512x512 float32
-// 2.1-2.5x ATen's time on AVX2 tiles, 0.9-1.3x on AVX-512 ones). int64 products always: AVX2 has
-// no 64-bit multiply, and its tile's three 32-bit ones per product took 2-4x as long as AVX-512's
-// vpmullq at every size (mm 4x16x16 0.4 against 0.1 us, 8x512x512 337 against 128 us).
+// Whether the AVX-512 tiles beat the AVX2 ones (docs/performance.md). Floating products: only
+// those large enough to amortise their cost (on the test models' small layers, a 4x32 by 32x16
+// linear and an 8-channel 3x3 convolution on 8x8, the AVX-512 path was slower), from 7 rows, past
+// one row of AVX2 tiles: one 12-row tile beats two rows of 6-row ones. int64 products always:
+// AVX2 has no 64-bit multiply, and its tile's three 32-bit ones per product lose to AVX-512's
+// vpmullq at every size.
 template <typename C>
 bool wide_tiles_pay(int64_t m, int64_t n, int64_t k) {
   return std::is_integral_v<C> ||
          (m > Shape<C, 32>::kMr && n >= 32 && m * n * k >= (int64_t{1} << 18));
 }
-
-// The widest tiles the CPU runs, capped by the environment's KILN_GEMM_ISA, "avx2" or "base"
-// ("base" also picks the dot products' baseline loop): so that a test on an AVX-512 machine runs
-// the narrower code too, and a user can compare them. Another value is logged and ignored.
-GemmIsa gemm_isa() {
-  static const GemmIsa isa = [] {
-    GemmIsa widest = GemmIsa::kBase;
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw")) {
-      widest = GemmIsa::kAvx512;
-    } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-      widest = GemmIsa::kAvx2;
-    }
-    const char* cap = std::getenv("KILN_GEMM_ISA");
-    if (cap == nullptr) return widest;
-    if (std::strcmp(cap, "base") == 0) return GemmIsa::kBase;
-    if (std::strcmp(cap, "avx2") == 0) {
-      return widest == GemmIsa::kAvx512 ? GemmIsa::kAvx2 : widest;
-    }
-    KILN_LOG(Error,
-             "KILN_GEMM_ISA=%s is not a gemm ISA; set it to avx2 or base, or unset it (the gemm "
-             "runs the CPU's widest tiles)",
-             cap);
-    return widest;
-  }();
-  return isa;
-}
-#endif
 
 // The epilogue in compute type C: values = alpha * values + beta * c over one row segment.
 template <typename C>
@@ -431,7 +377,7 @@ struct Finisher {
     c = &e.c;
   }
 
-  // Once per output row: out of line, as copies in each of gemm's paths were 2.6 KiB of a build.
+  // Once per output row: out of line, as copies in each of gemm's paths cost bytes for nothing.
   KILN_NOINLINE void apply(C* values, int64_t row, int64_t col0, int64_t n, C* buffer) const {
     if (scale) {
       for (int64_t j = 0; j < n; ++j) values[j] = wrapping_mul(alpha, values[j]);
@@ -473,10 +419,10 @@ void gemm_typed(const GemmPart& part, int64_t k, const GemmInput& a, const GemmI
     // Accumulate straight into out, block row by block row, finishing after the last k block.
     C* dst = static_cast<C*>(out.data);
     // A floating part of one row of tiles reads B's whole panels in place: packed, each panel
-    // would serve that one row of tiles, so packing would only add a copy of B (mm of 1-6 rows
-    // took 2-3x ATen's time). The last, partial panel is packed still, as a tile reads whole
-    // vectors past its last column. int64 keeps packing: its multiply-bound tile read B's rows
-    // in place up to twice as slowly once they were 8 KiB or more apart.
+    // would serve that one row of tiles, so packing would only add a copy of B. The last,
+    // partial panel is packed still, as a tile reads whole vectors past its last column. int64
+    // keeps packing: its multiply-bound tile read B's rows in place slowly once they were far
+    // apart (docs/performance.md).
     const bool b_in_place = std::is_floating_point_v<C> && b.loader == nullptr &&
                             b.dtype == CppToScalarType<C>::value && b.col_stride == 1 &&
                             part.i_end - part.i_begin <= kernel.tile_rows;
@@ -610,23 +556,20 @@ KILN_ALWAYS_INLINE void dot_pass_body(int64_t m, int64_t len, const float* a, in
   }
 }
 
-// An x86-64-v3 version beside the baseline one, picked here rather than by a clone's resolver
-// (0.8 KiB less), so that KILN_GEMM_ISA=base runs the baseline one in a test too.
-#if defined(KILN_X86_64_V3_ONLY)
-KILN_V3_LOOP void dot_pass_v3(int64_t m, int64_t len, const float* a, int64_t lda,
-                              const float* const* cols, Vector<float> (*acc)[4]) {
-  dot_pass_body(m, len, a, lda, cols, acc);
-}
-#endif
+// dot_pass_body as the ISA room compiles it (isa/gemm_tiles.h's dot_loop): an x86-64-v3 version
+// beside the baseline one, picked there rather than by a clone's resolver, so that
+// KILN_GEMM_ISA=base runs the baseline one in a test too.
+struct DotPassLoop {
+  template <int kBytes>
+  KILN_ALWAYS_INLINE static void run(int64_t m, int64_t len, const float* a, int64_t lda,
+                                     const float* const* cols, Vector<float> (*acc)[4]) {
+    dot_pass_body(m, len, a, lda, cols, acc);
+  }
+};
 
 void dot_pass(int64_t m, int64_t len, const float* a, int64_t lda, const float* const* cols,
               Vector<float> (*acc)[4]) {
-#if defined(KILN_X86_64_V3_ONLY)
-  if (cpu_is_x86_64_v3() && gemm_isa() != GemmIsa::kBase) {
-    return dot_pass_v3(m, len, a, lda, cols, acc);
-  }
-#endif
-  dot_pass_body(m, len, a, lda, cols, acc);
+  isa::dot_loop<DotPassLoop, kBaselineVectorBytes>(m, len, a, lda, cols, acc);
 }
 
 // Rows [row0, row0 + count) of `x` (row stride `ld` elements), elements [p0, p0 + len), as float
@@ -746,21 +689,11 @@ void gemm(const KernelRuntimeContext& ctx, int64_t m, int64_t n, int64_t k, cons
       }
       constexpr int64_t kRows = Shape<C, 32>::kMr;
       BlockKernel<C> kernel = {block_base<C>, kRows};
-#if KILN_GEMM_DISPATCH
-      switch (gemm_isa()) {
-        case GemmIsa::kAvx512:
-          if (wide_tiles_pay<C>(m, n, k)) {
-            kernel = {block_avx512<C>, Shape<C, 64>::kMr};
-            break;
-          }
-          [[fallthrough]];
-        case GemmIsa::kAvx2:
-          kernel = {block_avx2<C>, kRows};
-          break;
-        case GemmIsa::kBase:
-          break;
+      const isa::GemmBlock<C, Panels<C>> wide =
+          isa::gemm_block<TileBlock<C>, C, Panels<C>>([&] { return wide_tiles_pay<C>(m, n, k); });
+      if (wide.run != nullptr) {
+        kernel = {wide.run, wide.vector_bytes == 64 ? Shape<C, 64>::kMr : kRows};
       }
-#endif
       gemm_parts<C>(ctx, m, n, k, a, b, out, epilogue, kernel);
     }
   });

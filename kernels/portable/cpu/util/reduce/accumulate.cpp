@@ -4,10 +4,7 @@
 #include <cstring>
 #include <type_traits>
 
-#if defined(KILN_ENABLE_MULTIVERSIONING) && defined(__x86_64__)
-#include <immintrin.h>
-#endif
-
+#include "kernels/portable/cpu/isa/half_totals.h"
 #include "kernels/portable/cpu/util/common/checks.h"
 #include "kernels/portable/cpu/util/common/dtypes.h"
 #include "kernels/portable/cpu/util/common/parallel.h"
@@ -49,7 +46,7 @@ const In* identity_row() {
 // acc[i] = acc[i] (+ or *) x[i]: outputs side by side in lanes of LaneOf, for `rows` input rows
 // `stride` elements apart (several per call, so short rows do not pay a call each), n <= kChunk.
 // Four rows combine before they meet acc, so acc is loaded and stored once per four rows rather
-// than per row (which bound the loop: float columns took 1.2x ATen's time); a last group of fewer
+// than per row (which otherwise bound the loop); a last group of fewer
 // rows is filled with identity rows (four_rows, reduce/plan.h), so there is one loop to compile.
 template <typename Lane, bool kProd, typename In>
 KILN_HOT_LOOP void column_accumulate(Lane* acc, const In* x, int64_t n, int64_t rows,
@@ -65,51 +62,14 @@ KILN_HOT_LOOP void column_accumulate(Lane* acc, const In* x, int64_t n, int64_t 
   }
 }
 
-// Half columns read in place on x86-64-v3 CPUs (KILN_HALF_IN_PLACE, reduce/run_total.h), converted
-// eight at a time with F16C inside the loop and combined in column_accumulate's order (a tail
-// element converts exactly as F16C does). Elsewhere Half rows are widened into a buffer first
-// (widen_row), which writes and reads every row once more.
-#if defined(KILN_HALF_IN_PLACE)
-template <bool kProd>
-KILN_V3_LOOP inline __m256 combine_vectors(__m256 a, __m256 b) {
-  return kProd ? _mm256_mul_ps(a, b) : _mm256_add_ps(a, b);
-}
-
-KILN_V3_LOOP inline __m256 load_halves(const Half* x) {
-  return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x)));
-}
-
-template <bool kProd>
-KILN_V3_LOOP void half_column_accumulate(float* acc, const Half* x, int64_t n, int64_t rows,
-                                         int64_t stride) {
-  const auto element = [](Half value) { return kiln::detail::half_bits_to_float(value.x); };
-  const Half* identity = identity_row<Half, kProd>();
-  for (int64_t r = 0; r < rows; r += 4) {
-    const auto [x0, x1, x2, x3] = four_rows(x, r, rows, stride, identity).row;
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-      const __m256 pair0 = combine_vectors<kProd>(load_halves(x0 + i), load_halves(x1 + i));
-      const __m256 pair1 = combine_vectors<kProd>(load_halves(x2 + i), load_halves(x3 + i));
-      _mm256_storeu_ps(acc + i, combine_vectors<kProd>(_mm256_loadu_ps(acc + i),
-                                                       combine_vectors<kProd>(pair0, pair1)));
-    }
-    for (; i < n; ++i) {
-      const float pair0 = combine<kProd>(element(x0[i]), element(x1[i]));
-      const float pair1 = combine<kProd>(element(x2[i]), element(x3[i]));
-      acc[i] = combine<kProd>(acc[i], combine<kProd>(pair0, pair1));
-    }
-  }
-}
-#endif
-
+// Half columns are read in place where the ISA room converts Half inside the loop
+// (isa/half_totals.h), combined in column_accumulate's order; elsewhere Half rows are widened
+// into a buffer first (widen_row), which writes and reads every row once more.
 template <typename Lane, bool kProd, typename In>
 void accumulate_columns(Lane* acc, const In* x, int64_t n, int64_t rows, int64_t stride) {
-#if defined(KILN_HALF_IN_PLACE)
-  if constexpr (std::is_same_v<In, Half>) {
-    return half_column_accumulate<kProd>(acc, x, n, rows, stride);
-  } else
-#endif
-  {
+  if constexpr (std::is_same_v<In, Half> && isa::kHalfInPlace) {
+    isa::half_column_accumulate<kProd>(acc, x, n, rows, stride, identity_row<Half, kProd>());
+  } else {
     column_accumulate<Lane, kProd>(acc, x, n, rows, stride);
   }
 }
@@ -195,15 +155,14 @@ class AccumulateRunner {
                 return;
               }
             }
-#if defined(KILN_HALF_IN_PLACE)
-            if constexpr (std::is_same_v<C, float> && dtype_selected(ScalarType::Half)) {
-              if (half_widened_ && cpu_is_x86_64_v3()) {
+            if constexpr (std::is_same_v<C, float> && dtype_selected(ScalarType::Half) &&
+                          isa::kHalfInPlace) {
+              if (half_widened_ && isa::half_in_place()) {
                 const Half* x = reinterpret_cast<const Half*>(src_) + offset;
-                total = combine<kProd>(total, half_run_total<kProd>(x, layout.run_size));
+                total = combine<kProd>(total, isa::half_run_total<kProd>(x, layout.run_size));
                 return;
               }
             }
-#endif
             // Converted a block at a time, so the totals group as on the direct path.
             for (int64_t s = 0; s < layout.run_size; s += kTotalBlock) {
               const int64_t m =
@@ -266,16 +225,15 @@ class AccumulateRunner {
         return;
       }
     }
-#if defined(KILN_HALF_IN_PLACE)
-    if constexpr (std::is_same_v<C, float> && dtype_selected(ScalarType::Half)) {
-      if (half_widened_ && cpu_is_x86_64_v3()) {
+    if constexpr (std::is_same_v<C, float> && dtype_selected(ScalarType::Half) &&
+                  isa::kHalfInPlace) {
+      if (half_widened_ && isa::half_in_place()) {
         const Half* x = reinterpret_cast<const Half*>(src_);
         column_blocks_of<C, true>(layout, base, m,
                                   [&](int64_t row, int64_t, int64_t) { return x + row; });
         return;
       }
     }
-#endif
     if (direct_) {
       column_blocks_of<C, true>(layout, base, m,
                                 [&](int64_t row, int64_t, int64_t) { return pointer(row); });

@@ -8,6 +8,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "kernels/portable/cpu/isa/row_loops.h"
 #include "kernels/portable/cpu/util/common/target.h"
 #include "kernels/portable/cpu/util/vec/float_math.h"
 
@@ -70,29 +71,23 @@ KILN_ALWAYS_INLINE C extreme_nan_lanes(const C* x, int64_t n, C start) {
   return any_nan ? std::numeric_limits<C>::quiet_NaN() : result;
 }
 
+// extreme_nan_lanes as the ISA room compiles it for a vector width (isa/row_loops.h).
 template <typename C, bool kMax>
-C extreme_nan_baseline(const C* x, int64_t n, C start) {
-  return extreme_nan_lanes<C, kMax, kBaselineVectorBytes>(x, n, start);
-}
-
-#if defined(KILN_X86_64_V3_ONLY)
-template <typename C, bool kMax>
-KILN_V3_LOOP C extreme_nan_v3(const C* x, int64_t n, C start) {
-  return extreme_nan_lanes<C, kMax, 32>(x, n, start);
-}
-#endif
+struct ExtremeNanLoop {
+  template <int kBytes>
+  KILN_ALWAYS_INLINE static C run(const C* x, int64_t n, C start) {
+    return extreme_nan_lanes<C, kMax, kBytes>(x, n, start);
+  }
+};
 
 // The largest (kMax) or smallest of `start` and x[0..n) (floating C), NaN winning: NaN if any
 // value (or start) is NaN. Not a KILN_HOT_LOOP: GCC compiles a comparison of vectors wider than
-// the target's registers lane by lane, so a baseline clone of 32-byte vectors was scalar code
-// (and eight times the bytes). An x86-64-v3 version of 32-byte vectors and a baseline one of the
+// the target's registers lane by lane, so a baseline clone of 32-byte vectors would be scalar
+// code. The ISA room's version of 32-byte vectors for x86-64-v3 CPUs and a baseline one of the
 // build's own width are picked at run time instead.
 template <typename C, bool kMax>
 inline C extreme_nan(const C* x, int64_t n, C start) {
-#if defined(KILN_X86_64_V3_ONLY)
-  if (cpu_is_x86_64_v3()) return extreme_nan_v3<C, kMax>(x, n, start);
-#endif
-  return extreme_nan_baseline<C, kMax>(x, n, start);
+  return isa::vector_loop<ExtremeNanLoop<C, kMax>, kBaselineVectorBytes>(x, n, start);
 }
 
 // e^x for x <= 0 or NaN (softmax's x - max): vec_math's exp_float without the overflow
@@ -161,15 +156,13 @@ KILN_ALWAYS_INLINE float exp_sum_float_lanes(const float* x, float* y, int64_t n
   return total;
 }
 
-inline float exp_sum_float_baseline(const float* x, float* y, int64_t n, float shift) {
-  return exp_sum_float_lanes<kBaselineVectorBytes>(x, y, n, shift);
-}
-
-#if defined(KILN_X86_64_V3_ONLY)
-KILN_V3_LOOP inline float exp_sum_float_v3(const float* x, float* y, int64_t n, float shift) {
-  return exp_sum_float_lanes<32>(x, y, n, shift);
-}
-#endif
+// exp_sum_float_lanes as the ISA room compiles it for a vector width (isa/row_loops.h).
+struct ExpSumFloatLoop {
+  template <int kBytes>
+  KILN_ALWAYS_INLINE static float run(const float* x, float* y, int64_t n, float shift) {
+    return exp_sum_float_lanes<kBytes>(x, y, n, shift);
+  }
+};
 
 // The exp a softmax-style loop uses for x - max: the short one for float.
 KILN_ALWAYS_INLINE float exp_shifted(float x) { return exp_nonpositive(x); }
@@ -177,15 +170,12 @@ KILN_ALWAYS_INLINE double exp_shifted(double x) { return std::exp(x); }
 
 // y[i] = e^(x[i] - shift) (y may be null: not stored); returns the sum of those values. Float's
 // loop compares vectors (the underflow mask), so, like extreme_nan, it is not a KILN_HOT_LOOP
-// but an x86-64-v3 version and a baseline one picked at run time. Double's exponential is
-// libm's, in independent lanes.
+// but the ISA room's x86-64-v3 version and a baseline one picked at run time. Double's exponential
+// is libm's, in independent lanes.
 template <typename C>
 KILN_ALWAYS_INLINE C exp_sum_lanes(const C* x, C* y, int64_t n, C shift) {
   if constexpr (std::is_same_v<C, float>) {
-#if defined(KILN_X86_64_V3_ONLY)
-    if (cpu_is_x86_64_v3()) return exp_sum_float_v3(x, y, n, shift);
-#endif
-    return exp_sum_float_baseline(x, y, n, shift);
+    return isa::vector_loop<ExpSumFloatLoop, kBaselineVectorBytes>(x, y, n, shift);
   }
   constexpr int kLanes = 64 / sizeof(C);
   C lanes[kLanes] = {};

@@ -10,7 +10,6 @@
 
 #include "kernels/portable/cpu/util/common/target.h"
 #include "kernels/portable/cpu/util/elementwise/arithmetic.h"
-#include "kernels/portable/cpu/util/elementwise/half_rows.h"
 #include "runtime/core/half.h"
 
 namespace kiln::portable {
@@ -37,7 +36,7 @@ inline T combine(T a, T b) {
 
 // Combines lanes[0..kN) by halving, so the tail is a short tree rather than a chain. Integer
 // lanes halve as vectors of their unsigned type (which wraps): for them GCC turns the scalar loop
-// into one lane extraction per lane, which made int8 row sums of 1024 twice as slow.
+// into one lane extraction per lane, which made int8 row sums slow.
 template <bool kProd, int kN, typename C>
 KILN_ALWAYS_INLINE C fold_lanes(C* lanes) {
   if constexpr (kN == 1) {
@@ -83,8 +82,9 @@ using LaneOf =
 // The total of n contiguous values: blocks in independent lanes (so the loop vectorises without
 // reassociation flags and float blocks stay short for accuracy), blocks added in Total. In is C,
 // BFloat16 read in place for a float total, or a narrow integer read in place for an int64 sum.
-// With an AVX-512 clone too: on an AMD EPYC, the AVX2 clone's int64 lanes took 1.7-2.8x ATen's
-// time for rows of int32 and int64 (0.9x with AVX-512), and Bool and BFloat16 rows gain as well.
+// With an AVX-512 clone too: AVX2 has no 64-bit integer multiply or wide conversions, so the int64
+// lanes of int32 and int64 rows gain most from it, and Bool and BFloat16 rows gain as well
+// (docs/performance.md).
 template <typename C, bool kProd, typename In = C>
 KILN_MATH_LOOP TotalOf<C> run_total(const In* x, int64_t n) {
   using Total = TotalOf<C>;
@@ -112,63 +112,5 @@ KILN_MATH_LOOP TotalOf<C> run_total(const In* x, int64_t n) {
   }
   return total;
 }
-
-// Half runs read in place on x86-64-v3 CPUs (GCC 12 does not vectorise the compiler's _Float16
-// conversions, so elsewhere they are widened into a buffer first).
-#if defined(KILN_X86_64_V3_ONLY)
-#define KILN_HALF_IN_PLACE 1
-
-// run_total<float, kProd> of n Half values: each block of kTotalBlock in its 32 float lanes, lane j
-// taking elements i + j, the tail into lane 0, the lanes folded by halving into the double total.
-// Lanes (elementwise/half_rows.h) converts 8 (F16C) or 16 (AVX-512) Halves at a time.
-template <bool kProd, typename Lanes>
-KILN_ALWAYS_INLINE double half_run_total_body(const Half* x, int64_t n) {
-  constexpr int kLanes = kTotalLanes<float>;  // run_total<float>'s, so the bits match
-  constexpr int kWidth = Lanes::kWidth;
-  constexpr int kVectors = kLanes / kWidth;
-  typedef float Vector __attribute__((vector_size(kWidth * sizeof(float))));
-  double total = kProd ? 1 : 0;
-  for (int64_t s = 0; s < n; s += kTotalBlock) {
-    const int64_t m = n - s < kTotalBlock ? n - s : kTotalBlock;
-    const Half* block = x + s;
-    // Vectors of the lanes, kept in registers: as an array of floats GCC split them into scalars.
-    Vector vectors[kVectors];
-    KILN_UNROLL
-    for (int k = 0; k < kVectors; ++k) vectors[k] = Vector{} + (kProd ? 1.0f : 0.0f);
-    int64_t i = 0;
-    for (; i + kLanes <= m; i += kLanes) {
-      KILN_UNROLL
-      for (int k = 0; k < kVectors; ++k) {
-        Vector values;
-        Lanes::widen(block + i + k * kWidth, reinterpret_cast<float*>(&values));
-        vectors[k] = kProd ? vectors[k] * values : vectors[k] + values;
-      }
-    }
-    float lanes[kLanes];
-    std::memcpy(lanes, vectors, sizeof(lanes));
-    for (; i < m; ++i) {
-      lanes[0] = combine<kProd>(lanes[0], kiln::detail::half_bits_to_float(block[i].x));
-    }
-    total = combine<kProd>(total, static_cast<double>(fold_lanes<kProd, kLanes>(lanes)));
-  }
-  return total;
-}
-
-template <bool kProd>
-KILN_V3_LOOP double half_run_total_v3(const Half* x, int64_t n) {
-  return half_run_total_body<kProd, detail::HalfLanes8>(x, n);
-}
-
-template <bool kProd>
-KILN_V4_LOOP double half_run_total_v4(const Half* x, int64_t n) {
-  return half_run_total_body<kProd, detail::HalfLanes16>(x, n);
-}
-
-// The total of a run of n Half values, on an x86-64-v3 CPU.
-template <bool kProd>
-inline double half_run_total(const Half* x, int64_t n) {
-  return cpu_is_x86_64_v4() ? half_run_total_v4<kProd>(x, n) : half_run_total_v3<kProd>(x, n);
-}
-#endif
 
 }  // namespace kiln::portable

@@ -166,9 +166,9 @@ KILN_HOT_LOOP void convert_typed(Dst* dst, const Src* src, int64_t n) {
   }
 }
 
-// convert_typed for float to an integer dtype, with an AVX-512 clone too: the cast goes through
-// int64 (convert_value), and only AVX-512 converts to 64-bit integers in vectors (vcvttps2qq),
-// where AVX2 converts element by element (float32 to int8 took 3.3x ATen's time).
+// convert_typed for float to an integer dtype, with an AVX-512 clone too (the compiler's, plain
+// C++): the cast goes through int64 (convert_value), and only AVX-512 converts to 64-bit integers
+// in vectors (vcvttps2qq), where AVX2 converts element by element (docs/performance.md).
 template <typename Dst>
 KILN_MATH_LOOP void convert_float_to_integer(Dst* dst, const float* src, int64_t n) {
   for (int64_t i = 0; i < n; ++i) dst[i] = convert_value<Dst>(src[i]);
@@ -176,7 +176,7 @@ KILN_MATH_LOOP void convert_float_to_integer(Dst* dst, const float* src, int64_t
 
 // True when a direct loop served the conversion: the pairs models convert most (masks to and
 // from Bool, float to the integer dtypes and double, double to float), which through a compute-type
-// buffer took up to 4.7x ATen's time. Each result is the buffered path's, bit for bit.
+// buffer are far slower (docs/performance.md). Each result is the buffered path's, bit for bit.
 bool convert_direct(void* dst, ScalarType dst_type, const void* src, ScalarType src_type,
                     int64_t n) {
   const auto run = [&](auto* d, const auto* s, auto bool_source) {

@@ -4,19 +4,9 @@
 #include <cstring>
 #include <limits>
 
+#include "kernels/portable/cpu/isa/convert_rows.h"
 #include "kernels/portable/cpu/util/common/target.h"
 #include "runtime/core/half.h"
-
-// Hardware Half conversions: F16C on x86-64 (picked at run time, beside the multiversioned
-// clones, so a build without multiversioning stays on the baseline ISA), NEON on AArch64.
-#if defined(KILN_ENABLE_MULTIVERSIONING) && defined(__x86_64__) && \
-    (defined(__GNUC__) || defined(__clang__))
-#define KILN_HALF_F16C 1
-#include <immintrin.h>
-#elif defined(__aarch64__) && defined(__ARM_NEON) && (defined(__GNUC__) || defined(__clang__))
-#define KILN_HALF_NEON 1
-#include <arm_neon.h>
-#endif
 
 namespace kiln::portable {
 namespace {
@@ -32,9 +22,9 @@ KILN_ALWAYS_INLINE float widen_half_bits(uint16_t bits) {
   return kiln::detail::bits_float(kiln::detail::float_bits(scaled) | special | sign);
 }
 
-// The software rows: the fallback for Half (no clones: every CPU the clones target has F16C), and
-// BFloat16's (widening is a shift, which the clones vectorise as well as hardware would;
-// narrowing has an AVX2 version below).
+// The plain rows: Half's converts what isa::widen_row and friends leave (no clones: every CPU the
+// clones target has the ISA room's F16C rows), BFloat16's widening and rounding are shifts,
+// which the clones vectorise as well as hardware would.
 void widen_half_soft(const Half* src, float* dst, int64_t n) {
   for (int64_t i = 0; i < n; ++i) dst[i] = widen_half_bits(src[i].x);
 }
@@ -49,8 +39,8 @@ void round_half_soft(float* values, int64_t n) {
 KILN_HOT_LOOP void widen_bfloat16_soft(const BFloat16* src, float* dst, int64_t n) {
   for (int64_t i = 0; i < n; ++i) dst[i] = kiln::detail::bfloat16_bits_to_float(src[i].x);
 }
-// Without a clone: CPUs with AVX2 take narrow_bfloat16_avx2, which ends in this loop too (out of
-// line, so that its baseline vector loop is not compiled a second time inside each caller).
+// Without a clone: CPUs with AVX2 take isa::narrow_row's loop, which leaves its tail to this one
+// (out of line, so that its baseline vector loop is not compiled a second time inside each caller).
 KILN_NOINLINE void narrow_bfloat16_soft(const float* src, BFloat16* dst, int64_t n) {
   for (int64_t i = 0; i < n; ++i) dst[i].x = kiln::detail::float_to_bfloat16_bits(src[i]);
 }
@@ -60,134 +50,6 @@ KILN_HOT_LOOP void round_bfloat16_soft(float* values, int64_t n) {
         kiln::detail::bfloat16_bits_to_float(kiln::detail::float_to_bfloat16_bits(values[i]));
   }
 }
-
-#if defined(KILN_HALF_F16C)
-// F16C converts eight values per instruction with the rounding of the current mode, which is
-// round to nearest even unless a program changed MXCSR; the immediate pins it. A tail of fewer
-// than eight goes through a padded block, so every element rounds the same way.
-#define KILN_F16C_TARGET __attribute__((target("avx2,f16c")))
-
-bool cpu_has_f16c() {
-  static const bool kHas = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
-  return kHas;
-}
-
-constexpr int kF16cRound = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
-
-KILN_F16C_TARGET void widen_half_f16c(const Half* src, float* dst, int64_t n) {
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
-    const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 8));
-    _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(lo));
-    _mm256_storeu_ps(dst + i + 8, _mm256_cvtph_ps(hi));
-  }
-  for (; i + 8 <= n; i += 8) {
-    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
-    _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(h));
-  }
-  if (i == n) return;
-  uint16_t block[8] = {};
-  float wide[8];
-  std::memcpy(block, src + i, static_cast<size_t>(n - i) * sizeof(uint16_t));
-  _mm256_storeu_ps(wide, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(block))));
-  std::memcpy(dst + i, wide, static_cast<size_t>(n - i) * sizeof(float));
-}
-
-KILN_F16C_TARGET void narrow_half_f16c(const float* src, Half* dst, int64_t n) {
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    const __m128i lo = _mm256_cvtps_ph(_mm256_loadu_ps(src + i), kF16cRound);
-    const __m128i hi = _mm256_cvtps_ph(_mm256_loadu_ps(src + i + 8), kF16cRound);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), lo);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i + 8), hi);
-  }
-  for (; i + 8 <= n; i += 8) {
-    const __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(src + i), kF16cRound);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), h);
-  }
-  if (i == n) return;
-  float block[8] = {};
-  uint16_t narrow[8];
-  std::memcpy(block, src + i, static_cast<size_t>(n - i) * sizeof(float));
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(narrow),
-                   _mm256_cvtps_ph(_mm256_loadu_ps(block), kF16cRound));
-  std::memcpy(dst + i, narrow, static_cast<size_t>(n - i) * sizeof(uint16_t));
-}
-
-// float_to_bfloat16_bits on eight values: rounded to nearest even by adding 0x7fff plus the kept
-// part's last bit, a NaN made quiet (its top half is then (x >> 16) | 0x40), selected in 32 bits
-// and shifted down, ready to pack.
-KILN_F16C_TARGET inline __m256i bfloat16_top_halves(__m256i x) {
-  const __m256i rounded =
-      _mm256_add_epi32(_mm256_add_epi32(x, _mm256_set1_epi32(0x7fff)),
-                       _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1)));
-  const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(x, _mm256_set1_epi32(0x7fffffff)),
-                                         _mm256_set1_epi32(0x7f800000));
-  const __m256i quiet = _mm256_or_si256(x, _mm256_set1_epi32(0x400000));
-  return _mm256_srli_epi32(_mm256_blendv_epi8(rounded, quiet, nan), 16);
-}
-
-// Sixteen floats to BFloat16 at a time, the last few through narrow_bfloat16_soft. GCC's
-// vectorisation of the scalar formula narrowed each arm of the NaN select apart and widened one
-// back (2.5 instructions an element, where this takes one): `_to_copy` float32 -> bfloat16 of 1M
-// took 134 us that way, 85 us this way.
-KILN_F16C_TARGET void narrow_bfloat16_avx2(const float* src, BFloat16* dst, int64_t n) {
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    const __m256i lo = bfloat16_top_halves(_mm256_castps_si256(_mm256_loadu_ps(src + i)));
-    const __m256i hi = bfloat16_top_halves(_mm256_castps_si256(_mm256_loadu_ps(src + i + 8)));
-    // packus interleaves the 128-bit lanes of lo and hi; the permute puts them in order.
-    const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(lo, hi), 0xd8);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), packed);
-  }
-  if (i < n) narrow_bfloat16_soft(src + i, dst + i, n - i);
-}
-
-KILN_F16C_TARGET void round_half_f16c(float* values, int64_t n) {
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(values + i), kF16cRound);
-    _mm256_storeu_ps(values + i, _mm256_cvtph_ps(h));
-  }
-  if (i == n) return;
-  float block[8] = {};
-  std::memcpy(block, values + i, static_cast<size_t>(n - i) * sizeof(float));
-  const __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(block), kF16cRound);
-  _mm256_storeu_ps(block, _mm256_cvtph_ps(h));
-  std::memcpy(values + i, block, static_cast<size_t>(n - i) * sizeof(float));
-}
-#endif
-
-#if defined(KILN_HALF_NEON)
-// AArch64 converts Half four at a time (FCVTL / FCVTN, rounding to nearest even in the default
-// FPCR mode); the tail takes the software path. Not exercised by the x86-64 test machines.
-void widen_half_neon(const Half* src, float* dst, int64_t n) {
-  int64_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    const uint16x4_t bits = vld1_u16(reinterpret_cast<const uint16_t*>(src + i));
-    vst1q_f32(dst + i, vcvt_f32_f16(vreinterpret_f16_u16(bits)));
-  }
-  widen_half_soft(src + i, dst + i, n - i);
-}
-
-void narrow_half_neon(const float* src, Half* dst, int64_t n) {
-  int64_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    const float16x4_t h = vcvt_f16_f32(vld1q_f32(src + i));
-    vst1_u16(reinterpret_cast<uint16_t*>(dst + i), vreinterpret_u16_f16(h));
-  }
-  narrow_half_soft(src + i, dst + i, n - i);
-}
-
-void round_half_neon(float* values, int64_t n) {
-  int64_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    vst1q_f32(values + i, vcvt_f32_f16(vcvt_f16_f32(vld1q_f32(values + i))));
-  }
-  round_half_soft(values + i, n - i);
-}
-#endif
 
 template <typename T>
 constexpr bool is_float16_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
@@ -337,24 +199,17 @@ void store_typed(const C* src, int64_t n, T* dst) {
 
 }  // namespace
 
-// The 16-bit rows stay out of line here too: their F16C and software loops, inlined, were a copy
-// in each caller below.
+// The 16-bit rows stay out of line here too: their ISA and plain loops, inlined, were a copy in
+// each caller below. The ISA room converts what it can (isa/convert_rows.h), the plain loops the
+// rest.
 KILN_NOINLINE void widen_row(const Half* src, float* dst, int64_t n) {
-#if defined(KILN_HALF_F16C)
-  if (cpu_has_f16c()) return widen_half_f16c(src, dst, n);
-#elif defined(KILN_HALF_NEON)
-  return widen_half_neon(src, dst, n);
-#endif
-  widen_half_soft(src, dst, n);
+  const int64_t done = isa::widen_row(src, dst, n);
+  if (done < n) widen_half_soft(src + done, dst + done, n - done);
 }
 
 KILN_NOINLINE void narrow_row(const float* src, Half* dst, int64_t n) {
-#if defined(KILN_HALF_F16C)
-  if (cpu_has_f16c()) return narrow_half_f16c(src, dst, n);
-#elif defined(KILN_HALF_NEON)
-  return narrow_half_neon(src, dst, n);
-#endif
-  narrow_half_soft(src, dst, n);
+  const int64_t done = isa::narrow_row(src, dst, n);
+  if (done < n) narrow_half_soft(src + done, dst + done, n - done);
 }
 
 KILN_NOINLINE void widen_row(const BFloat16* src, float* dst, int64_t n) {
@@ -362,19 +217,13 @@ KILN_NOINLINE void widen_row(const BFloat16* src, float* dst, int64_t n) {
 }
 
 KILN_NOINLINE void narrow_row(const float* src, BFloat16* dst, int64_t n) {
-#if defined(KILN_HALF_F16C)
-  if (cpu_has_f16c()) return narrow_bfloat16_avx2(src, dst, n);
-#endif
-  narrow_bfloat16_soft(src, dst, n);
+  const int64_t done = isa::narrow_row(src, dst, n);
+  if (done < n) narrow_bfloat16_soft(src + done, dst + done, n - done);
 }
 
 KILN_NOINLINE void round_to_half(float* values, int64_t n) {
-#if defined(KILN_HALF_F16C)
-  if (cpu_has_f16c()) return round_half_f16c(values, n);
-#elif defined(KILN_HALF_NEON)
-  return round_half_neon(values, n);
-#endif
-  round_half_soft(values, n);
+  const int64_t done = isa::round_to_half(values, n);
+  if (done < n) round_half_soft(values + done, n - done);
 }
 
 KILN_NOINLINE void round_to_bfloat16(float* values, int64_t n) { round_bfloat16_soft(values, n); }

@@ -75,11 +75,11 @@ void convert_element(const void* src, ScalarType src_type, void* dst, ScalarType
 
 // Contiguous rows between float and the 16-bit floats: the conversions every Half and BFloat16
 // path (elementwise, reductions, softmax, norms, the gemm's packing) goes through, so there is one
-// fast set. Half converts eight at a time with F16C on x86-64 CPUs that have it, four at a time
-// with NEON on AArch64, and with branch-free bit operations elsewhere; BFloat16 is a shift with
-// rounding, in plain loops with vector clones. Rounding is ATen's: to nearest even, subnormals
-// kept, overflow to infinity, NaN stays NaN (its payload may differ, as between ATen's own
-// vector and scalar paths).
+// fast set. Plain loops of branch-free bit operations (BFloat16's a shift with rounding, with
+// vector clones), which leave to the ISA room what the CPU converts in hardware
+// (isa/convert_rows.h: F16C's Half rows and an AVX2 BFloat16 narrowing on x86-64, NEON's Half rows
+// on AArch64). Rounding is ATen's: to nearest even, subnormals kept, overflow to infinity, NaN
+// stays NaN (its payload may differ, as between ATen's own vector and scalar paths).
 void widen_row(const Half* src, float* dst, int64_t n);
 void widen_row(const BFloat16* src, float* dst, int64_t n);
 void narrow_row(const float* src, Half* dst, int64_t n);

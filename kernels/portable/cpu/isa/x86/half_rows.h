@@ -1,9 +1,16 @@
 // Binary rows of Half elements into a Half out under a cheap float op, converting inline with the
 // CPU's Half conversions: F16C's eight lanes (x86-64-v3) or AVX-512's sixteen (x86-64-v4). Widening
-// is exact and narrowing rounds to nearest even, as vec/convert.h's rows do, so the results are
-// those of the chunked path (elementwise/binary_driver.h's chunked_row), without its passes through
-// buffers.
+// is exact and narrowing rounds to nearest even, as util/vec/convert.h's rows do, so the results
+// are those of the plain chunked path (util/elementwise/binary_driver.h's chunked_row), without its
+// passes through buffers. Also the Half lanes of the reductions' in-place runs
+// (isa/x86/half_totals.h).
 #pragma once
+
+#include "kernels/portable/cpu/isa/x86/target.h"
+
+#if defined(KILN_ISA_X86)
+
+#include <immintrin.h>
 
 #include <cstdint>
 #include <cstring>
@@ -12,10 +19,7 @@
 #include "kernels/portable/cpu/util/common/target.h"
 #include "runtime/core/half.h"
 
-#if defined(KILN_V4_LOOP)
-#include <immintrin.h>
-
-namespace kiln::portable::detail {
+namespace kiln::portable::isa::x86 {
 
 constexpr int kHalfRound = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
 
@@ -108,6 +112,6 @@ KILN_V4_LOOP void half_row_v4(const Half* a, int64_t sa, const B* b, int64_t sb,
   half_row_body<HalfLanes16>(a, sa, b, sb, out, n, op);
 }
 
-}  // namespace kiln::portable::detail
+}  // namespace kiln::portable::isa::x86
 
 #endif
