@@ -22,7 +22,7 @@ def _run_codegen(output: str, cache_dir: str, use_cache: bool) -> float:
     command = [
         sys.executable,
         "-m",
-        "codegen",
+        "kiln.codegen",
         "--functions-yaml",
         str(ROOT / "functions.yaml"),
         "--include-all-ops",

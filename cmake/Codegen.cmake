@@ -29,19 +29,25 @@ include_guard(GLOBAL)
 
 # Defaults for the source tree; KilnConfig.cmake sets the installed locations first. Cached so
 # the functions see them from any directory, e.g. a parent project of add_subdirectory(kiln).
-if(NOT DEFINED KILN_CODEGEN_PYTHONPATH)
-  get_filename_component(KILN_CODEGEN_PYTHONPATH "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
+get_filename_component(_kiln_source_root "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
+# The codegen is kiln.codegen; PYTHONPATH gets the directory holding kiln/ (python/ here, also
+# when a cache names a directory without it). The source tree's kiln/ has no extension module
+# beside it, which is fine: the codegen never imports kiln._C, and kiln's __init__ imports nothing
+# until asked.
+if(NOT DEFINED KILN_CODEGEN_PYTHONPATH OR NOT EXISTS "${KILN_CODEGEN_PYTHONPATH}/kiln/codegen")
+  set(KILN_CODEGEN_PYTHONPATH "${_kiln_source_root}/python")
 endif()
 if(NOT DEFINED KILN_FUNCTIONS_YAML)
-  set(KILN_FUNCTIONS_YAML "${KILN_CODEGEN_PYTHONPATH}/functions.yaml")
+  set(KILN_FUNCTIONS_YAML "${_kiln_source_root}/functions.yaml")
 endif()
 if(NOT DEFINED KILN_RUNNER_DIR)
-  set(KILN_RUNNER_DIR "${KILN_CODEGEN_PYTHONPATH}/runner")
+  set(KILN_RUNNER_DIR "${_kiln_source_root}/runner")
 endif()
 if(NOT DEFINED KILN_CUSTOM_OPS_YAML)
-  set(KILN_CUSTOM_OPS_YAML "${KILN_CODEGEN_PYTHONPATH}/custom_ops.yaml")
+  set(KILN_CUSTOM_OPS_YAML "${_kiln_source_root}/custom_ops.yaml")
 endif()
-set(KILN_CODEGEN_PYTHONPATH "${KILN_CODEGEN_PYTHONPATH}" CACHE INTERNAL "Directory holding codegen/")
+set(KILN_CODEGEN_PYTHONPATH "${KILN_CODEGEN_PYTHONPATH}" CACHE INTERNAL
+    "Directory holding kiln/codegen/, put on PYTHONPATH to run the codegen")
 set(KILN_RUNNER_DIR "${KILN_RUNNER_DIR}" CACHE INTERNAL "Directory holding kiln_runner's sources")
 set(KILN_FUNCTIONS_YAML "${KILN_FUNCTIONS_YAML}" CACHE INTERNAL "Kiln's functions.yaml")
 set(KILN_CUSTOM_OPS_YAML "${KILN_CUSTOM_OPS_YAML}" CACHE INTERNAL
@@ -114,9 +120,9 @@ function(_kiln_gen_dir lib_name out_var)
 endfunction()
 
 # Records in KILN_COMPILED_SOURCES_<lib> the portable kernel sources library <lib> compiles for
-# its selection (python -m codegen.compiled_sources: the op_<name>.cpp of each selected operator
-# and the util/ sources their #include graph reaches; every source for a selection of every
-# operator). Nothing in ATen mode, or for a Kiln that lists no portable kernel sources.
+# its selection (python -m kiln.codegen.compiled_sources: the op_<name>.cpp of each selected
+# operator and the util/ sources their #include graph reaches; every source for a selection of
+# every operator). Nothing in ATen mode, or for a Kiln that lists no portable kernel sources.
 function(_kiln_plan_portable_sources lib_name selection)
   get_property(sources GLOBAL PROPERTY KILN_PORTABLE_KERNEL_SOURCES)
   if(KILN_ATEN_MODE OR NOT sources)
@@ -130,9 +136,10 @@ function(_kiln_plan_portable_sources lib_name selection)
   set(output "${gen_dir}/compiled_sources.txt")
   execute_process(
     COMMAND ${CMAKE_COMMAND} -E env "PYTHONPATH=${KILN_CODEGEN_PYTHONPATH}"
-            "${KILN_PYTHON_EXECUTABLE}" -m codegen.compiled_sources --selected-ops "${selection}"
-            --sources "${gen_dir}/portable_sources.txt" --kernel-dir "${kernel_dir}"
-            --include-dir "${include_dir}" --output "${output}" --depfile "${output}.deps"
+            "${KILN_PYTHON_EXECUTABLE}" -m kiln.codegen.compiled_sources
+            --selected-ops "${selection}" --sources "${gen_dir}/portable_sources.txt"
+            --kernel-dir "${kernel_dir}" --include-dir "${include_dir}" --output "${output}"
+            --depfile "${output}.deps"
     RESULT_VARIABLE status
     ERROR_VARIABLE error
     OUTPUT_QUIET)
@@ -163,7 +170,7 @@ function(gen_selected_ops)
   _kiln_require_files(gen_selected_ops MODEL ${ARG_MODEL})
   _kiln_gen_dir(${ARG_LIB_NAME} gen_dir)
   set(output "${gen_dir}/selected_operators.yaml")
-  set(command "${KILN_PYTHON_EXECUTABLE}" -m codegen.oplist --output "${output}")
+  set(command "${KILN_PYTHON_EXECUTABLE}" -m kiln.codegen.oplist --output "${output}")
   if(ARG_ROOT_OPS)
     string(REPLACE ";" "," root_ops "${ARG_ROOT_OPS}")
     list(APPEND command --root-ops "${root_ops}")
@@ -206,8 +213,8 @@ KilnPortableKernels.cmake beside KilnConfig.cmake); reinstall Kiln")
 endfunction()
 
 # The generated copy of each portable kernel source a dtype-selective library compiles
-# (CompiledSource.stem in codegen/selective_build/kernel_sources.py: its path under cpu/ with _
-# for /, cpu/op_add.cpp -> op_add, cpu/util/linalg/gemm.cpp -> util_linalg_gemm).
+# (CompiledSource.stem in kiln/codegen/selective_build/kernel_sources.py: its path under cpu/
+# with _ for /, cpu/op_add.cpp -> op_add, cpu/util/linalg/gemm.cpp -> util_linalg_gemm).
 function(_kiln_dtype_selected_sources lib_name gen_dir out_var)
   get_property(sources GLOBAL PROPERTY KILN_COMPILED_SOURCES_${lib_name})
   set(generated "")
@@ -220,7 +227,7 @@ function(_kiln_dtype_selected_sources lib_name gen_dir out_var)
   set(${out_var} "${generated}" PARENT_SCOPE)
 endfunction()
 
-# Runs `python -m codegen` for the library; the generated files land in
+# Runs `python -m kiln.codegen` for the library; the generated files land in
 # ${CMAKE_CURRENT_BINARY_DIR}/<lib>/ and are rewritten only when their content changes.
 function(generate_bindings_for_kernels)
   cmake_parse_arguments(ARG "STATIC_REGISTRATION;EMBED_MANIFEST;MINDSPORE_AOT"
@@ -248,7 +255,7 @@ or cann, or drop ascend from BACKENDS")
   endif()
 
   _kiln_gen_dir(${ARG_LIB_NAME} gen_dir)
-  set(command "${KILN_PYTHON_EXECUTABLE}" -m codegen --output-dir "${gen_dir}"
+  set(command "${KILN_PYTHON_EXECUTABLE}" -m kiln.codegen --output-dir "${gen_dir}"
               --lib-name ${ARG_LIB_NAME})
   set(depends "")
   if(ARG_FUNCTIONS_YAML)
@@ -306,8 +313,8 @@ or cann, or drop ascend from BACKENDS")
     list(APPEND depends "${gen_dir}/kernel_sources.txt" ${kernel_sources})
     _kiln_dtype_selected_sources(${ARG_LIB_NAME} "${gen_dir}" kernel_outputs)
   endif()
-  file(GLOB_RECURSE codegen_sources CONFIGURE_DEPENDS "${KILN_CODEGEN_PYTHONPATH}/codegen/*.py"
-       "${KILN_CODEGEN_PYTHONPATH}/codegen/templates/*.in")
+  file(GLOB_RECURSE codegen_sources CONFIGURE_DEPENDS "${KILN_CODEGEN_PYTHONPATH}/kiln/codegen/*.py"
+       "${KILN_CODEGEN_PYTHONPATH}/kiln/codegen/templates/*.in")
 
   set(outputs
       "${gen_dir}/NativeFunctions.h" "${gen_dir}/Functions.h" "${gen_dir}/RegisterKernels.h"

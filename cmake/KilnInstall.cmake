@@ -61,14 +61,20 @@ install(FILES ${PROJECT_SOURCE_DIR}/functions.yaml ${PROJECT_SOURCE_DIR}/custom_
         COMPONENT development)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/runner DESTINATION ${KILN_INSTALL_DATADIR}
         COMPONENT development)
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/codegen
-        DESTINATION ${KILN_INSTALL_DATADIR}/python
+# The codegen is kiln.codegen: kiln/__init__.py (which imports nothing until asked) comes along, so
+# that this kiln/, first on the codegen's PYTHONPATH, is the one imported even beside another
+# installed kiln.
+install(FILES ${PROJECT_SOURCE_DIR}/python/kiln/__init__.py
+        DESTINATION ${KILN_INSTALL_DATADIR}/python/kiln
+        COMPONENT development)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/kiln/codegen
+        DESTINATION ${KILN_INSTALL_DATADIR}/python/kiln
         COMPONENT development
         PATTERN "__pycache__" EXCLUDE)
 # The installed codegen has no source tree around it: it reads the backend list beside
-# codegen/model/backends.py.
+# kiln/codegen/model/backends.py.
 install(FILES ${PROJECT_SOURCE_DIR}/runtime/kernel/backends.def
-        DESTINATION ${KILN_INSTALL_DATADIR}/python/codegen/model
+        DESTINATION ${KILN_INSTALL_DATADIR}/python/kiln/codegen/model
         COMPONENT development)
 install(FILES ${PROJECT_SOURCE_DIR}/cmake/Codegen.cmake ${PROJECT_SOURCE_DIR}/cmake/KilnBackends.cmake
               ${PROJECT_SOURCE_DIR}/cmake/KilnCompileOptions.cmake

@@ -1,10 +1,4 @@
-"""Kiln's code generator: functions.yaml / custom_ops.yaml + a selection -> C++ registration code.
-
-Three command lines, each a thin module here: ``cli`` (``python -m codegen``), ``oplist``
-(``python -m codegen.oplist``) and ``missing_ops`` (``python -m codegen.missing_ops``). Beside
-them ``library`` joins the packages into one resolved library, ``errors`` holds the one
-exception users see and ``output`` writes files only when they change. Packages, in dependency
-order: ``model`` (the YAML data model), ``api`` (schemas -> C++), ``selective_build``
-(selection), ``dest`` (the generated files' text), ``diagnostics`` (missing-operator reports).
-See docs/codegen.md.
-"""
+"""``python -m codegen ...`` in a Kiln source tree, as the docs long spelled it: each module here
+runs its namesake under ``kiln.codegen``, where the generator lives. Not shipped in the wheel, so
+an installed Kiln claims no top-level ``codegen`` of a user's environment; installed, run
+``python -m kiln.codegen`` (or ``kiln-codegen``)."""

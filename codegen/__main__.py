@@ -1,7 +1,5 @@
-"""Entry point of ``python -m codegen``."""
+"""``python -m codegen``: runs ``python -m kiln.codegen``."""
 
-import sys
+import runpy
 
-from codegen.cli import main
-
-sys.exit(main())
+runpy.run_module("kiln.codegen", run_name="__main__", alter_sys=True)

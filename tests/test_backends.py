@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from buildtools import REPO_ROOT, run
-from codegen.model import backends
 from kiln import _C
+from kiln.codegen.model import backends
 
 LIST_FILE = REPO_ROOT / "runtime/kernel/backends.def"
 

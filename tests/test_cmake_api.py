@@ -17,7 +17,7 @@ import pytest
 
 import kiln
 from buildtools import BUILD_ROOT, REPO_ROOT, cmake_build, cmake_configure, run
-from codegen.selective_build.kernel_sources import needed_sources
+from kiln.codegen.selective_build.kernel_sources import needed_sources
 
 PROJECTS = Path(__file__).parent / "cmake_projects"
 
@@ -226,14 +226,15 @@ def test_installed_kiln_reads_the_runtime_backend_list(
 ) -> None:
     listed = (REPO_ROOT / "runtime/kernel/backends.def").read_text()
     header = installed_prefix / "include/kiln/runtime/kernel/backends.def"
-    codegen_copy = installed_prefix / "share/kiln/python/codegen/model/backends.def"
+    codegen_copy = installed_prefix / "share/kiln/python/kiln/codegen/model/backends.def"
     assert header.read_text() == listed
     assert codegen_copy.read_text() == listed
     # The installed codegen has no source tree around it: it reads its own copy (-S: without
-    # site-packages, where an editable kiln would map codegen to the source tree).
+    # site-packages, where an editable kiln would map kiln to the source tree).
     code = (
-        f"import sys; sys.path.insert(0, {str(codegen_copy.parents[2])!r}); "
-        "from codegen.model import backends; print(backends.LIST_FILE); print(*backends.BACKENDS)"
+        f"import sys; sys.path.insert(0, {str(codegen_copy.parents[3])!r}); "
+        "from kiln.codegen.model import backends; "
+        "print(backends.LIST_FILE); print(*backends.BACKENDS)"
     )
     read = run([sys.executable, "-S", "-c", code]).stdout.split("\n")
     assert read[0] == str(codegen_copy)

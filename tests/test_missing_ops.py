@@ -1,5 +1,5 @@
-"""python -m codegen.missing_ops: every cause reproduced with a real manifest and, for the symbol
-case, a real kernel library built with the wrong namespace."""
+"""python -m kiln.codegen.missing_ops: every cause reproduced with a real manifest and, for the
+symbol case, a real kernel library built with the wrong namespace."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import torch
 from executorch_export import write_pte
 
 from buildtools import REPO_ROOT, run
-from codegen import cli, missing_ops
+from kiln.codegen import cli, missing_ops
 
 OPS_YAML = """\
 - op: add.out
@@ -134,7 +134,7 @@ def test_installed_as_a_module_entry_point(library: dict[str, Path]) -> None:
         [
             sys.executable,
             "-m",
-            "codegen.missing_ops",
+            "kiln.codegen.missing_ops",
             "--library",
             str(library["manifest"]),
             "--ops",
@@ -350,7 +350,7 @@ def test_diagnosis_does_not_depend_on_the_working_directory(tmp_path: Path) -> N
     (project / "ops.yaml").write_text(OPS_YAML)
     generated = _module(
         project,
-        "codegen",
+        "kiln.codegen",
         *("--functions-yaml", "ops.yaml", "--root-ops", "aten::add.out"),
         *("--output-dir", "gen", "--lib-name", "my_lib"),
     )
@@ -359,7 +359,7 @@ def test_diagnosis_does_not_depend_on_the_working_directory(tmp_path: Path) -> N
     answers = []
     for cwd, library in ((project, "gen/my_lib.manifest.json"), (elsewhere, str(manifest))):
         result = _module(
-            cwd, "codegen.missing_ops", "--library", library, "--ops", "mul.out", "--json"
+            cwd, "kiln.codegen.missing_ops", "--library", library, "--ops", "mul.out", "--json"
         )
         assert "Traceback" not in result.stderr, result.stderr
         document = json.loads(result.stdout)
@@ -374,7 +374,7 @@ def test_a_yaml_that_is_gone_is_said_not_guessed(tmp_path: Path) -> None:
     (tmp_path / "ops.yaml").unlink()
     result = _module(
         tmp_path,
-        "codegen.missing_ops",
+        "kiln.codegen.missing_ops",
         *("--library", str(tmp_path / "gen" / "my_lib.manifest.json"), "--ops", "mul.out"),
     )
     assert result.returncode == 2 and "Traceback" not in result.stderr

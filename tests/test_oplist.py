@@ -1,4 +1,5 @@
-"""python -m codegen.oplist: the union of its sources, valid for torchgen's SelectiveBuilder."""
+"""python -m kiln.codegen.oplist: the union of its sources, valid for torchgen's
+SelectiveBuilder."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import torch
 import yaml
 from torchgen.selective_build.selector import SelectiveBuilder
 
-from codegen import oplist
+from kiln.codegen import oplist
 
 REPO = Path(__file__).resolve().parent.parent
 CUSTOM_OPS = REPO / "tests/native/custom_op/custom_ops.yaml"

@@ -8,11 +8,11 @@ from typing import Any
 
 import torch
 
-from codegen.model import op_names
 from kiln import _C, _aten
 from kiln._convert import DTYPE_CODES, convert, default_value
 from kiln._errors import KilnError
 from kiln._manifest import Argument, Operator, operators
+from kiln.codegen.model import op_names
 
 # Every backend of the runtime (runtime/kernel/backends.def), in its default preference order.
 _ALL_BACKENDS = tuple(_C.backends())

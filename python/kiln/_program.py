@@ -8,9 +8,9 @@ from typing import Any
 
 import torch
 
-from codegen.pte.reader import operator_table
 from kiln._convert import DTYPE_CODES
 from kiln._errors import KilnError
+from kiln.codegen.pte.reader import operator_table
 
 _DTYPES = {code: dtype for dtype, code in DTYPE_CODES.items()}
 

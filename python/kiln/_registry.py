@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from codegen.model.op_names import qualified
 from kiln import _C
+from kiln.codegen.model.op_names import qualified
 
 
 def registered_operators() -> list[dict[str, str]]:

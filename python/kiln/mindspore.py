@@ -19,10 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from codegen.model.op_names import qualified
 from kiln._errors import KilnError
 from kiln._manifest import Argument, Operator, operators
 from kiln._out_shapes import out_dtype_sources, out_shapes
+from kiln.codegen.model.op_names import qualified
 
 # Schema types that travel as MindSpore tensors, and the NumPy dtype a Python value gets.
 _SCALAR_DTYPES: dict[str, Any] = {"int": np.int64, "float": np.float64, "bool": np.bool_}

@@ -1,5 +1,5 @@
-"""Helpers for the codegen tests: run the generator in-process or as `python -m codegen`, and
-check that generated C++ compiles."""
+"""Helpers for the codegen tests: run the generator in-process or as `python -m kiln.codegen`,
+and check that generated C++ compiles."""
 
 from __future__ import annotations
 
@@ -14,12 +14,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from kiln.codegen import cli
+
 REPO = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).resolve().parent / "data"
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
-
-from codegen import cli  # noqa: E402
 
 # Keeps the session's ATen schema cache out of the user's ~/.cache (no conftest.py here: a second
 # `conftest` module would shadow tests/conftest.py for modules that import from it).
@@ -49,11 +47,13 @@ def run_codegen(output_dir: Path, *args: str, lib_name: str = "test_lib") -> Run
 
 
 def run_codegen_process(output_dir: Path, *args: str, lib_name: str = "test_lib") -> Run:
-    """`python -m codegen` in a subprocess, exactly as the build runs it."""
-    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    """`python -m kiln.codegen` in a subprocess, exactly as the build runs it: with the source
+    tree's python/ on PYTHONPATH (KILN_CODEGEN_PYTHONPATH)."""
+    pythonpath = str(REPO / "python") + os.pathsep + os.environ.get("PYTHONPATH", "")
+    env = dict(os.environ, PYTHONPATH=pythonpath)
     argv = ["--output-dir", str(output_dir), "--lib-name", lib_name, *args]
     result = subprocess.run(
-        [sys.executable, "-m", "codegen", *argv],
+        [sys.executable, "-m", "kiln.codegen", *argv],
         cwd=REPO,
         env=env,
         capture_output=True,

@@ -567,7 +567,7 @@ def test_bad_input_as_subprocess(case_id: str, tmp_path: Path) -> None:
 def test_usage_errors_exit_1_without_traceback(tmp_path: Path) -> None:
     run = run_codegen(tmp_path / "out")  # no YAML
     assert run.returncode == 1
-    assert run.stderr.startswith("python -m codegen: no operator YAML given — ")
+    assert run.stderr.startswith("python -m kiln.codegen: no operator YAML given — ")
     run = run_codegen_process(
         tmp_path / "out", "--functions-yaml", str(REPO / "functions.yaml"), "--bogus"
     )

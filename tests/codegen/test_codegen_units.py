@@ -7,17 +7,17 @@ import math
 import os
 from pathlib import Path
 
+import codegen_testing  # noqa: F401  (keeps the schema cache out of ~/.cache)
 import pytest
-from codegen_testing import REPO  # noqa: F401  (puts the repo on sys.path)
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codegen.api.names import c_string, mangle
-from codegen.api.types import arg_type
-from codegen.dest.cpp import wrap_call
-from codegen.model import schemas
-from codegen.model.kernel_keys import DTYPE_CODES, KernelKey, KeyArg, expand_keys
-from codegen.model.schema_types import normalize
+from kiln.codegen.api.names import c_string, mangle
+from kiln.codegen.api.types import arg_type
+from kiln.codegen.dest.cpp import wrap_call
+from kiln.codegen.model import schemas
+from kiln.codegen.model.kernel_keys import DTYPE_CODES, KernelKey, KeyArg, expand_keys
+from kiln.codegen.model.schema_types import normalize
 
 key_args = st.builds(
     KeyArg,

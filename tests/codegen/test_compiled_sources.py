@@ -1,4 +1,4 @@
-"""python -m codegen.compiled_sources: a library compiles its operators' kernel sources and the
+"""python -m kiln.codegen.compiled_sources: a library compiles its operators' kernel sources and the
 util/ sources their #include graph reaches, nothing else."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from codegen_testing import REPO, write
 
-from codegen import compiled_sources
+from kiln.codegen import compiled_sources
 
 PORTABLE = REPO / "kernels" / "portable"
 ALL_SOURCES = sorted(str(p) for p in (PORTABLE / "cpu").rglob("*.cpp"))

@@ -23,8 +23,8 @@ from typing import Any
 import torch
 
 import kiln
-from codegen.model.op_names import qualified
 from kiln._manifest import operators
+from kiln.codegen.model.op_names import qualified
 
 # The originals, taken before conftest.py wraps them.
 _CALL_OP: Callable[..., Any] = kiln.call_op

@@ -11,7 +11,7 @@ import differential_log
 import pytest
 import yaml
 
-from codegen.selective_build.kernel_sources import defined_kernels, portable_source
+from kiln.codegen.selective_build.kernel_sources import defined_kernels, portable_source
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -1,7 +1,7 @@
 """Editing .pte programs for the loader's negative tests.
 
-decode() reads a file into the FlatBuffers object API (codegen/pte/program_generated.py) and keeps
-its segment data; a test changes the objects; encode() packs them again and re-attaches
+decode() reads a file into the FlatBuffers object API (kiln/codegen/pte/program_generated.py) and
+keeps its segment data; a test changes the objects; encode() packs them again and re-attaches
 ExecuTorch's extended header and the segment data. The header sits right after the root offset
 and file identifier:
 
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import flatbuffers
 
-from codegen.pte.program_generated import ExecutionPlanT, Program, ProgramT
+from kiln.codegen.pte.program_generated import ExecutionPlanT, Program, ProgramT
 
 FILE_IDENTIFIER = b"ET12"
 HEADER_MAGIC = b"eh00"

@@ -23,7 +23,7 @@ from executorch_export import pte_bytes
 from pte_edit import Header, PteFile, decode, encode
 
 import kiln
-from codegen.pte import program_generated as pte
+from kiln.codegen.pte import program_generated as pte
 
 
 class Mlp(torch.nn.Module):

@@ -19,11 +19,11 @@ from models import ZOO, ZooModel, zoo_model
 from torch import nn
 
 import kiln
-from codegen.pte import program_generated as pte
 from kiln._export import lowering
 from kiln._export.lowering import lower
 from kiln._export.planning import TENSOR_ALIGNMENT, lifetimes, plan_memory
 from kiln._export.portable_ops import EXECUTORCH_PORTABLE_OPS
+from kiln.codegen.pte import program_generated as pte
 
 RTOL, ATOL = 1e-4, 1e-5
 SETUP_HINT = "run tools/setup.sh: it installs ExecuTorch 1.5.1, the reference these tests run"

@@ -18,11 +18,11 @@ from executorch_export import methods_pte_bytes, operator_tables, pte_bytes, wri
 from torchgen.selective_build.selector import SelectiveBuilder
 
 from buildtools import BUILD_ROOT, REPO_ROOT, cmake_build, cmake_configure, run
-from codegen import oplist
-from codegen.errors import UserError
-from codegen.pte import program_generated as fb
-from codegen.pte.reader import read_pte_operators
-from codegen.selective_build.program_ops import program_ops
+from kiln.codegen import oplist
+from kiln.codegen.errors import UserError
+from kiln.codegen.pte import program_generated as fb
+from kiln.codegen.pte.reader import read_pte_operators
+from kiln.codegen.selective_build.program_ops import program_ops
 
 PROJECT = REPO_ROOT / "tests/cmake_projects/pte_selection"
 

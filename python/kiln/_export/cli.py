@@ -16,8 +16,8 @@ import sys
 import warnings
 from collections.abc import Iterator, Sequence
 
-from codegen.errors import CliParser, UserError
 from kiln._errors import ExportError
+from kiln.codegen.errors import CliParser, UserError
 
 PROG = "kiln-export"
 

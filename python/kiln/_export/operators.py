@@ -4,7 +4,7 @@ A program calls an out-variant operator only when Kiln has a kernel for it (Kiln
 functions.yaml and custom_ops.yaml, read with the codegen's own model) and ExecuTorch's portable
 library has it too (``portable_ops.py``), so that both runtimes run the file. Functional ATen
 operators map to their out variants through torchgen's function groups, and view operators to
-their ``_copy`` variants' out variants (``codegen.selective_build.program_ops.out_variants``).
+their ``_copy`` variants' out variants (``kiln.codegen.selective_build.program_ops.out_variants``).
 """
 
 from __future__ import annotations
@@ -47,9 +47,9 @@ def operator_yaml_files() -> tuple[Path, ...]:
 @lru_cache(maxsize=1)
 def kiln_operators() -> frozenset[str]:
     """Every operator with a kernel in Kiln's YAML files, as ``ns::name.overload``."""
-    from codegen.errors import UserError
-    from codegen.model.entries import YamlFile
-    from codegen.model.schemas import AtenSchemas
+    from kiln.codegen.errors import UserError
+    from kiln.codegen.model.entries import YamlFile
+    from kiln.codegen.model.schemas import AtenSchemas
 
     files = operator_yaml_files()
     if not files:
@@ -96,7 +96,7 @@ def unavailable_reason(name: str) -> str | None:
 
 @lru_cache(maxsize=1)
 def _out_variants() -> dict[str, str]:
-    from codegen.selective_build.program_ops import out_variants
+    from kiln.codegen.selective_build.program_ops import out_variants
 
     return {**out_variants(), **_EXTRA_OUT_VARIANTS}
 
