@@ -14,8 +14,8 @@ from test_native import OP_FORMS_LINES
 
 import kiln
 from buildtools import REPO_ROOT, cmake_build, cmake_configure, run
-from codegen import cli
 from kiln import _aten
+from kiln.codegen import cli
 
 
 def test_add_lib_demo_runs_in_aten_mode(aten_build: Path) -> None:
