@@ -90,28 +90,77 @@ class _NestedGraph:
     name: str
 
 
-class _Lowering:
+class Lowering:
+    """The state of one program's lowering, private to this class. ``run`` lowers the graph;
+    the lowering of a node kind kept in its own module (``mutations.py``) works through the
+    methods under "for node lowerings": it resolves arguments, makes temporaries, asks about
+    tensors and the graph's order, emits calls and binds the node's value."""
+
     def __init__(self, program: ExportedProgram) -> None:
-        self.program = program
-        self.tensors: list[TensorSpec] = []
-        self.calls: list[Call] = []
-        self.env: dict[torch.fx.Node, Any] = {}
-        self.inputs: list[int] = []
-        self.outputs: list[Arg] = []
-        self.buffers: dict[str, int] = {}  # mutated buffer name -> its tensor
-        self.write_backs: list[tuple[str, torch.fx.Node, Any]] = []
+        self._program = program
+        self._tensors: list[TensorSpec] = []
+        self._calls: list[Call] = []
+        self._env: dict[torch.fx.Node, Any] = {}
+        self._inputs: list[int] = []
+        self._outputs: list[Arg] = []
+        self._buffers: dict[str, int] = {}  # mutated buffer name -> its tensor
+        self._write_backs: list[tuple[str, torch.fx.Node, Any]] = []
         signature = program.graph_signature
-        self.input_specs: dict[str, InputSpec] = {s.arg.name: s for s in signature.input_specs}
-        self.mutated = set(signature.buffers_to_mutate.values())
-        self.order = {n: i for i, n in enumerate(program.graph.nodes)}
+        self._input_specs: dict[str, InputSpec] = {s.arg.name: s for s in signature.input_specs}
+        self._mutated = set(signature.buffers_to_mutate.values())
+        self._order = {n: i for i, n in enumerate(program.graph.nodes)}
+
+    def run(self) -> LoweredProgram:
+        for node in self._program.graph.nodes:
+            if node.op == "placeholder":
+                self._placeholder(node)
+            elif node.op == "call_function":
+                self._call_function(node)
+            elif node.op == "output":
+                self._output(node)
+            elif node.op == "get_attr":
+                # A nested graph of a control-flow operator, refused where that operator is called.
+                self._env[node] = _NestedGraph(str(node.target))
+            else:
+                raise ExportError(
+                    f"node '{node.name}' is a {node.op} node, which programs cannot hold"
+                )
+        self._write_back()
+        call_spec = self._program.call_spec
+        return LoweredProgram(
+            tuple(self._tensors),
+            tuple(self._calls),
+            tuple(self._inputs),
+            tuple(self._outputs),
+            _spec_string(call_spec.in_spec),
+            _spec_string(call_spec.out_spec),
+        )
+
+    # ---- for node lowerings ----
+
+    def role(self, tensor: int) -> Role:
+        return self._tensors[tensor].role
+
+    def read_after(self, node: torch.fx.Node, value: torch.fx.Node) -> bool:
+        """Whether a node after ``node`` in the graph reads ``value``."""
+        position = self._order[node]
+        return any(self._order[user] > position for user in value.users)
+
+    def emit(self, call: Call) -> None:
+        """Appends a call to the program, after those emitted so far."""
+        self._calls.append(call)
+
+    def bind(self, node: torch.fx.Node, value: Any) -> None:
+        """What later nodes read as ``node``'s value (a TensorRef, or a tuple of them)."""
+        self._env[node] = value
 
     # ---- tensors ----
 
-    def add_tensor(self, spec: TensorSpec) -> int:
-        self.tensors.append(spec)
-        return len(self.tensors) - 1
+    def _add_tensor(self, spec: TensorSpec) -> int:
+        self._tensors.append(spec)
+        return len(self._tensors) - 1
 
-    def check_dtype(self, node: torch.fx.Node, dtype: torch.dtype) -> None:
+    def _check_dtype(self, node: torch.fx.Node, dtype: torch.dtype) -> None:
         try:
             scalar_type_code(dtype)
         except ArgumentError as error:
@@ -124,50 +173,50 @@ class _Lowering:
                 "between calls"
             )
             raise node_error(node, str(node.target), problem)
-        self.check_dtype(node, value.dtype)
+        self._check_dtype(node, value.dtype)
         sizes = static_sizes(node, value, "node")
         spec = TensorSpec(name, value.dtype, sizes, Role.TEMP, None, bool(value.requires_grad))
-        return TensorRef(self.add_tensor(spec))
+        return TensorRef(self._add_tensor(spec))
 
-    def constant(self, name: str, value: torch.Tensor, node: torch.fx.Node) -> int:
-        self.check_dtype(node, value.dtype)
+    def _constant(self, name: str, value: torch.Tensor, node: torch.fx.Node) -> int:
+        self._check_dtype(node, value.dtype)
         sizes = tuple(int(s) for s in value.shape)
         data = tensor_bytes(value)
         spec = TensorSpec(name, value.dtype, sizes, Role.CONSTANT, data, bool(value.requires_grad))
-        return self.add_tensor(spec)
+        return self._add_tensor(spec)
 
     def resolve(self, value: Any) -> Any:
         """Graph nodes in ``value`` -> tensor references (storing the constants used)."""
         if isinstance(value, torch.fx.Node):
-            found = self.env[value]
+            found = self._env[value]
             if isinstance(found, LazyConstant):
                 if found.tensor is None:
-                    found.tensor = self.constant(found.name, found.value, value)
+                    found.tensor = self._constant(found.name, found.value, value)
                 return TensorRef(found.tensor)
             if isinstance(found, tuple):
-                return tuple(self.resolve_item(item, value) for item in found)
+                return tuple(self._resolve_item(item, value) for item in found)
             return found
         if isinstance(value, list | tuple):
             return type(value)(self.resolve(v) for v in value)
         return value
 
-    def resolve_item(self, item: Any, node: torch.fx.Node) -> Any:
+    def _resolve_item(self, item: Any, node: torch.fx.Node) -> Any:
         if isinstance(item, LazyConstant):
             if item.tensor is None:
-                item.tensor = self.constant(item.name, item.value, node)
+                item.tensor = self._constant(item.name, item.value, node)
             return TensorRef(item.tensor)
         return item
 
-    def state(self, target: str) -> Any:
+    def _state(self, target: str) -> Any:
         """A parameter, buffer or constant of the program by name."""
-        if target in self.program.state_dict:
-            return self.program.state_dict[target]
-        return self.program.constants[target]
+        if target in self._program.state_dict:
+            return self._program.state_dict[target]
+        return self._program.constants[target]
 
     # ---- graph nodes ----
 
-    def placeholder(self, node: torch.fx.Node) -> None:
-        spec = self.input_specs[node.name]
+    def _placeholder(self, node: torch.fx.Node) -> None:
+        spec = self._input_specs[node.name]
         target = spec.target or node.name
         if spec.kind == InputKind.USER_INPUT:
             value = node.meta.get("val")
@@ -177,36 +226,36 @@ class _Lowering:
                     "inputs only (pass numbers as tensors, or fix them in the module)"
                 )
             sizes = static_sizes(node, value, "input")
-            self.check_dtype(node, value.dtype)
-            tensor = self.add_tensor(TensorSpec(node.name, value.dtype, sizes, Role.INPUT))
-            self.inputs.append(tensor)
-            self.env[node] = TensorRef(tensor)
-        elif spec.kind == InputKind.BUFFER and target in self.mutated:
-            initial = self.state(target)
-            self.check_dtype(node, initial.dtype)
+            self._check_dtype(node, value.dtype)
+            tensor = self._add_tensor(TensorSpec(node.name, value.dtype, sizes, Role.INPUT))
+            self._inputs.append(tensor)
+            self._env[node] = TensorRef(tensor)
+        elif spec.kind == InputKind.BUFFER and target in self._mutated:
+            initial = self._state(target)
+            self._check_dtype(node, initial.dtype)
             sizes = tuple(int(s) for s in initial.shape)
             buffer = TensorSpec(target, initial.dtype, sizes, Role.BUFFER, tensor_bytes(initial))
-            self.buffers[target] = self.add_tensor(buffer)
-            self.env[node] = TensorRef(self.buffers[target])
+            self._buffers[target] = self._add_tensor(buffer)
+            self._env[node] = TensorRef(self._buffers[target])
         elif spec.kind in (InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR):
-            value = self.state(target)
+            value = self._state(target)
             if not isinstance(value, torch.Tensor):
                 raise ExportError(f"'{target}' is a {type(value).__name__}, not a tensor")
-            self.env[node] = LazyConstant(target, value)
+            self._env[node] = LazyConstant(target, value)
         else:
             raise ExportError(
                 f"input '{node.name}' is a {spec.kind.name.lower()} input, which programs cannot "
                 "hold (only tensors, parameters, buffers and tensor constants)"
             )
 
-    def call_function(self, node: torch.fx.Node) -> None:
+    def _call_function(self, node: torch.fx.Node) -> None:
         target = node.target
         if target is operator.getitem:
             source, index = node.args
-            found = self.env[source] if isinstance(source, torch.fx.Node) else None
+            found = self._env[source] if isinstance(source, torch.fx.Node) else None
             if not isinstance(found, tuple) or not isinstance(index, int):
                 raise node_error(node, "getitem", "it indexes a value that is not a tensor list")
-            self.env[node] = found[index]
+            self._env[node] = found[index]
             return
         if isinstance(target, torch._ops.HigherOrderOperator) and target.__name__ in WRAPPERS:
             lower_auto_functionalized(self, node)
@@ -226,13 +275,13 @@ class _Lowering:
             raise node_error(node, name, problem)
         if target.namespace == "aten" and functional_name(target).split(".")[0] in _ASSERTIONS:
             return
-        self.lower_op(node, target)
+        self._lower_op(node, target)
 
-    def fold(self, node: torch.fx.Node, target: torch._ops.OpOverload) -> bool:
+    def _fold(self, node: torch.fx.Node, target: torch._ops.OpOverload) -> bool:
         """A call on constants only becomes a constant, when ``constants.fold`` agrees."""
         inputs: dict[torch.fx.Node, LazyConstant] = {}
         for source in node.all_input_nodes:
-            found = self.env.get(source)
+            found = self._env.get(source)
             if not isinstance(found, LazyConstant):
                 return False
             inputs[source] = found
@@ -241,14 +290,14 @@ class _Lowering:
         if computed is None:
             return False
         if isinstance(computed, list | tuple):
-            self.env[node] = tuple(
+            self._env[node] = tuple(
                 LazyConstant(f"{node.name}[{i}]", c) for i, c in enumerate(computed)
             )
         else:
-            self.env[node] = LazyConstant(node.name, computed)
+            self._env[node] = LazyConstant(node.name, computed)
         return True
 
-    def alias(self, node: torch.fx.Node, target: torch._ops.OpOverload) -> bool:
+    def _alias(self, node: torch.fx.Node, target: torch._ops.OpOverload) -> bool:
         """A same-bytes view or copy of a computed tensor or input shares its memory."""
         if target.namespace != "aten" or functional_name(target) not in _SAME_BYTES:
             return False
@@ -256,7 +305,7 @@ class _Lowering:
         value = node.meta.get("val")
         if not isinstance(source, TensorRef) or not isinstance(value, torch.Tensor):
             return False
-        base = self.tensors[source.tensor]
+        base = self._tensors[source.tensor]
         if base.role not in (Role.TEMP, Role.INPUT) or value.dtype != base.dtype:
             return False  # a buffer changes at the write-back; its views must be copies
         if value.nbytes != base.nbytes:
@@ -264,10 +313,10 @@ class _Lowering:
         sizes = static_sizes(node, value, "node")
         root = source.tensor if base.alias_of is None else base.alias_of
         spec = TensorSpec(node.name, base.dtype, sizes, Role.TEMP, alias_of=root)
-        self.env[node] = TensorRef(self.add_tensor(spec))
+        self._env[node] = TensorRef(self._add_tensor(spec))
         return True
 
-    def choose_operator(
+    def _choose_operator(
         self, node: torch.fx.Node, op: torch._ops.OpOverload, bound: dict[str, Any]
     ) -> tuple[torch._ops.OpOverload, dict[str, Any]]:
         """A Scalar overload for numbers given as tensors, else those numbers as 0-dim constants."""
@@ -289,17 +338,17 @@ class _Lowering:
         lifted = dict(bound)
         for name in sorted(numbers):
             value = number_tensor(bound[name], floating)
-            lifted[name] = TensorRef(self.constant(f"{node.name}.{name}", value, node))
+            lifted[name] = TensorRef(self._constant(f"{node.name}.{name}", value, node))
         return op, lifted
 
-    def lower_op(self, node: torch.fx.Node, target: torch._ops.OpOverload) -> None:
+    def _lower_op(self, node: torch.fx.Node, target: torch._ops.OpOverload) -> None:
         what = op_name(target)
         value = node.meta.get("val")
         if isinstance(value, _SYMBOLIC):
             raise node_error(node, what, _SYMBOLIC_PROBLEM)
-        if self.fold(node, target) or self.alias(node, target):
+        if self._fold(node, target) or self._alias(node, target):
             return
-        op, bound = self.choose_operator(node, target, bind(node, target))
+        op, bound = self._choose_operator(node, target, bind(node, target))
         out_name = out_variant(op)
         if out_name is None:
             problem = (
@@ -318,18 +367,18 @@ class _Lowering:
         values = value if isinstance(value, list | tuple) else (value,)
         outs = tuple(self.temp(node, v, f"{node.name}[{i}]") for i, v in enumerate(values))
         args, result = out_arguments(node, op, resolve(out_name), bound, outs, self.resolve)
-        self.calls.append(Call(out_name, args, result, node.name))
-        self.env[node] = outs if isinstance(value, list | tuple) else outs[0]
+        self._calls.append(Call(out_name, args, result, node.name))
+        self._env[node] = outs if isinstance(value, list | tuple) else outs[0]
 
-    def output(self, node: torch.fx.Node) -> None:
+    def _output(self, node: torch.fx.Node) -> None:
         results = node.args[0]
         assert isinstance(results, list | tuple)
-        specs = self.program.graph_signature.output_specs
+        specs = self._program.graph_signature.output_specs
         for spec, value in zip(specs, results, strict=True):
             if spec.kind == OutputKind.USER_OUTPUT:
-                self.outputs.append(self.output_arg(node, value))
+                self._outputs.append(self._output_arg(node, value))
             elif spec.kind == OutputKind.BUFFER_MUTATION and spec.target is not None:
-                self.write_backs.append((spec.target, node, value))
+                self._write_backs.append((spec.target, node, value))
             elif spec.kind == OutputKind.USER_INPUT_MUTATION:
                 raise ExportError(
                     f"forward mutates its input '{spec.target}' in place; Kiln programs cannot "
@@ -342,7 +391,7 @@ class _Lowering:
                     "programs cannot produce"
                 )
 
-    def output_arg(self, node: torch.fx.Node, value: Any) -> Arg:
+    def _output_arg(self, node: torch.fx.Node, value: Any) -> Arg:
         if value is None:
             return NoneArg()
         if isinstance(value, bool):
@@ -359,11 +408,11 @@ class _Lowering:
             "tensors, numbers and None"
         )
 
-    def write_back(self) -> None:
+    def _write_back(self) -> None:
         """Mutated buffers take their new values at the end of each run, in place."""
-        for target, node, value in self.write_backs:
+        for target, node, value in self._write_backs:
             source = self.resolve(value)
-            buffer = self.buffers[target]
+            buffer = self._buffers[target]
             if not isinstance(source, TensorRef):
                 raise ExportError(f"buffer '{target}' is assigned a non-tensor value")
             if source.tensor == buffer:
@@ -373,34 +422,12 @@ class _Lowering:
                 problem = f"the buffer write-back cannot be used: {reason}"
                 raise node_error(node, WRITE_BACK_OP, problem)
             args = (TensorArg(buffer), TensorArg(source.tensor), BoolArg(False))
-            self.calls.append(Call(WRITE_BACK_OP, args, TensorArg(buffer), f"{target}.copy_"))
+            self._calls.append(Call(WRITE_BACK_OP, args, TensorArg(buffer), f"{target}.copy_"))
 
 
 def lower(program: ExportedProgram) -> LoweredProgram:
     """Lowers a torch.export program already decomposed to core ATen (``run_decompositions``)."""
-    lowering = _Lowering(program)
-    for node in program.graph.nodes:
-        if node.op == "placeholder":
-            lowering.placeholder(node)
-        elif node.op == "call_function":
-            lowering.call_function(node)
-        elif node.op == "output":
-            lowering.output(node)
-        elif node.op == "get_attr":
-            # A nested graph of a control-flow operator, refused where that operator is called.
-            lowering.env[node] = _NestedGraph(str(node.target))
-        else:
-            raise ExportError(f"node '{node.name}' is a {node.op} node, which programs cannot hold")
-    lowering.write_back()
-    call_spec = program.call_spec
-    return LoweredProgram(
-        tuple(lowering.tensors),
-        tuple(lowering.calls),
-        tuple(lowering.inputs),
-        tuple(lowering.outputs),
-        _spec_string(call_spec.in_spec),
-        _spec_string(call_spec.out_spec),
-    )
+    return Lowering(program).run()
 
 
 def _spec_string(spec: pytree.TreeSpec | None) -> str:

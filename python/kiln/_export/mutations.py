@@ -21,7 +21,7 @@ from kiln._export.nodes import node_error, op_name
 from kiln._export.operators import WRITE_BACK_OP, is_custom, kiln_operators, unavailable_reason
 
 if TYPE_CHECKING:
-    from kiln._export.lowering import _Lowering
+    from kiln._export.lowering import Lowering
 
 WRAPPERS = frozenset({"auto_functionalized", "auto_functionalized_v2"})
 
@@ -56,15 +56,14 @@ def _written_sources(node: torch.fx.Node, schema: Any, what: str) -> dict[str, t
     return sources
 
 
-def _in_place(lowering: _Lowering, node: torch.fx.Node, source: torch.fx.Node, ref: Any) -> bool:
+def _in_place(lowering: Lowering, node: torch.fx.Node, source: torch.fx.Node, ref: Any) -> bool:
     """Whether writing ``source`` where it is keeps the graph's meaning."""
-    if not isinstance(ref, TensorRef) or lowering.tensors[ref.tensor].role != Role.BUFFER:
+    if not isinstance(ref, TensorRef) or lowering.role(ref.tensor) != Role.BUFFER:
         return False
-    position = lowering.order[node]
-    return all(user is node or lowering.order[user] < position for user in source.users)
+    return not lowering.read_after(node, source)
 
 
-def lower_auto_functionalized(lowering: _Lowering, node: torch.fx.Node) -> None:
+def lower_auto_functionalized(lowering: Lowering, node: torch.fx.Node) -> None:
     op = node.args[0]
     if not isinstance(op, torch._ops.OpOverload):
         raise node_error(node, str(node.target), "it wraps something that is not an operator")
@@ -95,7 +94,7 @@ def lower_auto_functionalized(lowering: _Lowering, node: torch.fx.Node) -> None:
             raise node_error(node, what, f"written argument '{name}' is not a tensor")
         copy = lowering.temp(node, source.meta.get("val"), f"{node.name}.{name}")
         copy_args = (TensorArg(copy.tensor), TensorArg(ref.tensor), BoolArg(False))
-        lowering.calls.append(Call(WRITE_BACK_OP, copy_args, TensorArg(copy.tensor), node.name))
+        lowering.emit(Call(WRITE_BACK_OP, copy_args, TensorArg(copy.tensor), node.name))
         targets[name] = copy.tensor
     args: list[Arg] = []
     for argument in schema.arguments:
@@ -107,10 +106,10 @@ def lower_auto_functionalized(lowering: _Lowering, node: torch.fx.Node) -> None:
             args.append(convert(lowering.resolve(raw), argument.real_type))
         except ArgumentError as error:
             raise node_error(node, what, f"argument '{argument.name}': {error}") from None
-    lowering.calls.append(Call(what, tuple(args), None, node.name))
+    lowering.emit(Call(what, tuple(args), None, node.name))
     # The wrapper returns the operator's result (None: it returns nothing), then the new values.
     new_values = [TensorRef(targets[name]) for name in _base_order(node, schema)]
-    lowering.env[node] = (None, *new_values)
+    lowering.bind(node, (None, *new_values))
 
 
 def _base_order(node: torch.fx.Node, schema: Any) -> list[str]:
