@@ -19,12 +19,12 @@
 #include <vector>
 
 #include "runner_inputs.h"
-#include "runtime/executor/error_message.h"
 #include "runtime/executor/heap_memory.h"
 #include "runtime/executor/method.h"
 #include "runtime/executor/program.h"
 #include "runtime/kernel/operator_registry.h"
 #include "runtime/platform/clock.h"
+#include "runtime/platform/last_error.h"
 #include "runtime/platform/mapped_file.h"
 #include "runtime/threads/pthread_pool.h"
 
@@ -154,24 +154,23 @@ int main(int argc, char** argv) {
   Options options;
   if (const int code = parse(argc, argv, &options); code != 0) return code;
   if (KILN_RUNNER_REGISTER() != kiln::Error::Ok) {
-    std::fprintf(stderr, "kiln_runner: kernel registration failed: %s\n",
-                 kiln::registry_last_error());
+    std::fprintf(stderr, "kiln_runner: kernel registration failed: %s\n", kiln::last_error());
     return 1;
   }
-  kiln::Result<kiln::MappedFile> file = kiln::MappedFile::open(options.program);
+  const kiln::MappedFile file = kiln::MappedFile::open(options.program);
   if (!file.ok()) {
-    std::fprintf(stderr, "kiln_runner: cannot read %s\n", options.program);
+    std::fprintf(stderr, "kiln_runner: %s\n", kiln::last_error());
     return 1;
   }
   const uint64_t load_start = kiln::monotonic_ns();
-  kiln::Result<kiln::Program> program = kiln::Program::load(file->data(), file->size());
+  kiln::Result<kiln::Program> program = kiln::Program::load(file.data(), file.size());
   if (!program.ok()) {
-    std::fprintf(stderr, "kiln_runner: %s: %s\n", options.program, kiln::last_load_error());
+    std::fprintf(stderr, "kiln_runner: %s: %s\n", options.program, kiln::last_error());
     return 1;
   }
   kiln::Result<kiln::MethodMeta> meta = program->method_meta(options.method);
   if (!meta.ok()) {
-    std::fprintf(stderr, "kiln_runner: %s: %s\n", options.program, kiln::last_load_error());
+    std::fprintf(stderr, "kiln_runner: %s: %s\n", options.program, kiln::last_error());
     return 1;
   }
   kiln::HeapMethodMemory memory(*meta);
@@ -183,15 +182,14 @@ int main(int argc, char** argv) {
       kiln::Method::load(*program, options.method, memory.memory(),
                          {options.backends.data(), options.backends.size()});
   if (!method.ok()) {
-    std::fprintf(stderr, "kiln_runner: %s: %s\n", options.program, kiln::last_load_error());
+    std::fprintf(stderr, "kiln_runner: %s: %s\n", options.program, kiln::last_error());
     return 1;
   }
   const uint64_t load_ns = kiln::monotonic_ns() - load_start;
   kiln::Result<kiln::PthreadPool> pool =
       kiln::PthreadPool::create(static_cast<size_t>(options.threads));
   if (!pool.ok()) {
-    std::fprintf(stderr, "kiln_runner: --threads %ld: %s\n", options.threads,
-                 kiln::PthreadPool::last_error());
+    std::fprintf(stderr, "kiln_runner: --threads %ld: %s\n", options.threads, kiln::last_error());
     return 1;
   }
   method->set_thread_pool(&pool.get());
@@ -205,7 +203,7 @@ int main(int argc, char** argv) {
         profile ? kiln::Span<uint64_t>(times.data(), times.size()) : kiln::Span<uint64_t>());
     if (error != kiln::Error::Ok) {
       std::fprintf(stderr, "kiln_runner: run failed (%s): %s\n", kiln::to_string(error),
-                   method->error_message());
+                   kiln::last_error());
       return false;
     }
     if (profile) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "runtime/core/scalar_type.h"
+#include "runtime/platform/last_error.h"
 
 namespace kiln::runner {
 namespace {
@@ -92,7 +93,7 @@ bool bind_scalar(Method& method, size_t index, const EValue& declared, const cha
     return false;
   }
   if (method.set_input(index, value) != Error::Ok) {
-    std::fprintf(stderr, "kiln_runner: %s\n", method.error_message());
+    std::fprintf(stderr, "kiln_runner: %s\n", kiln::last_error());
     return false;
   }
   return true;
@@ -140,7 +141,7 @@ bool Inputs::bind(Method& method, const std::vector<const char*>& args, uint64_t
     bound.impl.emplace(tensor.scalar_type(), dim, bound.sizes.data(), bound.data.get(),
                        bound.dim_order.data(), bound.strides.data());
     if (method.set_input(i, EValue(Tensor(&*bound.impl))) != Error::Ok) {
-      std::fprintf(stderr, "kiln_runner: %s\n", method.error_message());
+      std::fprintf(stderr, "kiln_runner: %s\n", kiln::last_error());
       return false;
     }
   }
@@ -150,7 +151,7 @@ bool Inputs::bind(Method& method, const std::vector<const char*>& args, uint64_t
 bool Inputs::rebind(Method& method) {
   for (Bound& bound : bound_) {
     if (method.set_input(bound.index, EValue(Tensor(&*bound.impl))) != Error::Ok) {
-      std::fprintf(stderr, "kiln_runner: %s\n", method.error_message());
+      std::fprintf(stderr, "kiln_runner: %s\n", kiln::last_error());
       return false;
     }
   }

@@ -8,16 +8,15 @@
 
 #include "runtime/core/dim_order.h"
 #include "runtime/core/tensor_impl.h"
-#include "runtime/executor/error_message.h"
 #include "runtime/executor/limits.h"
 #include "runtime/executor/program_generated.h"
 #include "runtime/executor/tensor_bytes.h"
 #include "runtime/kernel/kernel_key.h"
 #include "runtime/platform/clock.h"
+#include "runtime/platform/last_error.h"
 
 namespace kiln {
 
-using executor_detail::set_load_error;
 using pte_format::KernelTypes;
 
 enum class StepKind : uint8_t { Kernel, Move, JumpFalse, Free };
@@ -171,7 +170,7 @@ class MethodBuilder {
   T* allocate(size_t count) {
     void* memory = allocator_.allocate(count * sizeof(T), kAllocationSlack);
     if (memory == nullptr) {
-      set_load_error(
+      KILN_SET_ERROR(
           "method '%s': the metadata memory (%zu bytes) is too small; give "
           "MethodMeta::metadata_bytes() bytes",
           plan_.name()->c_str(), memory_.metadata.size());
@@ -182,13 +181,13 @@ class MethodBuilder {
   Error check_arenas() {
     const MethodMeta meta = *program_.method_meta(plan_.name()->string_view());
     if (memory_.arenas.size() < meta.num_memory_arenas()) {
-      set_load_error("method '%s': the program plans %zu memory arenas, %zu were given",
+      KILN_SET_ERROR("method '%s': the program plans %zu memory arenas, %zu were given",
                      plan_.name()->c_str(), meta.num_memory_arenas(), memory_.arenas.size());
       return Error::InvalidArgument;
     }
     for (size_t i = 0; i < meta.num_memory_arenas(); ++i) {
       if (memory_.arenas[i].size() < meta.arena_size(i)) {
-        set_load_error("method '%s': memory arena %zu has %zu bytes, the program needs %zu",
+        KILN_SET_ERROR("method '%s': memory arena %zu has %zu bytes, the program needs %zu",
                        plan_.name()->c_str(), i, memory_.arenas[i].size(), meta.arena_size(i));
         return Error::InvalidArgument;
       }
@@ -386,6 +385,7 @@ class MethodBuilder {
                     overloaded ? op->overload()->c_str() : "");
     }
     method.op_names_ = names;
+    method.num_operators_ = count;
     requests_ = allocate<OperatorRequest>(count);
     keys_ = allocate<char>(count * kReportedKeyLength);
     if ((requests_ == nullptr || keys_ == nullptr) && count > 0) return Error::InvalidArgument;
@@ -491,7 +491,7 @@ class MethodBuilder {
     Span<MissingOperator> entries = missing != nullptr ? missing->entries : Span<MissingOperator>();
     const size_t count = find_missing_operators({requests_, num_operators_}, backends_, entries);
     if (missing != nullptr) missing->count = count;
-    set_load_error(
+    KILN_SET_ERROR(
         "method '%s': %zu operator%s missing (see the \"Missing operator\" lines); "
         "build the program's runner with them (kiln_add_operator_library(... MODEL "
         "program.pte)) or choose other backends",
@@ -527,7 +527,7 @@ Result<Method> Method::load(const Program& program, std::string_view name,
   Result<const pte_format::ExecutionPlan*> plan = program.plan(name);
   if (!plan.ok()) return plan.error();
   if (backends.size() == 0 || backends.size() > kNumBackends) {
-    set_load_error("method '%.*s': give 1 to %zu backends in preference order, not %zu",
+    KILN_SET_ERROR("method '%.*s': give 1 to %zu backends in preference order, not %zu",
                    static_cast<int>(name.size()), name.data(), kNumBackends, backends.size());
     return Error::InvalidArgument;
   }
@@ -539,7 +539,7 @@ Result<Method> Method::load(const Program& program, std::string_view name,
 Error Method::fail(Error error, const char* format, ...) {
   va_list args;
   va_start(args, format);
-  std::vsnprintf(error_, sizeof(error_), format, args);
+  set_last_error_v(format, args);
   va_end(args);
   return error;
 }
@@ -616,7 +616,6 @@ Error Method::run_kernel(Step& step) {
 }
 
 Error Method::execute(Span<uint64_t> instruction_ns) {
-  error_[0] = '\0';
   const bool profile = instruction_ns.size() == num_steps_ && num_steps_ > 0;
   if (profile) std::memset(instruction_ns.data(), 0, num_steps_ * sizeof(uint64_t));
   for (size_t c = 0, begin = 0; c < num_chains_; begin = chain_ends_[c++]) {

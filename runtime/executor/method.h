@@ -18,6 +18,7 @@
 #include "runtime/kernel/backend.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 #include "runtime/kernel/operator_registry.h"
+#include "runtime/platform/last_error.h"
 
 namespace kiln {
 
@@ -49,7 +50,7 @@ class Method {
   // backend with a kernel for it, and falls back to the next when that kernel declines the
   // inputs; fallbacks are counted (fallback_count()). Errors: InvalidArgument for too little
   // memory, OperatorMissing (with `missing` filled and the log lines written), NotFound for an
-  // unknown method; last_load_error() says what.
+  // unknown method; kiln::last_error() says what.
   static Result<Method> load(const Program& program, std::string_view name,
                              const MethodMemory& memory, ArrayRef<Backend> backends,
                              MissingReport* missing = nullptr);
@@ -63,11 +64,11 @@ class Method {
   // place when the program lets it (it must then stay valid through execute()), or copied into
   // the input's planned memory when other values of the program share those bytes. Scalars
   // must match the tag.
-  // InvalidArgument otherwise, with error_message() saying what differs.
+  // InvalidArgument otherwise, with kiln::last_error() saying what differs.
   Error set_input(size_t index, const EValue& value);
 
   // Runs every instruction. After each kernel call the context's failure state is checked; a
-  // failure stops the run and error_message() names the instruction, the operator and the
+  // failure stops the run and kiln::last_error() names the instruction, the operator and the
   // kernel's message. When `instruction_ns` is not empty (num_instructions() entries) it
   // receives each instruction's time in nanoseconds (0 for those not run).
   Error execute(Span<uint64_t> instruction_ns = {});
@@ -80,10 +81,16 @@ class Method {
   void set_thread_pool(ThreadPool* pool) { ctx_.set_thread_pool(pool); }
   ThreadPool* thread_pool() const { return ctx_.thread_pool(); }
 
+  // The method's operator table as qualified names ("aten::add.out"), in table order (what
+  // "Missing operator: [i]" indexes).
+  size_t num_operators() const { return num_operators_; }
+  const char* operator_name(size_t index) const { return op_names_[index]; }
+
   size_t num_instructions() const { return num_steps_; }
   InstructionInfo instruction_info(size_t index) const;
-  // The message of the last failed set_input or execute ("" when none).
-  const char* error_message() const { return error_; }
+  // Kept for callers written before the one error channel: kiln::last_error(), which
+  // set_input and execute write on the calling thread.
+  const char* error_message() const { return last_error(); }
 
  private:
   friend class MethodBuilder;
@@ -106,9 +113,9 @@ class Method {
   const uint32_t* chain_ends_ = nullptr;  // steps of chain c end at chain_ends_[c]
   size_t num_chains_ = 0;
   const char* const* op_names_ = nullptr;
+  size_t num_operators_ = 0;
   Backend first_backend_ = Backend{};
   KernelRuntimeContext ctx_;
-  char error_[384] = "";
 };
 
 }  // namespace kiln

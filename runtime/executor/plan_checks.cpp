@@ -6,16 +6,15 @@
 #include "runtime/core/dim_order.h"
 #include "runtime/core/scalar_type.h"
 #include "runtime/core/tensor_types.h"
-#include "runtime/executor/error_message.h"
 #include "runtime/executor/limits.h"
 #include "runtime/executor/program.h"
 #include "runtime/executor/program_generated.h"
 #include "runtime/executor/tensor_bytes.h"
+#include "runtime/platform/last_error.h"
 
 namespace kiln {
 namespace {
 
-using executor_detail::set_load_error;
 using pte_format::KernelTypes;
 
 // Context for messages: "method 'forward': value 12: ...".
@@ -26,7 +25,7 @@ struct Where {
 
 #define KILN_PLAN_FAIL(where, error, format, ...)                                                 \
   do {                                                                                            \
-    set_load_error("method '%.*s': " format, (where).method_length, (where).method, __VA_ARGS__); \
+    KILN_SET_ERROR("method '%.*s': " format, (where).method_length, (where).method, __VA_ARGS__); \
     return Error::error;                                                                          \
   } while (0)
 

@@ -14,7 +14,7 @@ namespace pte_format {
 struct ExecutionPlan;
 }
 
-// InvalidProgram (or NotSupported for delegates and external data) with last_load_error()
+// InvalidProgram (or NotSupported for delegates and external data) with kiln::last_error()
 // naming the method, the value or instruction and what is wrong.
 Error check_plan(const Program& program, const pte_format::ExecutionPlan& plan);
 

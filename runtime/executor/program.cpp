@@ -2,14 +2,12 @@
 
 #include <cstring>
 
-#include "runtime/executor/error_message.h"
 #include "runtime/executor/plan_checks.h"
 #include "runtime/executor/program_generated.h"
+#include "runtime/platform/last_error.h"
 
 namespace kiln {
 namespace {
-
-using executor_detail::set_load_error;
 
 // ExecuTorch's extended header, right after the FlatBuffers root offset and file identifier.
 constexpr size_t kHeaderOffset = 8;
@@ -29,11 +27,11 @@ struct Layout {
 
 Result<Layout> read_layout(const uint8_t* data, size_t size) {
   if (size < kHeaderOffset) {
-    set_load_error("program: %zu bytes is too short for a .pte file (at least 8 needed)", size);
+    KILN_SET_ERROR("program: %zu bytes is too short for a .pte file (at least 8 needed)", size);
     return Error::InvalidProgram;
   }
   if (!pte_format::ProgramBufferHasIdentifier(data)) {
-    set_load_error("program: not a .pte file: bytes 4..8 are not the identifier \"ET12\"");
+    KILN_SET_ERROR("program: not a .pte file: bytes 4..8 are not the identifier \"ET12\"");
     return Error::InvalidProgram;
   }
   Layout layout{size, 0};
@@ -42,7 +40,7 @@ Result<Layout> read_layout(const uint8_t* data, size_t size) {
     return layout;  // no extended header: the whole file is the flatbuffer, no segments
   }
   if (size < kHeaderOffset + kHeaderMinLength) {
-    set_load_error("program: the extended header is cut short: the file has %zu bytes (truncated?)",
+    KILN_SET_ERROR("program: the extended header is cut short: the file has %zu bytes (truncated?)",
                    size);
     return Error::InvalidProgram;
   }
@@ -51,26 +49,26 @@ Result<Layout> read_layout(const uint8_t* data, size_t size) {
   const uint64_t program_size = read_le(header + 8, 8);
   const uint64_t segment_base = read_le(header + 16, 8);
   if (length < kHeaderMinLength) {
-    set_load_error("program: extended header length %llu is less than %zu",
+    KILN_SET_ERROR("program: extended header length %llu is less than %zu",
                    static_cast<unsigned long long>(length), kHeaderMinLength);
     return Error::InvalidProgram;
   }
   if (length > size - kHeaderOffset) {
-    set_load_error(
+    KILN_SET_ERROR(
         "program: the %llu-byte extended header runs past the file's %zu bytes "
         "(truncated?)",
         static_cast<unsigned long long>(length), size);
     return Error::InvalidProgram;
   }
   if (program_size > size || program_size < kHeaderOffset + length) {
-    set_load_error(
+    KILN_SET_ERROR(
         "program: extended header gives a program size of %llu bytes, but the file "
         "has %zu (truncated?)",
         static_cast<unsigned long long>(program_size), size);
     return Error::InvalidProgram;
   }
   if (segment_base != 0 && (segment_base < program_size || segment_base > size)) {
-    set_load_error(
+    KILN_SET_ERROR(
         "program: segment base offset %llu is outside the file's %zu bytes after the "
         "%llu-byte program (truncated?)",
         static_cast<unsigned long long>(segment_base), size,
@@ -89,7 +87,7 @@ Error check_segments(const pte_format::Program& root, const Layout& layout, size
   // Without an extended header there is no segment data; ExecuTorch still lists empty segments.
   for (size_t i = 0; i < count && layout.segment_base == 0; ++i) {
     if (segments->Get(static_cast<flatbuffers::uoffset_t>(i))->size() > 0) {
-      set_load_error(
+      KILN_SET_ERROR(
           "program: segment %zu holds data, but there is no extended header giving "
           "where segment data starts",
           i);
@@ -100,7 +98,7 @@ Error check_segments(const pte_format::Program& root, const Layout& layout, size
   for (size_t i = 0; i < count; ++i) {
     const auto* segment = segments->Get(static_cast<flatbuffers::uoffset_t>(i));
     if (segment->offset() > available || segment->size() > available - segment->offset()) {
-      set_load_error(
+      KILN_SET_ERROR(
           "program: segment %zu (offset %llu, %llu bytes) runs past the end of the "
           "file (truncated?)",
           i, static_cast<unsigned long long>(segment->offset()),
@@ -113,17 +111,17 @@ Error check_segments(const pte_format::Program& root, const Layout& layout, size
       return Error::Ok;
     }
     if (sub->segment_index() >= count) {
-      set_load_error("program: %s names segment %u of %zu", what, sub->segment_index(), count);
+      KILN_SET_ERROR("program: %s names segment %u of %zu", what, sub->segment_index(), count);
       return Error::InvalidProgram;
     }
     if (!is_aligned(sub->offsets()->data(), sizeof(uint64_t))) {
-      set_load_error("program: the %s's offsets are not 8-byte aligned", what);
+      KILN_SET_ERROR("program: the %s's offsets are not 8-byte aligned", what);
       return Error::InvalidProgram;
     }
     const uint64_t segment_size = segments->Get(sub->segment_index())->size();
     for (flatbuffers::uoffset_t i = 0; i < sub->offsets()->size(); ++i) {
       if (sub->offsets()->Get(i) > segment_size) {
-        set_load_error("program: %s buffer %u starts at %llu, past its segment's %llu bytes", what,
+        KILN_SET_ERROR("program: %s buffer %u starts at %llu, past its segment's %llu bytes", what,
                        i, static_cast<unsigned long long>(sub->offsets()->Get(i)),
                        static_cast<unsigned long long>(segment_size));
         return Error::InvalidProgram;
@@ -145,19 +143,19 @@ Error check_segments(const pte_format::Program& root, const Layout& layout, size
 Result<Program> Program::load(const void* data, size_t size) {
   const auto* bytes = static_cast<const uint8_t*>(data);
   if (bytes == nullptr) {
-    set_load_error("program: no data (null pointer)");
+    KILN_SET_ERROR("program: no data (null pointer)");
     return Error::InvalidArgument;
   }
   // FlatBuffers aligns scalars relative to the buffer's start; 8-byte ones are read as such.
   if (!is_aligned(bytes, sizeof(uint64_t))) {
-    set_load_error("program: the data must start at an 8-byte aligned address (it is at %p)", data);
+    KILN_SET_ERROR("program: the data must start at an 8-byte aligned address (it is at %p)", data);
     return Error::InvalidArgument;
   }
   Result<Layout> layout = read_layout(bytes, size);
   if (!layout.ok()) return layout.error();
   flatbuffers::Verifier verifier(bytes, layout->program_size);
   if (!pte_format::VerifyProgramBuffer(verifier)) {
-    set_load_error(
+    KILN_SET_ERROR(
         "program: the FlatBuffers verifier rejects the program (%zu bytes): a "
         "truncated or corrupted file, or not a .pte program",
         layout->program_size);
@@ -167,7 +165,7 @@ Result<Program> Program::load(const void* data, size_t size) {
   KILN_RETURN_IF_ERROR(check_segments(*root, *layout, size));
   Program program(bytes, size, root, layout->segment_base);
   if (root->execution_plan() == nullptr || root->execution_plan()->size() == 0) {
-    set_load_error("program: no execution plan (method)");
+    KILN_SET_ERROR("program: no execution plan (method)");
     return Error::InvalidProgram;
   }
   for (flatbuffers::uoffset_t i = 0; i < root->execution_plan()->size(); ++i) {
@@ -188,7 +186,7 @@ Result<const pte_format::ExecutionPlan*> Program::plan(std::string_view name) co
   for (const auto* plan : *root_->execution_plan()) {
     if (plan->name() != nullptr && plan->name()->string_view() == name) return plan;
   }
-  set_load_error("program has no method '%.*s'", static_cast<int>(name.size()), name.data());
+  KILN_SET_ERROR("program has no method '%.*s'", static_cast<int>(name.size()), name.data());
   return Error::NotFound;
 }
 

@@ -46,14 +46,14 @@ class Program {
   // Verifies the program in `data` (`size` bytes; not copied: it must stay valid and unchanged
   // while the Program and its Methods are used): the extended header, the FlatBuffers verifier,
   // then every index, tag, size, offset and byte count the executor will use. A bad program is
-  // Error::InvalidProgram; last_load_error() says what is wrong and where. `data` must be 8-byte
+  // Error::InvalidProgram; kiln::last_error() says what is wrong and where. `data` must be 8-byte
   // aligned (InvalidArgument otherwise), and 16-byte aligned for 16-byte constants.
   static Result<Program> load(const void* data, size_t size);
 
   size_t num_methods() const;
   // Name of method `index` (< num_methods()).
   std::string_view method_name(size_t index) const;
-  // NotFound (with last_load_error()) for an unknown name.
+  // NotFound (with kiln::last_error()) for an unknown name.
   Result<MethodMeta> method_meta(std::string_view name) const;
 
   // Constant buffer `index` (Tensor.data_buffer_idx): where it starts and how many bytes of its

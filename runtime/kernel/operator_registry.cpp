@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "runtime/kernel/kernel_key.h"
+#include "runtime/platform/last_error.h"
 #include "runtime/platform/log.h"
 
 namespace kiln {
@@ -18,7 +19,6 @@ struct RegistryState {
   const KernelTable* tables[kMaxKernelTables] = {};
   size_t table_count = 0;
   size_t kernel_count = 0;
-  char last_error[384] = {};
   uint64_t fallback_total = 0;
   FallbackRecord fallbacks[kMaxFallbackRecords] = {};
   size_t fallback_record_count = 0;
@@ -84,15 +84,13 @@ Error check_sorted(const KernelTable& table) {
     const Kernel& kernel = table.kernels[i];
     if (kernel.name == nullptr || kernel.key == nullptr || kernel.function == nullptr ||
         kernel.name_hash != hash_operator_name(kernel.name)) {
-      std::snprintf(state().last_error, sizeof(state().last_error),
-                    "library %s: kernel %zu has a null field or a wrong name hash", table.library,
-                    i);
+      KILN_SET_ERROR("library %s: kernel %zu has a null field or a wrong name hash", table.library,
+                     i);
       return Error::InvalidArgument;
     }
     if (i > 0 && compare(table.kernels[i - 1], kernel) >= 0) {
-      std::snprintf(state().last_error, sizeof(state().last_error),
-                    "library %s: kernel table is not sorted or repeats %s (%s and %s)",
-                    table.library, kernel.name, table.kernels[i - 1].origin, kernel.origin);
+      KILN_SET_ERROR("library %s: kernel table is not sorted or repeats %s (%s and %s)",
+                     table.library, kernel.name, table.kernels[i - 1].origin, kernel.origin);
       return Error::InvalidArgument;
     }
   }
@@ -109,12 +107,11 @@ Error check_no_duplicates(const KernelTable& table) {
         const Kernel& existing = other.kernels[j];
         if (existing.name_hash != kernel.name_hash) break;
         if (compare(existing, kernel) != 0) continue;
-        std::snprintf(state().last_error, sizeof(state().last_error),
-                      "duplicate kernel for %s (backend %s, key %s): library %s (%s) and library "
-                      "%s (%s); link only one of them or drop the entry from one YAML",
-                      kernel.name, to_string(kernel.backend),
-                      kernel.key[0] != '\0' ? kernel.key : "default", other.library,
-                      existing.origin, table.library, kernel.origin);
+        KILN_SET_ERROR(
+            "duplicate kernel for %s (backend %s, key %s): library %s (%s) and library "
+            "%s (%s); link only one of them or drop the entry from one YAML",
+            kernel.name, to_string(kernel.backend), kernel.key[0] != '\0' ? kernel.key : "default",
+            other.library, existing.origin, table.library, kernel.origin);
         return Error::RegistrationAlreadyRegistered;
       }
     }
@@ -132,22 +129,17 @@ Error register_kernels(const KernelTable& table) {
   Error error = check_sorted(table);
   if (error == Error::Ok) error = check_no_duplicates(table);
   if (error == Error::Ok && registry.table_count == kMaxKernelTables) {
-    std::snprintf(registry.last_error, sizeof(registry.last_error),
-                  "library %s: at most %zu kernel libraries can be registered", table.library,
-                  kMaxKernelTables);
+    KILN_SET_ERROR("library %s: at most %zu kernel libraries can be registered", table.library,
+                   kMaxKernelTables);
     error = Error::RegistrationExceedingMaxKernels;
   }
-  if (error != Error::Ok) {
-    KILN_LOG(Error, "register_kernels failed: %s", registry.last_error);
-    return error;
-  }
+  if (error != Error::Ok) return error;
   registry.tables[registry.table_count++] = &table;
   registry.kernel_count += table.size;
-  registry.last_error[0] = '\0';
   return Error::Ok;
 }
 
-const char* registry_last_error() { return state().last_error; }
+const char* registry_last_error() { return last_error(); }
 
 size_t registered_kernel_count() { return state().kernel_count; }
 

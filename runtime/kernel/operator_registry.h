@@ -64,12 +64,13 @@ constexpr uint64_t hash_operator_name(std::string_view name) {
 
 // Registers `table`, which must have static storage duration. Fails without registering anything:
 // InvalidArgument when the table is unsorted or a hash is wrong, RegistrationAlreadyRegistered
-// when a (name, backend, key) is already registered (the log and registry_last_error() name both
+// when a (name, backend, key) is already registered (the log and kiln::last_error() name both
 // origins), RegistrationExceedingMaxKernels past kMaxKernelTables tables. Registering the same
 // table twice is a no-op, so repeated register_<lib>_kernels() calls are harmless.
 Error register_kernels(const KernelTable& table);
 
-// Message of the last failed register_kernels call ("" if none).
+// Kept for callers written before the one error channel: kiln::last_error(), which a failed
+// register_kernels writes on the calling thread.
 const char* registry_last_error();
 
 // Total registered kernels, and the i-th of them in registration order (i < count).

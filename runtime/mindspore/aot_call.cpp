@@ -3,9 +3,6 @@
 
 #include <array>
 #include <cstdarg>
-#include <cstdio>
-#include <cstring>
-#include <mutex>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -16,26 +13,17 @@
 #include "runtime/core/tensor_impl.h"
 #include "runtime/executor/heap_memory.h"
 #include "runtime/kernel/operator_registry.h"
-#include "runtime/platform/log.h"
+#include "runtime/platform/last_error.h"
 
 namespace kiln::mindspore {
 namespace {
 
-// Process-wide, not per thread: MindSpore launches kernels on its own threads, and the caller
-// asks from Python's.
-std::mutex g_last_error_mutex;
-char g_last_error[512] = {};
-
 int fail(const char* format, ...) __attribute__((format(printf, 1, 2)));
 int fail(const char* format, ...) {
-  char message[sizeof(g_last_error)];
   va_list args;
   va_start(args, format);
-  std::vsnprintf(message, sizeof(message), format, args);
+  set_last_error_v(format, args);
   va_end(args);
-  KILN_LOG(Error, "MindSpore AOT: %s", message);
-  std::lock_guard<std::mutex> lock(g_last_error_mutex);
-  std::memcpy(g_last_error, message, sizeof(message));
   return 1;
 }
 
@@ -115,8 +103,10 @@ const char* expected_dtypes(AotArg kind) {
 int run_aot_op(const AotOp& op, int nparam, void** params, const int* ndims, int64_t* const* shapes,
                const char* const* dtypes) {
   if (op.registration != Error::Ok) {
-    return fail("%s: registering the library's kernels failed (%s): %s", op.name,
-                to_string(op.registration), registry_last_error());
+    // The registration ran when the library was loaded, perhaps on another thread, whose
+    // last_error() this thread cannot read; the log kept its message.
+    return fail("%s: registering the library's kernels failed (%s); the log says why", op.name,
+                to_string(op.registration));
   }
   if (nparam < 0 || static_cast<size_t>(nparam) != op.arguments) {
     return fail("%s takes %zu inputs and outputs (%zu inputs, then %zu outputs), got %d", op.name,
@@ -184,16 +174,8 @@ int run_aot_op(const AotOp& op, int nparam, void** params, const int* ndims, int
   return 0;
 }
 
-const char* last_error() {
-  static char copy[sizeof(g_last_error)];
-  std::lock_guard<std::mutex> lock(g_last_error_mutex);
-  std::memcpy(copy, g_last_error, sizeof(copy));
-  return copy;
-}
+const char* last_error() { return ::kiln::last_error(); }
 
-void clear_last_error() {
-  std::lock_guard<std::mutex> lock(g_last_error_mutex);
-  g_last_error[0] = '\0';
-}
+void clear_last_error() { ::kiln::clear_last_error(); }
 
 }  // namespace kiln::mindspore

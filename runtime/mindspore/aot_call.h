@@ -36,11 +36,12 @@ struct AotOp {
 };
 
 // Runs `op` on MindSpore's buffers on the portable backend. Returns 0 on success; otherwise
-// records the reason (see last_error), logs it and returns 1. Never aborts.
+// records the reason in kiln::last_error(), logs it and returns 1. Never aborts.
 int run_aot_op(const AotOp& op, int nparam, void** params, const int* ndims, int64_t* const* shapes,
                const char* const* dtypes);
 
-// The message of the last failure in this process ("" before any).
+// Kept for the generated entry points (kiln_mindspore_last_error): kiln::last_error() and
+// kiln::clear_last_error() of the calling thread, which run_aot_op writes.
 const char* last_error();
 void clear_last_error();
 

@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "runtime/platform/log.h"
+#include "runtime/platform/last_error.h"
 
 namespace kiln {
 namespace {
@@ -19,34 +19,38 @@ alignas(16) const unsigned char kEmpty[16] = {};
 
 }  // namespace
 
-Result<MappedFile> MappedFile::open(const char* path) {
+MappedFile MappedFile::failed() {
+  return MappedFile(const_cast<unsigned char*>(kEmpty), 0, false, false);
+}
+
+MappedFile MappedFile::open(const char* path) {
   const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    KILN_LOG(Error, "cannot open %s: %s", path, std::strerror(errno));
-    return Error::AccessFailed;
+    KILN_SET_ERROR("cannot read %s: %s", path, std::strerror(errno));
+    return failed();
   }
   struct stat info{};
   if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
-    KILN_LOG(Error, "cannot read %s: not a regular file", path);
+    KILN_SET_ERROR("cannot read %s: not a regular file", path);
     ::close(fd);
-    return Error::AccessFailed;
+    return failed();
   }
   const auto size = static_cast<size_t>(info.st_size);
   if (size == 0) {
     ::close(fd);
-    return MappedFile(const_cast<unsigned char*>(kEmpty), 0, false);
+    return MappedFile(const_cast<unsigned char*>(kEmpty), 0, false, true);
   }
   void* data = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
   ::close(fd);
   if (data == MAP_FAILED) {
-    KILN_LOG(Error, "cannot map %s: %s", path, std::strerror(errno));
-    return Error::AccessFailed;
+    KILN_SET_ERROR("cannot map %s: %s", path, std::strerror(errno));
+    return failed();
   }
-  return MappedFile(data, size, true);
+  return MappedFile(data, size, true, true);
 }
 
 MappedFile::MappedFile(MappedFile&& other) noexcept
-    : data_(other.data_), size_(other.size_), mapped_(other.mapped_) {
+    : data_(other.data_), size_(other.size_), mapped_(other.mapped_), ok_(other.ok_) {
   other.data_ = const_cast<unsigned char*>(kEmpty);
   other.size_ = 0;
   other.mapped_ = false;

@@ -1,7 +1,7 @@
 // PthreadPool on pthreadpool (KILN_HAVE_PTHREADPOOL), or single-threaded without it.
 #include "runtime/threads/pthread_pool.h"
 
-#include <cstdio>
+#include "runtime/platform/last_error.h"
 
 #if KILN_HAVE_PTHREADPOOL
 #include <pthreadpool.h>
@@ -10,13 +10,6 @@
 namespace kiln {
 
 namespace {
-
-thread_local char last_error_message[160] = "";
-
-Error refuse(Error error, const char* message, size_t num_threads) {
-  std::snprintf(last_error_message, sizeof(last_error_message), message, num_threads);
-  return error;
-}
 
 #if KILN_HAVE_PTHREADPOOL
 // pthreadpool's 1-D task signature carries the task and its context through one struct.
@@ -34,30 +27,30 @@ void run_one(void* batch, size_t index) {
 }  // namespace
 
 Result<PthreadPool> PthreadPool::create(size_t num_threads) {
-  last_error_message[0] = '\0';
   if (num_threads == 0) {
-    return refuse(Error::InvalidArgument, "a thread pool needs at least 1 thread, got %zu",
-                  num_threads);
+    KILN_SET_ERROR("a thread pool needs at least 1 thread, got %zu", num_threads);
+    return Error::InvalidArgument;
   }
   if (num_threads == 1) return PthreadPool(nullptr, 1);
 #if KILN_HAVE_PTHREADPOOL
   pthreadpool_t pool = pthreadpool_create(num_threads);
   if (pool == nullptr) {
-    return refuse(Error::MemoryAllocationFailed, "pthreadpool could not start %zu threads",
-                  num_threads);
+    KILN_SET_ERROR("pthreadpool could not start %zu threads", num_threads);
+    return Error::MemoryAllocationFailed;
   }
   return PthreadPool(pool, pthreadpool_get_threads_count(pool));
 #else
-  return refuse(Error::NotSupported,
-                "this Kiln was built without pthreadpool (KILN_THREADS=OFF), so it runs on one "
-                "thread only, not %zu; install libpthreadpool-dev and rebuild with KILN_THREADS=ON",
-                num_threads);
+  KILN_SET_ERROR(
+      "this Kiln was built without pthreadpool (KILN_THREADS=OFF), so it runs on one thread only, "
+      "not %zu; install libpthreadpool-dev and rebuild with KILN_THREADS=ON",
+      num_threads);
+  return Error::NotSupported;
 #endif
 }
 
 bool PthreadPool::threads_supported() { return KILN_HAVE_PTHREADPOOL != 0; }
 
-const char* PthreadPool::last_error() { return last_error_message; }
+const char* PthreadPool::last_error() { return ::kiln::last_error(); }
 
 PthreadPool::PthreadPool(PthreadPool&& other) noexcept
     : pool_(other.pool_), num_threads_(other.num_threads_) {

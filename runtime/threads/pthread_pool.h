@@ -20,13 +20,13 @@ class PthreadPool final : public ThreadPool {
   // A pool of `num_threads` threads in all, the caller's included: num_threads - 1 workers are
   // started here and wait for work. InvalidArgument for 0; NotSupported for more than one thread
   // in a build without pthreadpool; MemoryAllocationFailed when the threads cannot be started.
-  // last_error() says why.
+  // kiln::last_error() says why.
   static Result<PthreadPool> create(size_t num_threads);
 
   // Whether this build can run more than one thread (it has pthreadpool).
   static bool threads_supported();
 
-  // The message of the last failed create() on this thread ("" when none).
+  // Kept for callers written before the one error channel: kiln::last_error().
   static const char* last_error();
 
   PthreadPool(PthreadPool&& other) noexcept;

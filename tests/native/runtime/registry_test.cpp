@@ -8,6 +8,7 @@
 
 #include "runtime/core/dense_tensor.h"
 #include "runtime/kernel/operator_registry.h"
+#include "runtime/platform/last_error.h"
 #include "tests/native/runtime/registry_fixture.h"
 
 namespace registry_test {
@@ -85,7 +86,7 @@ TEST_F(RegistryTest, ADuplicateNamesBothOriginsAndRegistersNothing) {
       {{"aten::sub.out", h("aten::sub.out"), "", Backend::Portable, boxed_ok, "b.yaml:1"},
        {"aten::relu.out", h("aten::relu.out"), "", Backend::Portable, boxed_ok, "b.yaml:9"}});
   EXPECT_EQ(kiln::register_kernels(lib_b.table), kiln::Error::RegistrationAlreadyRegistered);
-  const std::string message = kiln::registry_last_error();
+  const std::string message = kiln::last_error();
   EXPECT_PRED_FORMAT2(testing::IsSubstring, "a.yaml:12", message);
   EXPECT_PRED_FORMAT2(testing::IsSubstring, "b.yaml:9", message);
   EXPECT_PRED_FORMAT2(testing::IsSubstring, "lib_a", message);

@@ -1,0 +1,115 @@
+// The one error channel (runtime/platform/last_error.h): per thread, always a valid C string, and
+// written by each layer that fails: the registry, the executor's load and the MindSpore glue.
+#include "runtime/platform/last_error.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <thread>
+
+#include "runtime/executor/program.h"
+#include "runtime/kernel/operator_registry.h"
+#include "runtime/mindspore/aot_call.h"
+#include "runtime/platform/mapped_file.h"
+
+namespace last_error_test {
+namespace {
+
+bool contains(const char* text, const char* part) { return std::strstr(text, part) != nullptr; }
+
+// Whether `text` is well-formed UTF-8 (no truncated or stray continuation bytes).
+bool valid_utf8(const char* text) {
+  const auto* p = reinterpret_cast<const unsigned char*>(text);
+  while (*p != 0) {
+    size_t extra = 0;
+    if (*p < 0x80) {
+      extra = 0;
+    } else if ((*p & 0xE0) == 0xC0) {
+      extra = 1;
+    } else if ((*p & 0xF0) == 0xE0) {
+      extra = 2;
+    } else if ((*p & 0xF8) == 0xF0) {
+      extra = 3;
+    } else {
+      return false;
+    }
+    ++p;
+    for (size_t i = 0; i < extra; ++i, ++p) {
+      if ((*p & 0xC0) != 0x80) return false;
+    }
+  }
+  return true;
+}
+
+TEST(LastErrorTest, EachThreadReadsItsOwnMessage) {
+  kiln::clear_last_error();
+  KILN_SET_ERROR("main thread: %d", 1);
+  std::string other;
+  std::string other_before;
+  std::thread thread([&] {
+    other_before = kiln::last_error();
+    KILN_SET_ERROR("other thread: %d", 2);
+    other = kiln::last_error();
+  });
+  thread.join();
+  EXPECT_EQ(other_before, "");
+  EXPECT_EQ(other, "other thread: 2");
+  EXPECT_STREQ(kiln::last_error(), "main thread: 1");
+  kiln::clear_last_error();
+  EXPECT_STREQ(kiln::last_error(), "");
+}
+
+TEST(LastErrorTest, ALongMessageIsCutAtACharacterBoundary) {
+  // Two-, three- and four-byte characters at every offset, so one of them straddles the cut.
+  for (size_t pad = 0; pad < 4; ++pad) {
+    std::string text(pad, 'x');
+    while (text.size() < 4096) text += "\xC3\xA9\xE2\x82\xAC\xF0\x9F\x94\xA5";
+    KILN_SET_ERROR("%s", text.c_str());
+    const char* message = kiln::last_error();
+    const size_t length = std::strlen(message);
+    EXPECT_GT(length, 400u);
+    EXPECT_LT(length, text.size());
+    EXPECT_EQ(text.compare(0, length, message), 0);
+    EXPECT_TRUE(valid_utf8(message)) << "pad " << pad;
+  }
+}
+
+TEST(LastErrorTest, TheRegistryWritesIt) {
+  kiln::clear_last_error();
+  static const kiln::Kernel kernels[] = {
+      {"x::broken.out", 0, "", kiln::Backend::Portable, nullptr, "broken.yaml:1"}};
+  static const kiln::KernelTable table = {"lib_broken", kernels, 1};
+  EXPECT_EQ(kiln::register_kernels(table), kiln::Error::InvalidArgument);
+  EXPECT_TRUE(contains(kiln::last_error(), "lib_broken")) << kiln::last_error();
+}
+
+TEST(LastErrorTest, AProgramLoadWritesIt) {
+  kiln::clear_last_error();
+  alignas(16) static const uint8_t garbage[64] = {1, 2, 3, 4, 5, 6, 7, 8};
+  const kiln::Result<kiln::Program> program = kiln::Program::load(garbage, sizeof(garbage));
+  EXPECT_EQ(program.error(), kiln::Error::InvalidProgram);
+  EXPECT_TRUE(contains(kiln::last_error(), "program")) << kiln::last_error();
+}
+
+TEST(LastErrorTest, OpeningAMissingFileWritesIt) {
+  kiln::clear_last_error();
+  const kiln::MappedFile file = kiln::MappedFile::open("/nonexistent/kiln.pte");
+  EXPECT_FALSE(file.ok());
+  EXPECT_EQ(file.size(), 0u);
+  EXPECT_TRUE(contains(kiln::last_error(), "/nonexistent/kiln.pte")) << kiln::last_error();
+}
+
+TEST(LastErrorTest, AMindSporeAotCallWritesIt) {
+  kiln::clear_last_error();
+  static const kiln::mindspore::AotArg args[] = {kiln::mindspore::AotArg::Tensor,
+                                                 kiln::mindspore::AotArg::Tensor};
+  const kiln::mindspore::AotOp op = {"kiln::test_op.out", args, 2, 1, kiln::Error::Ok};
+  EXPECT_EQ(kiln::mindspore::run_aot_op(op, 3, nullptr, nullptr, nullptr, nullptr), 1);
+  EXPECT_TRUE(contains(kiln::last_error(), "kiln::test_op.out takes 2 inputs and outputs"))
+      << kiln::last_error();
+}
+
+}  // namespace
+}  // namespace last_error_test
