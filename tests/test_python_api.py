@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import sys
 
 import pytest
 import torch
@@ -167,3 +168,66 @@ def test_an_op_without_an_ascend_kernel_falls_back_visibly() -> None:
         kiln.call_op(
             "aten::sort.values", x, out=(values, indices), backend="ascend", allow_fallback=False
         )
+
+
+class _AddRelu(torch.nn.Module):
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return torch.relu(x + y)
+
+
+def _add_relu_program() -> bytes:
+    return kiln.export(_AddRelu(), (torch.ones(2, 3), torch.ones(2, 3)))
+
+
+def test_native_refusals_raise_kiln_error_itself_with_separate_code() -> None:
+    assert _C.KilnError is kiln.KilnError  # the extension raises the class users catch
+    with pytest.raises(kiln.KilnError, match="broadcast") as call:
+        kiln.call_op("aten::add.out", torch.ones(2, 3), torch.ones(4), out=torch.empty(0))
+    with pytest.raises(kiln.KilnError, match="not a .pte file") as load:
+        kiln.load(b"\0" * 64)
+    program = kiln.load(_add_relu_program())
+    with pytest.raises(kiln.KilnError, match="input 1: expected dtype") as run:
+        program.run(torch.ones(2, 3), torch.ones(2, 3, dtype=torch.int32))
+    for error, code in (
+        (call, "InvalidArgument"),
+        (load, "InvalidProgram"),
+        (run, "InvalidArgument"),
+    ):
+        assert type(error.value) is kiln.KilnError
+        assert error.value.code == code
+        assert not str(error.value).startswith(code)  # the code is not folded into the text
+
+
+def test_a_missing_program_file_is_access_failed() -> None:
+    with pytest.raises(kiln.KilnError, match="cannot read /nonexistent/x.pte") as error:
+        kiln.load("/nonexistent/x.pte")
+    assert error.value.code == "AccessFailed"
+
+
+def test_program_lists_operators_and_instructions_without_the_python_reader(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: object
+) -> None:
+    data = _add_relu_program()
+    path = f"{tmp_path}/add_relu.pte"
+    with open(path, "wb") as file:
+        file.write(data)
+
+    def refuse(*_: object, **__: object) -> None:
+        raise AssertionError("kiln.load read the program with the Python flatc reader")
+
+    # The reader's modules cannot be imported, and the generated reader's root accessors refuse.
+    for package in ("codegen", "kiln.codegen"):
+        generated = sys.modules.get(f"{package}.pte.program_generated")
+        if generated is not None:
+            monkeypatch.setattr(generated.Program, "GetRootAs", refuse)
+        for module in ("pte", "pte.reader", "pte.program_generated"):
+            monkeypatch.setitem(sys.modules, f"{package}.{module}", None)
+    program = kiln.load(path)
+    assert program.operators == ("aten::add.out", "aten::relu.out")
+    before = program.instructions()
+    assert [(i.index, i.kind, i.op, i.backend) for i in before] == [
+        (0, "KernelCall", "aten::add.out", ""),
+        (1, "KernelCall", "aten::relu.out", ""),
+    ]
+    program.run(torch.ones(2, 3), -torch.ones(2, 3) * 2)
+    assert [i.backend for i in program.instructions()] == ["portable", "portable"]

@@ -161,7 +161,7 @@ def _bind_operator(name: str, backend: str | None) -> _C.BoundOperator | None:
     index = {a.name: i for i, a in enumerate(op.arguments)}
     returns = [-1 if r is None else index[r] for r in op.returns]
     bound = _C.bind_operator(
-        op.name, arguments, returns, op.return_slots, backends_for(backend), _new_tensor, KilnError
+        op.name, arguments, returns, op.return_slots, backends_for(backend), _new_tensor
     )
     _BOUND[(name, backend)] = bound
     return bound

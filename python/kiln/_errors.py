@@ -1,8 +1,13 @@
-"""The exceptions kiln raises: kernels' failures, and programs kiln.export cannot write."""
+"""The exceptions kiln raises: kernels' failures, and programs kiln.export cannot write.
+
+KilnError is also the native extension's exception type: kiln._C raises it directly with the
+runtime's Error name as ``code`` (python/src/kiln_error.h), so this module must not import
+kiln._C."""
 
 
 class KilnError(RuntimeError):
-    """A kernel or the registry refused a call; `code` is the runtime's Error name."""
+    """A kernel, the registry, a program's loader or runner refused; `code` is the runtime's Error
+    name ("InvalidArgument", "InvalidProgram", ...)."""
 
     def __init__(self, message: str, code: str = "InvalidArgument") -> None:
         super().__init__(message)

@@ -8,9 +8,9 @@ from typing import Any
 
 import torch
 
+from kiln import _C
 from kiln._convert import DTYPE_CODES
 from kiln._errors import KilnError
-from kiln.codegen.pte.reader import operator_table
 
 _DTYPES = {code: dtype for dtype, code in DTYPE_CODES.items()}
 
@@ -23,6 +23,16 @@ class MissingOperator:
     op: str
     key: str  # the kernel key (dtypes) asked for, "" when no kernel of any key exists
     cause: str
+
+
+@dataclass(frozen=True)
+class Instruction:
+    """One instruction of the loaded method, as the native Method holds it."""
+
+    index: int
+    kind: str  # "KernelCall", "MoveCall", ...
+    op: str  # "aten::add.out" for kernel calls, "" otherwise
+    backend: str  # the backend whose kernel ran it last, "" before the first run
 
 
 @dataclass(frozen=True)
@@ -52,28 +62,20 @@ def _ns(ns: int) -> str:
     return f"{ns / 1000:.1f} us" if ns >= 1000 else f"{ns} ns"
 
 
-def _native() -> Any:
-    from kiln import _C
-
-    return _C
-
-
-def _raise_native(error: RuntimeError) -> KilnError:
-    code, _, message = str(error).partition(": ")
-    return KilnError(message or code, code if message else "Internal")
-
-
 class Program:
     """A loaded method of a .pte program. Create it with :func:`kiln.load`."""
 
-    def __init__(self, data: bytes, path: str, method: str, backends: tuple[str, ...]) -> None:
-        self.path = path
+    def __init__(self, source: str | bytes, method: str, backends: tuple[str, ...]) -> None:
+        """Loads `method` of the program at the path `source` (mapped, not read), or in the
+        bytes `source`. The native loader raises KilnError with the runtime's code."""
+        self.path = "<bytes>" if isinstance(source, bytes) else source
         self.method = method
         self.backends = backends
         try:
-            self._native = _native().Program(data, method, list(backends))
-        except RuntimeError as error:
-            raise _raise_native(error) from None
+            if isinstance(source, bytes):
+                self._native = _C.Program.from_bytes(source, method, list(backends))
+            else:
+                self._native = _C.Program.from_file(source, method, list(backends))
         except ValueError as error:  # an unknown backend name
             raise KilnError(str(error), "InvalidArgument") from None
         code, message = self._native.load_status()
@@ -86,9 +88,13 @@ class Program:
                 for m in missing
             )
             raise ProgramLoadError(message + lines, code, missing)
-        # The native loader verified the program, so reading it here cannot trip over it.
-        self.operators: tuple[str, ...] = operator_table(path, data, method)
+        # The operator table, from the loaded Method: "Missing operator: [i]" indexes it.
+        self.operators: tuple[str, ...] = tuple(self._native.operators())
         self._profile: Profile | None = None
+
+    def instructions(self) -> tuple[Instruction, ...]:
+        """The method's instructions: kind, operator and the backend that ran each last."""
+        return tuple(Instruction(*row) for row in self._native.instructions())
 
     def missing_operators(self) -> list[MissingOperator]:
         """The operators the chosen backends lack ([] once the program has loaded)."""
@@ -99,14 +105,9 @@ class Program:
         outputs as new torch tensors. With ``profile=True`` the per-instruction times are kept
         for :meth:`last_profile`."""
         native = self._native
-        try:
-            bound = self._bind(inputs)
-            native.execute(profile)
-            outputs = tuple(self._output(i) for i in range(native.num_outputs()))
-        except KilnError:
-            raise  # already says what is wrong (KilnError is a RuntimeError too)
-        except RuntimeError as error:
-            raise _raise_native(error) from None
+        bound = self._bind(inputs)
+        native.execute(profile)
+        outputs = tuple(self._output(i) for i in range(native.num_outputs()))
         del bound  # the inputs' memory was in use until here
         if profile:
             self._profile = Profile(ProfileRow(*row) for row in native.last_profile())
@@ -139,14 +140,9 @@ class Program:
     def time_execute(self, *inputs: Any, repeat: int = 100) -> float:
         """Mean nanoseconds of one run on `inputs`, timed natively over `repeat` runs (no Python
         per run): what a C++ caller of the same program pays."""
-        try:
-            bound = self._bind(inputs)
-            self._native.execute(False)  # warm up
-            ns = float(self._native.time_execute(repeat))
-        except KilnError:
-            raise  # already says what is wrong (KilnError is a RuntimeError too)
-        except RuntimeError as error:
-            raise _raise_native(error) from None
+        bound = self._bind(inputs)
+        self._native.execute(False)  # warm up
+        ns = float(self._native.time_execute(repeat))
         del bound
         return ns
 
@@ -205,16 +201,9 @@ def load(
     method: str = "forward",
     backends: tuple[str, ...] | list[str] = ("portable",),
 ) -> Program:
-    """Loads `method` of a .pte program (a path, or the file's bytes), resolving its operators on
-    `backends` in preference order. Raises ProgramLoadError naming what is wrong: a bad
-    program, or the missing operators (also in ``.missing``)."""
-    if isinstance(path, bytes):
-        data, name = path, "<bytes>"
-    else:
-        name = os.fspath(path)
-        try:
-            with open(name, "rb") as file:
-                data = file.read()
-        except OSError as error:
-            raise KilnError(f"cannot read {name}: {error.strerror}", "AccessFailed") from None
-    return Program(data, name, method, tuple(backends))
+    """Loads `method` of a .pte program (a path, whose file is mapped, or the file's bytes),
+    resolving its operators on `backends` in preference order. Raises KilnError with the
+    runtime's code: AccessFailed for a file it cannot read, InvalidProgram for a bad program,
+    and ProgramLoadError naming the missing operators (also in ``.missing``)."""
+    source = path if isinstance(path, bytes) else os.fspath(path)
+    return Program(source, method, tuple(backends))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from kiln import _C
-from kiln._errors import KilnError
 
 
 def set_num_threads(num_threads: int) -> None:
@@ -20,11 +19,7 @@ def set_num_threads(num_threads: int) -> None:
         raise TypeError(f"num_threads must be an int, got {type(num_threads).__name__}")
     if num_threads < 1:
         raise ValueError(f"num_threads must be at least 1, got {num_threads}")
-    try:
-        _C.set_num_threads(num_threads)
-    except RuntimeError as error:
-        code = "NotSupported" if "KILN_THREADS" in str(error) else "MemoryAllocationFailed"
-        raise KilnError(str(error), code) from None
+    _C.set_num_threads(num_threads)  # a refusal raises KilnError with the pool's code
 
 
 def get_num_threads() -> int:

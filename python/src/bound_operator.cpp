@@ -8,6 +8,7 @@
 
 #include "backend_names.h"
 #include "call_frame.h"
+#include "kiln_error.h"
 #include "runtime/kernel/operator_registry.h"
 #include "stack_builder.h"
 #include "thread_settings.h"
@@ -110,15 +111,14 @@ class FrameUse {
 
 BoundOperator::BoundOperator(std::string name, const py::list& arguments, std::vector<int> returns,
                              size_t return_slots, const std::vector<std::string>& backends,
-                             py::object new_tensor, py::object error_type)
+                             py::object new_tensor)
     : name_(std::move(name)),
       returns_(std::move(returns)),
       return_slots_(return_slots),
       convertible_(true),
       backends_(parse_backends(backends)),
       direct_(direct_kernel(name_, backends_)),
-      new_tensor_(std::move(new_tensor)),
-      error_type_(std::move(error_type)) {
+      new_tensor_(std::move(new_tensor)) {
   for (const auto& item : arguments) {
     const auto entry = item.cast<py::tuple>();
     ArgumentSpec spec{};
@@ -346,10 +346,7 @@ py::object BoundOperator::run(CallFrame& frame, bool allow_fallback) {
     error = dispatch();
   }
   if (error != Error::Ok) {
-    py::object failure =
-        error_type_(std::string(ctx.failure_message()) + frame.failure_detail(), to_string(error));
-    PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(failure.ptr())), failure.ptr());
-    throw py::error_already_set();
+    raise_kiln_error(error, std::string(ctx.failure_message()) + frame.failure_detail());
   }
   std::vector<py::object> results;
   if (returns_new_tensors_) {

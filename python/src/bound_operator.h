@@ -47,11 +47,11 @@ class BoundOperator {
  public:
   // `arguments`: (name, kind, kwarg_only, is_out, default or None, has_default) per schema
   // argument; `returns`: the argument index each returned tensor is, -1 for a new tensor;
-  // `new_tensor` turns an exported new tensor into a torch tensor; `error_type(message, code)`
-  // is the exception a kernel's failure raises.
+  // `new_tensor` turns an exported new tensor into a torch tensor. A kernel's failure raises
+  // kiln.KilnError (kiln_error.h).
   BoundOperator(std::string name, const pybind11::list& arguments, std::vector<int> returns,
                 size_t return_slots, const std::vector<std::string>& backends,
-                pybind11::object new_tensor, pybind11::object error_type);
+                pybind11::object new_tensor);
 
   // Runs the operator on Python arguments: the outs (or self, or new tensors) as call_op returns
   // them, or NotImplemented when an argument needs the Python path (it converts or rejects it).
@@ -84,7 +84,6 @@ class BoundOperator {
   // The first backend's kernel when calls may run it without a lookup (see direct_kernel).
   const Kernel* direct_;
   pybind11::object new_tensor_;
-  pybind11::object error_type_;
   std::unique_ptr<CallFrame> frame_;
   bool busy_ = false;  // frame_ is in use (a call from another thread while the GIL is released)
 };

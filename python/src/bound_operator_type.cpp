@@ -92,11 +92,9 @@ void bind_bound_operator(py::module_& module) {
   module.def(
       "bind_operator",
       [type](std::string name, const py::list& arguments, std::vector<int> returns,
-             size_t return_slots, const std::vector<std::string>& backends, py::object new_tensor,
-             py::object error_type) {
+             size_t return_slots, const std::vector<std::string>& backends, py::object new_tensor) {
         auto op = std::make_unique<BoundOperator>(std::move(name), arguments, std::move(returns),
-                                                  return_slots, backends, std::move(new_tensor),
-                                                  std::move(error_type));
+                                                  return_slots, backends, std::move(new_tensor));
         auto* object =
             PyObject_New(BoundOperatorObject, reinterpret_cast<PyTypeObject*>(type.ptr()));
         if (object == nullptr) throw py::error_already_set();
@@ -105,7 +103,7 @@ void bind_bound_operator(py::module_& module) {
         return py::reinterpret_steal<py::object>(reinterpret_cast<PyObject*>(object));
       },
       py::arg("name"), py::arg("arguments"), py::arg("returns"), py::arg("return_slots"),
-      py::arg("backends"), py::arg("new_tensor"), py::arg("error_type"));
+      py::arg("backends"), py::arg("new_tensor"));
 }
 
 }  // namespace kiln::python

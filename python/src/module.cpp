@@ -6,6 +6,7 @@
 #include "RegisterKernels.h"
 #include "backend_names.h"
 #include "boxed_call.h"
+#include "kiln_error.h"
 #if !KILN_ATEN_MODE
 #include "bound_operator_type.h"
 #include "program_bindings.h"
@@ -15,6 +16,7 @@
 #endif
 #include "runtime/kernel/operator_registry.h"
 #include "runtime/kernel/random_generator.h"
+#include "runtime/platform/last_error.h"
 #include "thread_settings.h"
 
 namespace py = pybind11;
@@ -26,9 +28,9 @@ namespace py = pybind11;
 PYBIND11_MODULE(KILN_PYTHON_MODULE, m) {
   m.doc() = "Kiln runtime bindings (use the kiln package, not this module)";
   if (kiln::Error error = register_kiln_all_ops_kernels(); error != kiln::Error::Ok) {
-    throw py::import_error(std::string("kiln: kernel registration failed: ") +
-                           kiln::registry_last_error());
+    throw py::import_error(std::string("kiln: kernel registration failed: ") + kiln::last_error());
   }
+  kiln::python::bind_kiln_error(m);
 
   // Module-local: kiln._C and kiln._C_aten both bind this C++ type in one process.
   py::class_<kiln::python::CallOutcome>(m, "CallOutcome", py::module_local())

@@ -10,14 +10,16 @@
 #include <vector>
 
 #include "backend_names.h"
+#include "kiln_error.h"
 #include "runtime/core/dim_order.h"
 #include "runtime/core/tensor_impl.h"
-#include "runtime/executor/error_message.h"
 #include "runtime/executor/heap_memory.h"
 #include "runtime/executor/method.h"
 #include "runtime/executor/program.h"
 #include "runtime/kernel/operator_registry.h"
 #include "runtime/platform/clock.h"
+#include "runtime/platform/last_error.h"
+#include "runtime/platform/mapped_file.h"
 #include "thread_settings.h"
 
 namespace py = pybind11;
@@ -26,8 +28,7 @@ namespace kiln::python {
 namespace {
 
 [[noreturn]] void raise(Error error, const std::string& message) {
-  // kiln/_program.py turns "<code>: <message>" into a KilnError carrying the code.
-  throw std::runtime_error(std::string(to_string(error)) + ": " + message);
+  raise_kiln_error(error, message);
 }
 
 // A caller's tensor bound as an input: its metadata lives here, its data stays the caller's.
@@ -38,40 +39,35 @@ struct BoundTensor {
   std::optional<TensorImpl> impl;
 };
 
-// Owns the program bytes (16-byte aligned, as constants need), the Program, the Method and its
-// heap memory. Not copyable: the Method points into all of them.
+// Owns the program's bytes (the mapped file, or a 64-byte aligned copy of the caller's bytes, as
+// constants need 16), the Program, the Method and its heap memory. Not copyable: the Method
+// points into all of them.
 class LoadedProgram {
  public:
-  LoadedProgram(const py::bytes& data, const std::string& method_name,
-                const std::vector<std::string>& backend_names)
-      : backends_(parse_backends(backend_names)) {
+  static std::unique_ptr<LoadedProgram> from_file(const std::string& path,
+                                                  const std::string& method_name,
+                                                  const std::vector<std::string>& backend_names) {
+    auto loaded = std::unique_ptr<LoadedProgram>(new LoadedProgram(backend_names));
+    MappedFile file = MappedFile::open(path.c_str());
+    if (!file.ok()) raise(Error::AccessFailed, last_error());
+    loaded->file_.emplace(std::move(file));
+    loaded->load(static_cast<const uint8_t*>(loaded->file_->data()), loaded->file_->size(),
+                 method_name);
+    return loaded;
+  }
+
+  static std::unique_ptr<LoadedProgram> from_bytes(const py::bytes& data,
+                                                   const std::string& method_name,
+                                                   const std::vector<std::string>& backend_names) {
+    auto loaded = std::unique_ptr<LoadedProgram>(new LoadedProgram(backend_names));
     const std::string_view view = data;
-    bytes_.reset(static_cast<uint8_t*>(std::aligned_alloc(64, (view.size() / 64 + 1) * 64)));
-    if (bytes_ == nullptr) raise(Error::MemoryAllocationFailed, "no memory for the program");
-    std::memcpy(bytes_.get(), view.data(), view.size());
-    Result<Program> program = Program::load(bytes_.get(), view.size());
-    if (!program.ok()) raise(program.error(), last_load_error());
-    program_.emplace(std::move(*program));
-    Result<MethodMeta> meta = program_->method_meta(method_name);
-    if (!meta.ok()) raise(meta.error(), last_load_error());
-    memory_ = std::make_unique<HeapMethodMemory>(*meta);
-    if (memory_->status() != Error::Ok) {
-      raise(memory_->status(), "cannot allocate the method's " +
-                                   std::to_string(memory_->planned_bytes()) + " planned bytes");
-    }
-    missing_.resize(meta->num_operators());
-    MissingReport report{{missing_.data(), missing_.size()}, 0};
-    Result<Method> method = Method::load(*program_, method_name, memory_->memory(),
-                                         {backends_.data(), backends_.size()}, &report);
-    if (!method.ok()) {
-      missing_.resize(std::min(report.count, missing_.size()));
-      load_error_ = last_load_error();
-      load_status_ = method.error();
-      return;
-    }
-    missing_.clear();
-    method_.emplace(std::move(*method));
-    bound_.resize(method_->num_inputs());
+    loaded->bytes_.reset(
+        static_cast<uint8_t*>(std::aligned_alloc(64, (view.size() / 64 + 1) * 64)));
+    if (loaded->bytes_ == nullptr)
+      raise(Error::MemoryAllocationFailed, "no memory for the program");
+    std::memcpy(loaded->bytes_.get(), view.data(), view.size());
+    loaded->load(loaded->bytes_.get(), view.size(), method_name);
+    return loaded;
   }
 
   // (code, message) of a failed Method::load, ("Ok", "") otherwise; the missing-operator
@@ -140,7 +136,7 @@ class LoadedProgram {
       py::gil_scoped_release release;
       error = m.execute(profile ? Span<uint64_t>(times_.data(), times_.size()) : Span<uint64_t>());
     }
-    if (error != Error::Ok) raise(error, m.error_message());
+    if (error != Error::Ok) raise(error, last_error());
   }
 
   // Sets the bound tensor inputs again (see time_execute).
@@ -172,7 +168,7 @@ class LoadedProgram {
       }
       elapsed = monotonic_ns() - start;
     }
-    if (error != Error::Ok) raise(error, m.error_message());
+    if (error != Error::Ok) raise(error, last_error());
     return static_cast<double>(elapsed) / repeat;
   }
 
@@ -189,6 +185,27 @@ class LoadedProgram {
     if (nbytes > 0) {
       std::memcpy(reinterpret_cast<void*>(data), value.toTensor().const_data_ptr(), nbytes);
     }
+  }
+
+  // The method's operator table as qualified names ("aten::add.out"), in table order.
+  std::vector<std::string> operators() {
+    Method& m = method();
+    std::vector<std::string> names;
+    for (size_t i = 0; i < m.num_operators(); ++i) names.emplace_back(m.operator_name(i));
+    return names;
+  }
+
+  // (index, kind, op, backend) per instruction: the operator of a kernel call ("" otherwise) and
+  // the backend whose kernel ran it last ("" before the first run).
+  py::list instructions() {
+    Method& m = method();
+    py::list rows;
+    for (size_t i = 0; i < m.num_instructions(); ++i) {
+      const InstructionInfo info = m.instruction_info(i);
+      rows.append(py::make_tuple(i, info.kind, info.op ? info.op : "",
+                                 info.served ? to_string(info.served->backend) : ""));
+    }
+    return rows;
   }
 
   // (index, kind, op, backend, ns) per instruction of the last profiled run.
@@ -211,10 +228,41 @@ class LoadedProgram {
     void operator()(uint8_t* p) const { std::free(p); }
   };
 
+  explicit LoadedProgram(const std::vector<std::string>& backend_names)
+      : backends_(parse_backends(backend_names)) {}
+
+  // Loads `method_name` of the program in `data`. A bad program or an unknown method raises; a
+  // method whose operators are missing is kept as load_status() and missing_operators().
+  void load(const uint8_t* data, size_t size, const std::string& method_name) {
+    Result<Program> program = Program::load(data, size);
+    if (!program.ok()) raise(program.error(), last_error());
+    program_.emplace(std::move(*program));
+    Result<MethodMeta> meta = program_->method_meta(method_name);
+    if (!meta.ok()) raise(meta.error(), last_error());
+    memory_ = std::make_unique<HeapMethodMemory>(*meta);
+    if (memory_->status() != Error::Ok) {
+      raise(memory_->status(), "cannot allocate the method's " +
+                                   std::to_string(memory_->planned_bytes()) + " planned bytes");
+    }
+    missing_.resize(meta->num_operators());
+    MissingReport report{{missing_.data(), missing_.size()}, 0};
+    Result<Method> method = Method::load(*program_, method_name, memory_->memory(),
+                                         {backends_.data(), backends_.size()}, &report);
+    if (!method.ok()) {
+      missing_.resize(std::min(report.count, missing_.size()));
+      load_error_ = last_error();
+      load_status_ = method.error();
+      return;
+    }
+    missing_.clear();
+    method_.emplace(std::move(*method));
+    bound_.resize(method_->num_inputs());
+  }
+
   static void check(Error error, const char* message) {
     if (error != Error::Ok) raise(error, message);
   }
-  void check(Error error) { check(error, method().error_message()); }
+  void check(Error error) { check(error, last_error()); }
 
   static size_t checked_index(size_t index, size_t count, const char* what) {
     if (index >= count) {
@@ -238,6 +286,7 @@ class LoadedProgram {
     return py::make_tuple("Tensor", static_cast<int>(t.scalar_type()), sizes, order);
   }
 
+  std::optional<MappedFile> file_;
   std::unique_ptr<uint8_t, Free> bytes_;
   std::vector<Backend> backends_;
   std::optional<Program> program_;
@@ -254,8 +303,12 @@ class LoadedProgram {
 
 void bind_program(py::module_& m) {
   py::class_<LoadedProgram>(m, "Program", py::module_local())
-      .def(py::init<const py::bytes&, const std::string&, const std::vector<std::string>&>(),
-           py::arg("data"), py::arg("method"), py::arg("backends"))
+      .def_static("from_file", &LoadedProgram::from_file, py::arg("path"), py::arg("method"),
+                  py::arg("backends"))
+      .def_static("from_bytes", &LoadedProgram::from_bytes, py::arg("data"), py::arg("method"),
+                  py::arg("backends"))
+      .def("operators", &LoadedProgram::operators)
+      .def("instructions", &LoadedProgram::instructions)
       .def("load_status", &LoadedProgram::load_status)
       .def("missing_operators", &LoadedProgram::missing_operators)
       .def("num_inputs", &LoadedProgram::num_inputs)

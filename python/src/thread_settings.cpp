@@ -8,6 +8,8 @@
 #include <new>
 #include <string>
 
+#include "kiln_error.h"
+#include "runtime/platform/last_error.h"
 #include "runtime/threads/pthread_pool.h"
 
 namespace kiln::python {
@@ -46,7 +48,7 @@ void set_num_threads(int64_t num_threads) {
   if (num_threads > 1) {
     Result<PthreadPool> created = PthreadPool::create(static_cast<size_t>(num_threads));
     if (!created.ok()) {
-      throw std::runtime_error(std::string("kiln.set_num_threads: ") + PthreadPool::last_error());
+      raise_kiln_error(created.error(), std::string("kiln.set_num_threads: ") + last_error());
     }
     made = std::make_shared<PthreadPool>(std::move(created.get()));
   }
