@@ -21,8 +21,14 @@ enum class GemmTiles : uint8_t { kBaseline, kAvx2, kAvx512 };
 // The CPU's widest (isa/level.h, capped by KILN_CPU_ISA), capped again by KILN_GEMM_ISA, "avx2"
 // or "base" ("base" also picks the dot products' baseline loop): so that a test on an AVX-512
 // machine runs the narrower tiles too, and a user can compare them. Another value is logged and
-// ignored.
-GemmTiles gemm_tiles();
+// ignored. gemm_tiles.cpp.
+GemmTiles read_gemm_tiles();
+
+// read_gemm_tiles(), read once per process.
+inline GemmTiles gemm_tiles() {
+  static const GemmTiles tiles = read_gemm_tiles();
+  return tiles;
+}
 #else
 inline GemmTiles gemm_tiles() { return GemmTiles::kBaseline; }
 #endif

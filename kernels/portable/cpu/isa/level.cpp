@@ -1,4 +1,4 @@
-// The CPU's level, read once, capped by KILN_CPU_ISA.
+// The CPU's level, capped by KILN_CPU_ISA.
 #include "kernels/portable/cpu/isa/level.h"
 
 #if defined(KILN_ISA_X86) || defined(KILN_ISA_ARM)
@@ -24,22 +24,19 @@ Level detected_level() {
 
 }  // namespace
 
-Level level() {
-  static const Level cpu_level = [] {
-    const Level widest = detected_level();
-    const char* cap = std::getenv("KILN_CPU_ISA");
-    if (cap == nullptr) return widest;
-    if (std::strcmp(cap, "baseline") == 0) return Level::kBaseline;
-    if (std::strcmp(cap, "x86-64-v3") == 0) {
-      return widest == Level::kX86V4 ? Level::kX86V3 : widest;
-    }
-    KILN_LOG(Error,
-             "KILN_CPU_ISA=%s is not an ISA level; set it to baseline or x86-64-v3, or unset it "
-             "(the kernels run the CPU's widest microkernels)",
-             cap);
-    return widest;
-  }();
-  return cpu_level;
+Level read_level() {
+  const Level widest = detected_level();
+  const char* cap = std::getenv("KILN_CPU_ISA");
+  if (cap == nullptr) return widest;
+  if (std::strcmp(cap, "baseline") == 0) return Level::kBaseline;
+  if (std::strcmp(cap, "x86-64-v3") == 0) {
+    return widest == Level::kX86V4 ? Level::kX86V3 : widest;
+  }
+  KILN_LOG(Error,
+           "KILN_CPU_ISA=%s is not an ISA level; set it to baseline or x86-64-v3, or unset it (the "
+           "kernels run the CPU's widest microkernels)",
+           cap);
+  return widest;
 }
 
 }  // namespace kiln::portable::isa

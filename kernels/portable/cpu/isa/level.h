@@ -37,14 +37,20 @@ constexpr bool kX86 = false;
 
 #if defined(KILN_ISA_X86) || defined(KILN_ISA_ARM)
 // The CPU's level, capped by KILN_CPU_ISA (baseline or x86-64-v3; another value is logged and
-// ignored). Read once per process.
-Level level();
+// ignored): level.cpp.
+Level read_level();
+
+// read_level(), read once per process; inline, so that a dispatch costs a test of the guard.
+inline Level level() {
+  static const Level cpu_level = read_level();
+  return cpu_level;
+}
 #else
 inline Level level() { return Level::kBaseline; }
 #endif
 
 // Whether the x86-64-v3 (AVX2, FMA, F16C) microkernels, or the x86-64-v4 (AVX-512) ones, run.
-inline bool x86_v3() { return kX86 && (level() == Level::kX86V3 || level() == Level::kX86V4); }
+inline bool x86_v3() { return kX86 && level() >= Level::kX86V3; }
 inline bool x86_v4() { return kX86 && level() == Level::kX86V4; }
 inline bool neon() { return !kX86 && level() == Level::kNeon; }
 
