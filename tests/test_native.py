@@ -26,6 +26,7 @@ RUNTIME_TESTS = (
     "LastErrorTest.AProgramLoadWritesIt",
     "LastErrorTest.OpeningAMissingFileWritesIt",
     "LastErrorTest.AMindSporeAotCallWritesIt",
+    "LastErrorTest.AMindSporeFailureOnItsThreadReachesTheCallersThread",
     "HalfTest.EveryNonNanValueRoundTripsThroughFloat",
     "HalfTest.RoundsTiesToEven",
     "HalfTest.OverflowsToInfinityPastTheLargestFiniteValue",

@@ -3,7 +3,9 @@
 
 #include <array>
 #include <cstdarg>
+#include <mutex>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -18,12 +20,20 @@
 namespace kiln::mindspore {
 namespace {
 
+// MindSpore runs the kernel on a thread of its own while kiln.mindspore asks why from Python's,
+// where the failing thread's kiln::last_error() cannot be read. So the glue hands the channel's
+// message over: a copy of what KILN_SET_ERROR wrote, never text of its own.
+std::mutex handed_over_mutex;
+std::string handed_over;  // guarded by handed_over_mutex
+
 int fail(const char* format, ...) __attribute__((format(printf, 1, 2)));
 int fail(const char* format, ...) {
   va_list args;
   va_start(args, format);
   set_last_error_v(format, args);
   va_end(args);
+  std::lock_guard<std::mutex> lock(handed_over_mutex);
+  handed_over = ::kiln::last_error();
   return 1;
 }
 
@@ -174,8 +184,18 @@ int run_aot_op(const AotOp& op, int nparam, void** params, const int* ndims, int
   return 0;
 }
 
-const char* last_error() { return ::kiln::last_error(); }
+const char* last_error() {
+  thread_local std::string
+      copy;  // stays valid while another thread's failure replaces the original
+  std::lock_guard<std::mutex> lock(handed_over_mutex);
+  copy = handed_over;
+  return copy.c_str();
+}
 
-void clear_last_error() { ::kiln::clear_last_error(); }
+void clear_last_error() {
+  ::kiln::clear_last_error();
+  std::lock_guard<std::mutex> lock(handed_over_mutex);
+  handed_over.clear();
+}
 
 }  // namespace kiln::mindspore

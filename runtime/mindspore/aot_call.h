@@ -40,8 +40,10 @@ struct AotOp {
 int run_aot_op(const AotOp& op, int nparam, void** params, const int* ndims, int64_t* const* shapes,
                const char* const* dtypes);
 
-// Kept for the generated entry points (kiln_mindspore_last_error): kiln::last_error() and
-// kiln::clear_last_error() of the calling thread, which run_aot_op writes.
+// For the generated entry points (kiln_mindspore_last_error): the message of the last failed
+// run_aot_op on any thread, since MindSpore runs kernels on its own threads and the caller asks
+// from Python's. run_aot_op writes it through kiln::last_error() (on the failing thread, logged)
+// and hands a copy over here; clear_last_error() clears both.
 const char* last_error();
 void clear_last_error();
 

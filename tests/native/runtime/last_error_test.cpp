@@ -111,5 +111,18 @@ TEST(LastErrorTest, AMindSporeAotCallWritesIt) {
       << kiln::last_error();
 }
 
+TEST(LastErrorTest, AMindSporeFailureOnItsThreadReachesTheCallersThread) {
+  kiln::mindspore::clear_last_error();
+  static const kiln::mindspore::AotArg args[] = {kiln::mindspore::AotArg::Tensor};
+  const kiln::mindspore::AotOp op = {"kiln::other_op.out", args, 1, 1, kiln::Error::Ok};
+  std::thread mindspore_worker(
+      [&] { (void)kiln::mindspore::run_aot_op(op, 5, nullptr, nullptr, nullptr, nullptr); });
+  mindspore_worker.join();
+  EXPECT_TRUE(contains(kiln::mindspore::last_error(), "kiln::other_op.out takes 1 inputs"))
+      << kiln::mindspore::last_error();
+  kiln::mindspore::clear_last_error();
+  EXPECT_STREQ(kiln::mindspore::last_error(), "");
+}
+
 }  // namespace
 }  // namespace last_error_test
