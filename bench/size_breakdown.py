@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 _CLONE = re.compile(r"\.(arch_[a-z0-9_]+|resolver)$")
-_PORTABLE = re.compile(r"/cpu/((?:util/)?[^/]+)\.cpp\.o$")  # the archive's and a library's copies
-_DTYPE_COPY = re.compile(r"dtype_selected/(util_)?(.+)\.cpp\.o$")
+# The archive's and a library's copies: cpu/op_<name>, util/<purpose>/<name>, isa/[<arch>/]<name>.
+_PORTABLE = re.compile(r"/cpu/((?:util/[^/]+/|isa/(?:[^/]+/)?)?[^/]+)\.cpp\.o$")
+# A dtype-selective library's copy is named by its path under cpu/ with _ for / (util_linalg_gemm).
+_DTYPE_COPY = re.compile(r"dtype_selected/(.+)\.cpp\.o$")
 
 
 @dataclass(frozen=True)
@@ -56,7 +58,7 @@ def _source_group(object_file: Path) -> str:
     if match := _PORTABLE.search(text):
         return f"{match.group(1)}.cpp"
     if match := _DTYPE_COPY.search(text):
-        return f"{'util/' if match.group(1) else ''}{match.group(2)}.cpp"
+        return f"{match.group(1)}.cpp"
     if "/runtime/CMakeFiles/" in text:  # runtime/CMakeFiles/<target>.dir/<layer>/<file>.o
         layer = text.split(".dir/", 1)[1].split("/", 1)[0]
         return f"runtime/{layer}"

@@ -8,8 +8,7 @@
 
 int main() {
   if (kiln::Error error = register_add_lib_kernels(); error != kiln::Error::Ok) {
-    std::printf("registration failed: %s (%s)\n", kiln::to_string(error),
-                kiln::registry_last_error());
+    std::printf("registration failed: %s (%s)\n", kiln::to_string(error), kiln::last_error());
     return 1;
   }
 

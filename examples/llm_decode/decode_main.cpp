@@ -18,11 +18,11 @@
 #include <string>
 #include <vector>
 
-#include "runtime/executor/error_message.h"
 #include "runtime/executor/heap_memory.h"
 #include "runtime/executor/method.h"
 #include "runtime/executor/program.h"
 #include "runtime/kernel/operator_registry.h"
+#include "runtime/platform/last_error.h"
 #include "runtime/platform/mapped_file.h"
 
 kiln::Error DECODE_MAIN_REGISTER();
@@ -208,14 +208,14 @@ class Decoder {
     inputs_[kContextLens].set(0, position + 1);
     for (size_t i = 0; i < kNumInputs; ++i) {
       if (method_.set_input(i, kiln::EValue(kiln::Tensor(&*inputs_[i].impl))) != kiln::Error::Ok) {
-        std::fprintf(stderr, "decode_main: %s\n", method_.error_message());
+        std::fprintf(stderr, "decode_main: %s\n", kiln::last_error());
         return -1;
       }
     }
     const kiln::Error error = method_.execute();
     if (error != kiln::Error::Ok) {
       std::fprintf(stderr, "decode_main: step at position %" PRId64 " failed (%s): %s\n", position,
-                   kiln::to_string(error), method_.error_message());
+                   kiln::to_string(error), kiln::last_error());
       return -1;
     }
     const kiln::EValue& logits = method_.output(0);
@@ -267,23 +267,22 @@ int main(int argc, char** argv) {
   Options options;
   if (const int code = parse(argc, argv, &options); code != 0) return code;
   if (DECODE_MAIN_REGISTER() != kiln::Error::Ok) {
-    std::fprintf(stderr, "decode_main: kernel registration failed: %s\n",
-                 kiln::registry_last_error());
+    std::fprintf(stderr, "decode_main: kernel registration failed: %s\n", kiln::last_error());
     return 1;
   }
-  kiln::Result<kiln::MappedFile> file = kiln::MappedFile::open(options.program);
+  kiln::MappedFile file = kiln::MappedFile::open(options.program);
   if (!file.ok()) {
-    std::fprintf(stderr, "decode_main: cannot read %s\n", options.program);
+    std::fprintf(stderr, "decode_main: %s\n", kiln::last_error());
     return 1;
   }
-  kiln::Result<kiln::Program> program = kiln::Program::load(file->data(), file->size());
+  kiln::Result<kiln::Program> program = kiln::Program::load(file.data(), file.size());
   if (!program.ok()) {
-    std::fprintf(stderr, "decode_main: %s: %s\n", options.program, kiln::last_load_error());
+    std::fprintf(stderr, "decode_main: %s: %s\n", options.program, kiln::last_error());
     return 1;
   }
   kiln::Result<kiln::MethodMeta> meta = program->method_meta("forward");
   if (!meta.ok()) {
-    std::fprintf(stderr, "decode_main: %s: %s\n", options.program, kiln::last_load_error());
+    std::fprintf(stderr, "decode_main: %s: %s\n", options.program, kiln::last_error());
     return 1;
   }
   kiln::HeapMethodMemory memory(*meta);
@@ -294,7 +293,7 @@ int main(int argc, char** argv) {
   kiln::Result<kiln::Method> method = kiln::Method::load(
       *program, "forward", memory.memory(), {options.backends.data(), options.backends.size()});
   if (!method.ok()) {
-    std::fprintf(stderr, "decode_main: %s: %s\n", options.program, kiln::last_load_error());
+    std::fprintf(stderr, "decode_main: %s: %s\n", options.program, kiln::last_error());
     return 1;
   }
   return decode(*method, options);

@@ -88,9 +88,6 @@ class Method {
 
   size_t num_instructions() const { return num_steps_; }
   InstructionInfo instruction_info(size_t index) const;
-  // Kept for callers written before the one error channel: kiln::last_error(), which
-  // set_input and execute write on the calling thread.
-  const char* error_message() const { return last_error(); }
 
  private:
   friend class MethodBuilder;

@@ -139,8 +139,6 @@ Error register_kernels(const KernelTable& table) {
   return Error::Ok;
 }
 
-const char* registry_last_error() { return last_error(); }
-
 size_t registered_kernel_count() { return state().kernel_count; }
 
 const Kernel& registered_kernel(size_t index) {

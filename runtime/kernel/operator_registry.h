@@ -15,6 +15,7 @@
 #include "runtime/core/span.h"
 #include "runtime/kernel/backend.h"
 #include "runtime/kernel/kernel_runtime_context.h"
+#include "runtime/platform/last_error.h"
 
 namespace kiln {
 
@@ -68,10 +69,6 @@ constexpr uint64_t hash_operator_name(std::string_view name) {
 // origins), RegistrationExceedingMaxKernels past kMaxKernelTables tables. Registering the same
 // table twice is a no-op, so repeated register_<lib>_kernels() calls are harmless.
 Error register_kernels(const KernelTable& table);
-
-// Kept for callers written before the one error channel: kiln::last_error(), which a failed
-// register_kernels writes on the calling thread.
-const char* registry_last_error();
 
 // Total registered kernels, and the i-th of them in registration order (i < count).
 size_t registered_kernel_count();

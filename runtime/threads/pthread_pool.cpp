@@ -50,8 +50,6 @@ Result<PthreadPool> PthreadPool::create(size_t num_threads) {
 
 bool PthreadPool::threads_supported() { return KILN_HAVE_PTHREADPOOL != 0; }
 
-const char* PthreadPool::last_error() { return ::kiln::last_error(); }
-
 PthreadPool::PthreadPool(PthreadPool&& other) noexcept
     : pool_(other.pool_), num_threads_(other.num_threads_) {
   other.pool_ = nullptr;

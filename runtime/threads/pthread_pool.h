@@ -12,6 +12,7 @@
 #include "runtime/core/error.h"
 #include "runtime/core/result.h"
 #include "runtime/kernel/thread_pool.h"
+#include "runtime/platform/last_error.h"
 
 namespace kiln {
 
@@ -25,9 +26,6 @@ class PthreadPool final : public ThreadPool {
 
   // Whether this build can run more than one thread (it has pthreadpool).
   static bool threads_supported();
-
-  // Kept for callers written before the one error channel: kiln::last_error().
-  static const char* last_error();
 
   PthreadPool(PthreadPool&& other) noexcept;
   PthreadPool& operator=(PthreadPool&& other) noexcept;

@@ -163,7 +163,7 @@ int fail(const char* what) {
 
 int main() {
   if (register_kiln_test_kernels() != kiln::Error::Ok) {
-    std::printf("FAIL register: %s\\n", kiln::registry_last_error());
+    std::printf("FAIL register: %s\\n", kiln::last_error());
     return 1;
   }
   if (register_kiln_test_kernels() != kiln::Error::Ok) return fail("second registration");

@@ -11,11 +11,11 @@
 
 #include "RegisterKernels.h"
 #include "runtime/core/tensor_impl.h"
-#include "runtime/executor/error_message.h"
 #include "runtime/executor/heap_memory.h"
 #include "runtime/executor/method.h"
 #include "runtime/executor/program.h"
 #include "runtime/executor/program_generated.h"
+#include "runtime/platform/last_error.h"
 #include "runtime/platform/log.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -57,16 +57,16 @@ void set_up_once() {
   (void)done;
 }
 
-void clear_load_error() { kiln::executor_detail::set_load_error("%s", ""); }
+void clear_load_error() { kiln::clear_last_error(); }
 
 // A refusal must say what is wrong: an Error of the expected kinds and a message.
 void check_refusal(const char* stage, Error error, std::initializer_list<Error> allowed) {
   bool expected = false;
   for (Error e : allowed) expected = expected || e == error;
   if (!expected) {
-    broken("%s failed with %s: %s", stage, kiln::to_string(error), kiln::last_load_error());
+    broken("%s failed with %s: %s", stage, kiln::to_string(error), kiln::last_error());
   }
-  if (kiln::last_load_error()[0] == '\0') {
+  if (kiln::last_error()[0] == '\0') {
     broken("%s failed with %s and no message", stage, kiln::to_string(error));
   }
 }
@@ -177,7 +177,7 @@ Outcome run_method(const kiln::Program& program, std::string_view name) {
     }
     const Error bound = method->set_input(i, value);
     if (bound != Error::Ok) {
-      broken("set_input(%zu) refused the declared input: %s", i, method->error_message());
+      broken("set_input(%zu) refused the declared input: %s", i, kiln::last_error());
     }
   }
   if (may_loop(program, name)) return Outcome::NotRun;
@@ -185,7 +185,7 @@ Outcome run_method(const kiln::Program& program, std::string_view name) {
   for (int run = 0; run < 2; ++run) {  // the second run starts from the first one's state
     const Error ran = method->execute();
     if (ran != Error::Ok) {
-      if (method->error_message()[0] == '\0') {
+      if (kiln::last_error()[0] == '\0') {
         broken("execute failed with %s and no message", kiln::to_string(ran));
       }
       return Outcome::RunFailed;

@@ -35,8 +35,7 @@ bool add_on(kiln::Backend backend, const kiln::Tensor& self, const kiln::Tensor&
 
 int main() {
   if (kiln::Error error = register_acme_backend_ops_kernels(); error != kiln::Error::Ok) {
-    std::printf("registration failed: %s (%s)\n", kiln::to_string(error),
-                kiln::registry_last_error());
+    std::printf("registration failed: %s (%s)\n", kiln::to_string(error), kiln::last_error());
     return 1;
   }
   float x_data[3] = {-1, 0, 2};

@@ -34,8 +34,7 @@ void add(kiln::ScalarType dtype, const char* label) {
 
 int main() {
   if (kiln::Error error = register_float_ops_kernels(); error != kiln::Error::Ok) {
-    std::printf("registration failed: %s (%s)\n", kiln::to_string(error),
-                kiln::registry_last_error());
+    std::printf("registration failed: %s (%s)\n", kiln::to_string(error), kiln::last_error());
     return 1;
   }
   add<float>(kiln::ScalarType::Float, "float");

@@ -31,8 +31,7 @@ void relu(kiln::ScalarType dtype, const char* label) {
 
 int main() {
   if (kiln::Error error = register_pte_ops_kernels(); error != kiln::Error::Ok) {
-    std::printf("registration failed: %s (%s)\n", kiln::to_string(error),
-                kiln::registry_last_error());
+    std::printf("registration failed: %s (%s)\n", kiln::to_string(error), kiln::last_error());
     return 1;
   }
   std::printf("registered:");

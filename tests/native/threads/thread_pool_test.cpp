@@ -22,7 +22,7 @@ namespace {
 TEST(PthreadPoolTest, RunsEveryTaskOnce) {
   Result<PthreadPool> pool = PthreadPool::create(2);
   if (!PthreadPool::threads_supported()) return;  // MoreThreads... checks the refusal
-  ASSERT_TRUE(pool.ok()) << PthreadPool::last_error();
+  ASSERT_TRUE(pool.ok()) << kiln::last_error();
   EXPECT_EQ(pool->num_threads(), 2u);
   std::vector<std::atomic<int>> hits(1000);
   pool->run(
@@ -66,7 +66,7 @@ TEST(PthreadPoolTest, OneThreadRunsInlineAndZeroIsRefused) {
 
   Result<PthreadPool> zero = PthreadPool::create(0);
   EXPECT_EQ(zero.error(), Error::InvalidArgument);
-  EXPECT_NE(std::strstr(PthreadPool::last_error(), "at least 1 thread"), nullptr);
+  EXPECT_NE(std::strstr(kiln::last_error(), "at least 1 thread"), nullptr);
 }
 
 TEST(PthreadPoolTest, MoreThreadsWithoutPthreadpoolIsNotSupported) {
@@ -77,7 +77,7 @@ TEST(PthreadPoolTest, MoreThreadsWithoutPthreadpoolIsNotSupported) {
     return;
   }
   EXPECT_EQ(pool.error(), Error::NotSupported);
-  EXPECT_NE(std::strstr(PthreadPool::last_error(), "KILN_THREADS"), nullptr);
+  EXPECT_NE(std::strstr(kiln::last_error(), "KILN_THREADS"), nullptr);
 }
 
 TEST(PthreadPoolTest, MovesOwnership) {
