@@ -13,6 +13,7 @@
 #include "kernels/ascend/common/host.h"
 #include "kernels/ascend/op_rotary/rotary_kernels.h"
 #include "kernels/ascend/op_rotary/rotary_tiling.h"
+#include "kernels/portable/cpu/util/llm/arguments.h"
 
 KILN_ASCEND_DECLARE_KERNELS(KILN_ROTARY)
 
@@ -20,17 +21,6 @@ namespace kiln::ascend {
 namespace {
 
 KILN_ASCEND_DEFINE_LAUNCH(KILN_ROTARY, launch_rotary, uint32_t, "rotary")
-
-// Heads per token of query or key [*positions.shape, heads * head_size], or -1.
-int64_t heads_of(const Tensor& t, const Tensor& positions, int64_t head_size) {
-  if (t.dim() <= positions.dim()) return -1;
-  int64_t per_token = 1;
-  for (int64_t d = 0; d < t.dim(); ++d) {
-    if (d < positions.dim() && t.size(d) != positions.size(d)) return -1;
-    if (d >= positions.dim()) per_token *= t.size(d);
-  }
-  return per_token % head_size == 0 ? per_token / head_size : -1;
-}
 
 // Where pair i of a head keeps its x and y (elements from the head's start).
 struct PairLayout {
@@ -87,20 +77,23 @@ std::tuple<Tensor&, Tensor&> rotary_embedding_out(KernelRuntimeContext& ctx,
             to_string(dtype));
     return result;
   }
+  // The portable kernel's own checks (shared with it), on a scratch context: what it refuses
+  // declines here, and the portable kernel reports it.
+  KernelRuntimeContext checks;
+  portable::HeadLayout q_layout{};
+  portable::HeadLayout k_layout{};
+  if (!portable::check_rotary_shapes(checks, positions, query, key, head_size, cos_sin_cache,
+                                     &q_layout, &k_layout)) {
+    decline(ctx, "what the portable kernel refuses (%s)", checks.failure_message());
+    return result;
+  }
+  if (!portable::check_rotary_positions(checks, positions, cos_sin_cache)) {
+    decline(ctx, "a position outside the cos_sin_cache (%s)", checks.failure_message());
+    return result;
+  }
   const ScalarType index_dtype = positions.scalar_type();
-  if (head_size <= 0 || positions.dim() < 1 ||
-      (index_dtype != ScalarType::Long && index_dtype != ScalarType::Int) ||
-      cos_sin_cache.dim() != 2 || cos_sin_cache.size(1) % 2 != 0 ||
-      cos_sin_cache.size(1) > head_size) {
-    decline(ctx, "positions, head_size or a cos_sin_cache the portable kernel checks");
-    return result;
-  }
-  const int64_t q_heads = heads_of(query, positions, head_size);
-  const int64_t k_heads = key.has_value() ? heads_of(*key, positions, head_size) : 0;
-  if (q_heads < 0 || k_heads < 0 || (key.has_value() && key->scalar_type() != dtype)) {
-    decline(ctx, "query or key of another shape or dtype");
-    return result;
-  }
+  const int64_t q_heads = q_layout.heads;
+  const int64_t k_heads = k_layout.heads;
   if (!accept_tensor(ctx, positions, "positions", index_dtype) ||
       !accept_input(ctx, query, "query", dtype) ||
       (key.has_value() && !accept_input(ctx, *key, "key", dtype)) ||
@@ -115,13 +108,7 @@ std::tuple<Tensor&, Tensor&> rotary_embedding_out(KernelRuntimeContext& ctx,
   auto* where = static_cast<int64_t*>(staging_memory(ctx, staging_bytes + 32, "positions"));
   if (where == nullptr) return result;
   for (int64_t t = 0; t < tokens; ++t) {
-    where[t] = index_dtype == ScalarType::Long ? positions.const_data_ptr<int64_t>()[t]
-                                               : positions.const_data_ptr<int32_t>()[t];
-    if (where[t] < 0 || where[t] >= max_position) {
-      decline(ctx, "a position outside the cos_sin_cache (positions[%lld])",
-              static_cast<long long>(t));
-      return result;
-    }
+    where[t] = portable::index_at(positions, t);
   }
   const SizesType no_key[1] = {0};
   if (!resize_or_fail(ctx, query_out, query.sizes()) ||

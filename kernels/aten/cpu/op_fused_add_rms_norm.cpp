@@ -13,13 +13,9 @@ std::tuple<Tensor&, Tensor&> fused_add_rms_norm_out(KernelRuntimeContext& ctx, c
                                                     double epsilon, Tensor& out,
                                                     Tensor& residual_out) {
   std::tuple<Tensor&, Tensor&> result(out, residual_out);
-  if (!aten_kernels::check_norm(ctx, input, weight) ||
-      !aten_kernels::check_dtype(ctx, residual, "residual", input.scalar_type())) {
-    return result;
-  }
-  KILN_KERNEL_CHECK_MSG(ctx, residual.sizes() == input.sizes(), InvalidArgument, result,
-                        "residual has shape %s but input has shape %s",
-                        c10::str(residual.sizes()).c_str(), c10::str(input.sizes()).c_str());
+  int64_t rows = 0;
+  int64_t n = 0;
+  if (!check_add_norm_arguments(ctx, input, residual, weight, &rows, &n)) return result;
   at::Tensor sum;
   at::Tensor normed;
   if (!aten_kernels::run_aten(ctx, [&] {

@@ -11,11 +11,12 @@ namespace kiln::portable::native {
 
 Tensor& gelu_and_mul_out(KernelRuntimeContext& ctx, const Tensor& input,
                          std::string_view approximate, Tensor& out) {
-  KILN_KERNEL_CHECK_MSG(ctx, approximate == "none" || approximate == "tanh", InvalidArgument, out,
-                        "approximate must be 'none' or 'tanh', but got '%.*s'",
-                        static_cast<int>(approximate.size()), approximate.data());
-  if (!aten_kernels::check_gated(ctx, input)) return out;
-  const int64_t d = input.size(-1) / 2;
+  bool tanh = false;
+  int64_t d = 0;
+  if (!check_gelu_approximate(ctx, approximate, &tanh) ||
+      !check_gated_input(ctx, input, "gelu_and_mul", &d)) {
+    return out;
+  }
   at::Tensor result;
   if (aten_kernels::run_aten(ctx, [&] {
         // gelu in double, rounded to the dtype: libtorch's float gelu loses relative accuracy

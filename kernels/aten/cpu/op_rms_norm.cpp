@@ -7,7 +7,9 @@ namespace kiln::portable::native {
 
 Tensor& rms_norm_out(KernelRuntimeContext& ctx, const Tensor& input, const Tensor& weight,
                      double epsilon, Tensor& out) {
-  if (!aten_kernels::check_norm(ctx, input, weight)) return out;
+  int64_t rows = 0;
+  int64_t n = 0;
+  if (!check_norm_arguments(ctx, input, weight, &rows, &n)) return out;
   at::Tensor result;
   if (aten_kernels::run_aten(ctx,
                              [&] { result = aten_kernels::rms_norm(input, weight, epsilon); })) {

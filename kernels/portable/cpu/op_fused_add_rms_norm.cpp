@@ -4,7 +4,7 @@
 #include <tuple>
 
 #include "kernels/portable/cpu/util/common/checks.h"
-#include "kernels/portable/cpu/util/llm/common.h"
+#include "kernels/portable/cpu/util/llm/arguments.h"
 #include "kernels/portable/cpu/util/llm/rms_norm.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
@@ -17,15 +17,8 @@ std::tuple<Tensor&, Tensor&> fused_add_rms_norm_out(KernelRuntimeContext& ctx, c
   std::tuple<Tensor&, Tensor&> result(out, residual_out);
   int64_t rows = 0;
   int64_t n = 0;
-  if (!check_norm_arguments(ctx, input, weight, &rows, &n) ||
-      !check_activation(ctx, residual, "residual") ||
-      !check_dtype_matches(ctx, residual, "residual", input.scalar_type(), "input")) {
-    return result;
-  }
-  KILN_KERNEL_CHECK_MSG(ctx, residual.sizes().equals(input.sizes()), InvalidArgument, result,
-                        "residual has shape %s but input has shape %s; pass tensors of one shape",
-                        format_shape(residual.sizes()).text, format_shape(input.sizes()).text);
-  if (!check_tensor(ctx, out, "out") || !check_tensor(ctx, residual_out, "residual_out") ||
+  if (!check_add_norm_arguments(ctx, input, residual, weight, &rows, &n) ||
+      !check_tensor(ctx, out, "out") || !check_tensor(ctx, residual_out, "residual_out") ||
       !check_out_dtype_is(ctx, out, input.scalar_type()) ||
       !check_out_dtype_is(ctx, residual_out, input.scalar_type()) ||
       !resize_or_fail(ctx, out, input.sizes()) ||

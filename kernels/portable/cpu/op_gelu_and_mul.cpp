@@ -3,6 +3,7 @@
 // approximation (vLLM's gelu_tanh_and_mul).
 #include <string_view>
 
+#include "kernels/portable/cpu/util/llm/arguments.h"
 #include "kernels/portable/cpu/util/llm/gated_activation.h"
 #include "kernels/portable/cpu/util/vec/float_math.h"
 
@@ -40,13 +41,13 @@ KILN_MATH_LOOP void gelu_tanh_bf16(const BFloat16* x, const BFloat16* y, BFloat1
 
 Tensor& gelu_and_mul_out(KernelRuntimeContext& ctx, const Tensor& input,
                          std::string_view approximate, Tensor& out) {
-  const bool tanh = approximate == "tanh";
-  KILN_KERNEL_CHECK_MSG(ctx, tanh || approximate == "none", InvalidArgument, out,
-                        "approximate must be 'none' or 'tanh', but got '%.*s'",
-                        static_cast<int>(approximate.size()), approximate.data());
+  bool tanh = false;
   int64_t rows = 0;
   int64_t d = 0;
-  if (!prepare_gated(ctx, input, out, "gelu_and_mul", &rows, &d)) return out;
+  if (!check_gelu_approximate(ctx, approximate, &tanh) ||
+      !prepare_gated(ctx, input, out, "gelu_and_mul", &rows, &d)) {
+    return out;
+  }
   const ScalarType type = input.scalar_type();
   run_gated(
       input, out, rows, d,

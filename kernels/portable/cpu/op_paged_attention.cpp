@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/llm/arguments.h"
 #include "kernels/portable/cpu/util/llm/common.h"
 #include "kernels/portable/cpu/util/vec/float_math.h"
 #include "runtime/kernel/kernel_runtime_context.h"
@@ -113,72 +114,20 @@ Tensor& paged_attention_out(KernelRuntimeContext& ctx, const Tensor& query, cons
                             const Tensor& value_cache, const Tensor& block_tables,
                             const Tensor& context_lens, double scale,
                             const std::optional<Tensor>& alibi_slopes, Tensor& out) {
-  if (!check_activation(ctx, query, "query") || !check_rank(ctx, query, "query", 3) ||
-      !check_activation(ctx, key_cache, "key_cache") ||
-      !check_rank(ctx, key_cache, "key_cache", 4) ||
-      !check_dtype_matches(ctx, key_cache, "key_cache", query.scalar_type(), "query") ||
-      !check_activation(ctx, value_cache, "value_cache") ||
-      !check_dtype_matches(ctx, value_cache, "value_cache", query.scalar_type(), "query") ||
-      !check_index_tensor(ctx, block_tables, "block_tables", 2) ||
-      !check_index_tensor(ctx, context_lens, "context_lens", 1) || !check_tensor(ctx, out, "out") ||
-      !check_out_dtype_is(ctx, out, query.scalar_type())) {
+  if (!check_paged_attention_arguments(ctx, query, key_cache, value_cache, block_tables,
+                                       context_lens, alibi_slopes) ||
+      !check_tensor(ctx, out, "out") || !check_out_dtype_is(ctx, out, query.scalar_type())) {
     return out;
   }
-  KILN_KERNEL_CHECK_MSG(ctx, value_cache.sizes().equals(key_cache.sizes()), InvalidArgument, out,
-                        "value_cache has shape %s but key_cache has shape %s; pass caches of one "
-                        "shape [num_blocks, block_size, num_kv_heads, head_size]",
-                        format_shape(value_cache.sizes()).text,
-                        format_shape(key_cache.sizes()).text);
   const int64_t seqs = query.size(0);
   const int64_t heads = query.size(1);
   const int64_t head_size = query.size(2);
-  const int64_t num_blocks = key_cache.size(0);
   const int64_t block_size = key_cache.size(1);
   const int64_t kv_heads = key_cache.size(2);
-  KILN_KERNEL_CHECK_MSG(ctx, key_cache.size(3) == head_size, InvalidArgument, out,
-                        "query has head_size %lld but key_cache has shape %s ([num_blocks, "
-                        "block_size, num_kv_heads, head_size]); pass matching head sizes",
-                        static_cast<long long>(head_size), format_shape(key_cache.sizes()).text);
   KILN_KERNEL_CHECK_MSG(ctx, head_size <= kMaxHeadSize, NotSupported, out,
                         "head_size %lld is larger than the %lld this kernel supports",
                         static_cast<long long>(head_size), static_cast<long long>(kMaxHeadSize));
-  KILN_KERNEL_CHECK_MSG(ctx, block_size > 0, InvalidArgument, out,
-                        "key_cache has shape %s: its block_size (dim 1) must be positive",
-                        format_shape(key_cache.sizes()).text);
-  KILN_KERNEL_CHECK_MSG(ctx, kv_heads > 0 && heads % kv_heads == 0, InvalidArgument, out,
-                        "query has %lld heads, not a multiple of the caches' %lld kv heads",
-                        static_cast<long long>(heads), static_cast<long long>(kv_heads));
-  if (!check_size(ctx, block_tables, "block_tables", 0, seqs, "num_seqs") ||
-      !check_size(ctx, context_lens, "context_lens", 0, seqs, "num_seqs")) {
-    return out;
-  }
-  if (alibi_slopes.has_value()) {
-    if (!check_tensor(ctx, *alibi_slopes, "alibi_slopes") ||
-        !check_rank(ctx, *alibi_slopes, "alibi_slopes", 1) ||
-        !check_dtype_matches(ctx, *alibi_slopes, "alibi_slopes", ScalarType::Float, "a slope") ||
-        !check_size(ctx, *alibi_slopes, "alibi_slopes", 0, heads, "num_heads")) {
-      return out;
-    }
-  }
   const int64_t max_blocks = block_tables.size(1);
-  for (int64_t s = 0; s < seqs; ++s) {
-    const int64_t length = index_at(context_lens, s);
-    KILN_KERNEL_CHECK_MSG(ctx, length >= 0 && length <= max_blocks * block_size, InvalidArgument,
-                          out,
-                          "context_lens[%lld] = %lld is outside [0, %lld], what %lld blocks of "
-                          "%lld tokens in block_tables hold",
-                          static_cast<long long>(s), static_cast<long long>(length),
-                          static_cast<long long>(max_blocks * block_size),
-                          static_cast<long long>(max_blocks), static_cast<long long>(block_size));
-    const int64_t used = (length + block_size - 1) / block_size;
-    for (int64_t b = 0; b < used; ++b) {
-      const int64_t block = index_at(block_tables, s * max_blocks + b);
-      KILN_KERNEL_CHECK_MSG(ctx, block >= 0 && block < num_blocks, InvalidArgument, out,
-                            "block_tables[%lld][%lld] = %lld is not a block of the caches' %lld",
-                            static_cast<long long>(s), static_cast<long long>(b),
-                            static_cast<long long>(block), static_cast<long long>(num_blocks));
-    }
-  }
   if (!resize_or_fail(ctx, out, query.sizes())) return out;
   const CacheView cache{static_cast<const char*>(key_cache.const_data_ptr()),
                         static_cast<const char*>(value_cache.const_data_ptr()),

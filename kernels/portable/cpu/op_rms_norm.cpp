@@ -1,7 +1,7 @@
 // kiln::rms_norm.out: vLLM's RMSNorm over the last dim, out = round(x / rms(x)) * weight, the
 // mean square in float (docs/custom_ops.md).
 #include "kernels/portable/cpu/util/common/checks.h"
-#include "kernels/portable/cpu/util/llm/common.h"
+#include "kernels/portable/cpu/util/llm/arguments.h"
 #include "kernels/portable/cpu/util/llm/rms_norm.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 

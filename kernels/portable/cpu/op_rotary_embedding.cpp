@@ -9,41 +9,12 @@
 #include <tuple>
 
 #include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/llm/arguments.h"
 #include "kernels/portable/cpu/util/llm/common.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable::native {
 namespace {
-
-// Where one tensor's heads are: `heads` heads of head_size elements per token.
-struct HeadLayout {
-  int64_t heads;
-  int64_t token_stride;  // elements
-};
-
-// query or key [*positions.shape, heads * head_size] (any split of the trailing dims).
-bool check_heads(KernelRuntimeContext& ctx, const Tensor& t, const char* name,
-                 const Tensor& positions, ScalarType dtype, int64_t head_size, HeadLayout* layout) {
-  if (!check_activation(ctx, t, name) || !check_dtype_matches(ctx, t, name, dtype, "query")) {
-    return false;
-  }
-  bool leading = t.dim() > positions.dim();
-  for (int64_t d = 0; leading && d < positions.dim(); ++d) {
-    leading = t.size(d) == positions.size(d);
-  }
-  KILN_KERNEL_CHECK_MSG(ctx, leading, InvalidArgument, false,
-                        "%s has shape %s but positions has shape %s; pass %s of shape "
-                        "[*positions.shape, num_heads * head_size]",
-                        name, format_shape(t.sizes()).text, format_shape(positions.sizes()).text,
-                        name);
-  int64_t per_token = 1;
-  for (int64_t d = positions.dim(); d < t.dim(); ++d) per_token *= t.size(d);
-  KILN_KERNEL_CHECK_MSG(ctx, per_token % head_size == 0, InvalidArgument, false,
-                        "%s has %lld elements per token, not a multiple of head_size %lld", name,
-                        static_cast<long long>(per_token), static_cast<long long>(head_size));
-  *layout = {per_token / head_size, per_token};
-  return true;
-}
 
 // One head's pairs [start, start + m): loads x and y (NeoX: halves, GPT-J: interleaved) into
 // float, rotates them by cos/sin and stores them into `dst` (which may be `src`).
@@ -112,38 +83,15 @@ std::tuple<Tensor&, Tensor&> rotary_embedding_out(KernelRuntimeContext& ctx,
                                                   bool is_neox, Tensor& query_out,
                                                   Tensor& key_out) {
   std::tuple<Tensor&, Tensor&> result(query_out, key_out);
-  const ScalarType dtype = query.scalar_type();
-  KILN_KERNEL_CHECK_MSG(ctx, head_size > 0, InvalidArgument, result,
-                        "head_size must be positive, but is %lld",
-                        static_cast<long long>(head_size));
-  KILN_KERNEL_CHECK_MSG(ctx, positions.dim() >= 1, InvalidArgument, result,
-                        "positions must have at least one dim ([num_tokens]), but is 0-dim");
-  if (!check_index_tensor(ctx, positions, "positions", positions.dim()) ||
-      !check_activation(ctx, cos_sin_cache, "cos_sin_cache") ||
-      !check_rank(ctx, cos_sin_cache, "cos_sin_cache", 2)) {
-    return result;
-  }
   HeadLayout q_layout{};
   HeadLayout k_layout{};
-  if (!check_heads(ctx, query, "query", positions, dtype, head_size, &q_layout) ||
-      (key.has_value() && !check_heads(ctx, *key, "key", positions, dtype, head_size, &k_layout))) {
+  if (!check_rotary_arguments(ctx, positions, query, key, head_size, cos_sin_cache, &q_layout,
+                              &k_layout)) {
     return result;
   }
-  const int64_t max_position = cos_sin_cache.size(0);
+  const ScalarType dtype = query.scalar_type();
   const int64_t rot_dim = cos_sin_cache.size(1);
-  KILN_KERNEL_CHECK_MSG(ctx, rot_dim % 2 == 0 && rot_dim <= head_size, InvalidArgument, result,
-                        "cos_sin_cache has shape %s: its rot_dim %lld must be even and at most "
-                        "head_size %lld",
-                        format_shape(cos_sin_cache.sizes()).text, static_cast<long long>(rot_dim),
-                        static_cast<long long>(head_size));
   const int64_t tokens = positions.numel();
-  for (int64_t t = 0; t < tokens; ++t) {
-    const int64_t p = index_at(positions, t);
-    KILN_KERNEL_CHECK_MSG(ctx, p >= 0 && p < max_position, InvalidArgument, result,
-                          "positions[%lld] = %lld is outside the cos_sin_cache's %lld positions",
-                          static_cast<long long>(t), static_cast<long long>(p),
-                          static_cast<long long>(max_position));
-  }
   if (!check_tensor(ctx, query_out, "query_out") || !check_tensor(ctx, key_out, "key_out") ||
       !check_out_dtype_is(ctx, query_out, dtype) || !check_out_dtype_is(ctx, key_out, dtype) ||
       !resize_or_fail(ctx, query_out, query.sizes())) {

@@ -7,6 +7,7 @@
 
 #include "kernels/portable/cpu/util/common/checks.h"
 #include "kernels/portable/cpu/util/linalg/gemm.h"
+#include "kernels/portable/cpu/util/llm/arguments.h"
 #include "kernels/portable/cpu/util/llm/common.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
@@ -36,35 +37,13 @@ const float* channel_floats(const Tensor& t, int64_t start, int64_t n, float* bu
 Tensor& weight_int8_linear_out(KernelRuntimeContext& ctx, const Tensor& input, const Tensor& weight,
                                const Tensor& scales, const std::optional<Tensor>& bias,
                                Tensor& out) {
-  if (!check_activation(ctx, input, "input") || !check_tensor(ctx, out, "out") ||
-      !check_out_dtype_is(ctx, out, input.scalar_type())) {
+  if (!check_int8_linear_arguments(ctx, input, weight, scales, bias) ||
+      !check_tensor(ctx, out, "out") || !check_out_dtype_is(ctx, out, input.scalar_type())) {
     return out;
   }
-  KILN_KERNEL_CHECK_MSG(ctx, input.dim() >= 1, InvalidArgument, out,
-                        "input must have at least one dim ([..., in_features]), but is 0-dim");
-  if (!check_index_dtype(ctx, weight, "weight", ScalarType::Char, 2)) return out;
   const int64_t n = weight.size(0);
   const int64_t k = weight.size(1);
-  KILN_KERNEL_CHECK_MSG(ctx, input.size(input.dim() - 1) == k, InvalidArgument, out,
-                        "input has shape %s but weight has shape %s ([out_features, "
-                        "in_features]); pass input of shape [..., %lld]",
-                        format_shape(input.sizes()).text, format_shape(weight.sizes()).text,
-                        static_cast<long long>(k));
   const ScalarType type = input.scalar_type();
-  if (!check_activation(ctx, scales, "scales") || !check_rank(ctx, scales, "scales", 1) ||
-      !check_size(ctx, scales, "scales", 0, n, "out_features")) {
-    return out;
-  }
-  KILN_KERNEL_CHECK_MSG(
-      ctx, scales.scalar_type() == ScalarType::Float || scales.scalar_type() == type, InvalidType,
-      out, "scales has dtype %s; pass Float scales or scales of the input's dtype %s",
-      to_string(scales.scalar_type()), to_string(type));
-  if (bias.has_value() && (!check_activation(ctx, *bias, "bias") ||
-                           !check_dtype_matches(ctx, *bias, "bias", type, "input") ||
-                           !check_rank(ctx, *bias, "bias", 1) ||
-                           !check_size(ctx, *bias, "bias", 0, n, "out_features"))) {
-    return out;
-  }
   SizesType sizes[kTensorDimensionLimit];
   for (int64_t d = 0; d < input.dim(); ++d) sizes[d] = input.size(d);
   sizes[input.dim() - 1] = static_cast<SizesType>(n);

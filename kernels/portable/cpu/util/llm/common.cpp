@@ -1,4 +1,4 @@
-// Shared pieces of Kiln's LLM-serving operators: checks and float row loops.
+// Shared pieces of Kiln's LLM-serving operators: the gated activations' out and float row loops.
 #include "kernels/portable/cpu/util/llm/common.h"
 
 #include <cstring>
@@ -6,6 +6,7 @@
 
 #include "kernels/portable/cpu/util/common/checks.h"
 #include "kernels/portable/cpu/util/common/target.h"
+#include "kernels/portable/cpu/util/llm/arguments.h"
 #include "kernels/portable/cpu/util/llm/gated_activation.h"
 #include "kernels/portable/cpu/util/reduce/row_loops.h"
 #include "kernels/portable/cpu/util/vec/convert.h"
@@ -13,89 +14,13 @@
 
 namespace kiln::portable {
 
-bool check_activation(KernelRuntimeContext& ctx, const Tensor& tensor, const char* name) {
-  if (!check_tensor(ctx, tensor, name)) return false;
-  const ScalarType dtype = tensor.scalar_type();
-  KILN_KERNEL_CHECK_MSG(
-      ctx, dtype == ScalarType::Float || dtype == ScalarType::Half || dtype == ScalarType::BFloat16,
-      InvalidType, false, "%s has dtype %s; pass a Float, Half or BFloat16 tensor", name,
-      to_string(dtype));
-  return true;
-}
-
-bool check_dtype_matches(KernelRuntimeContext& ctx, const Tensor& tensor, const char* name,
-                         ScalarType dtype, const char* other_name) {
-  KILN_KERNEL_CHECK_MSG(ctx, tensor.scalar_type() == dtype, InvalidType, false,
-                        "%s has dtype %s but %s has %s; pass %s of dtype %s", name,
-                        to_string(tensor.scalar_type()), other_name, to_string(dtype), name,
-                        to_string(dtype));
-  return true;
-}
-
-bool check_rank(KernelRuntimeContext& ctx, const Tensor& tensor, const char* name, int64_t rank) {
-  if (!check_default_dim_order(ctx, tensor, name)) return false;
-  KILN_KERNEL_CHECK_MSG(ctx, tensor.dim() == rank, InvalidArgument, false,
-                        "%s must have %lld dims, but has shape %s", name,
-                        static_cast<long long>(rank), format_shape(tensor.sizes()).text);
-  return true;
-}
-
-bool check_index_tensor(KernelRuntimeContext& ctx, const Tensor& tensor, const char* name,
-                        int64_t rank) {
-  const ScalarType dtype = tensor.scalar_type();
-  KILN_KERNEL_CHECK_MSG(ctx, dtype == ScalarType::Int || dtype == ScalarType::Long, InvalidType,
-                        false, "%s has dtype %s; pass an Int or Long tensor", name,
-                        to_string(dtype));
-  return check_rank(ctx, tensor, name, rank);
-}
-
-bool check_index_dtype(KernelRuntimeContext& ctx, const Tensor& tensor, const char* name,
-                       ScalarType dtype, int64_t rank) {
-  KILN_KERNEL_CHECK_MSG(ctx, tensor.scalar_type() == dtype, InvalidType, false,
-                        "%s has dtype %s; pass a %s tensor", name, to_string(tensor.scalar_type()),
-                        to_string(dtype));
-  return check_rank(ctx, tensor, name, rank);
-}
-
-bool check_size(KernelRuntimeContext& ctx, const Tensor& tensor, const char* name, int64_t dim,
-                int64_t expected, const char* what) {
-  KILN_KERNEL_CHECK_MSG(ctx, tensor.size(dim) == expected, InvalidArgument, false,
-                        "%s has shape %s: its size %lld must be %s (%lld)", name,
-                        format_shape(tensor.sizes()).text, static_cast<long long>(dim), what,
-                        static_cast<long long>(expected));
-  return true;
-}
-
-bool check_norm_arguments(KernelRuntimeContext& ctx, const Tensor& input, const Tensor& weight,
-                          int64_t* rows, int64_t* n) {
-  if (!check_activation(ctx, input, "input") || !check_activation(ctx, weight, "weight") ||
-      !check_dtype_matches(ctx, weight, "weight", input.scalar_type(), "input")) {
-    return false;
-  }
-  KILN_KERNEL_CHECK_MSG(
-      ctx, input.dim() >= 1, InvalidArgument, false,
-      "input must have at least one dim (normalised over the last), but is 0-dim");
-  *n = input.size(input.dim() - 1);
-  KILN_KERNEL_CHECK_MSG(ctx, weight.dim() == 1 && weight.size(0) == *n, InvalidArgument, false,
-                        "weight has shape %s but input has shape %s; pass a weight of shape [%lld]",
-                        format_shape(weight.sizes()).text, format_shape(input.sizes()).text,
-                        static_cast<long long>(*n));
-  *rows = *n == 0 ? 0 : input.numel() / *n;
-  return true;
-}
-
 bool prepare_gated(KernelRuntimeContext& ctx, const Tensor& input, Tensor& out, const char* op,
                    int64_t* rows, int64_t* d) {
-  if (!check_activation(ctx, input, "input") || !check_tensor(ctx, out, "out") ||
+  if (!check_gated_input(ctx, input, op, d) || !check_tensor(ctx, out, "out") ||
       !check_out_dtype_is(ctx, out, input.scalar_type())) {
     return false;
   }
   const int64_t rank = input.dim();
-  KILN_KERNEL_CHECK_MSG(ctx, rank >= 1 && input.size(rank - 1) % 2 == 0, InvalidArgument, false,
-                        "%s takes input [..., 2 * d] (x then y in the last dim), but input has "
-                        "shape %s; pass a last dim of even size",
-                        op, format_shape(input.sizes()).text);
-  *d = input.size(rank - 1) / 2;
   SizesType sizes[kTensorDimensionLimit];
   for (int64_t i = 0; i < rank; ++i) sizes[i] = input.size(i);
   sizes[rank - 1] = static_cast<SizesType>(*d);
