@@ -44,8 +44,9 @@ FAMILY_TESTS = (
 def test_family_op_tests_pass_on_the_plain_paths() -> None:
     env = {**os.environ, "KILN_CPU_ISA": "baseline", "KILN_OP_TEST_BACKENDS": "portable"}
     paths = [str(REPO_ROOT / "tests" / "ops" / name) for name in FAMILY_TESTS]
+    # Not capturing, so that the kernels' log line saying the cap was read reaches stderr.
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *paths],
+        [sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", *paths],
         cwd=REPO_ROOT,
         env=env,
         capture_output=True,
@@ -54,6 +55,7 @@ def test_family_op_tests_pass_on_the_plain_paths() -> None:
     )
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-3000:]
     assert " passed" in result.stdout.splitlines()[-1], result.stdout[-2000:]
+    assert "KILN_CPU_ISA=baseline caps the portable kernels' microkernels" in result.stderr
 
 
 def test_an_unknown_cpu_isa_is_reported_and_ignored() -> None:

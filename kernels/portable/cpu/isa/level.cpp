@@ -28,8 +28,11 @@ Level read_level() {
   const Level widest = detected_level();
   const char* cap = std::getenv("KILN_CPU_ISA");
   if (cap == nullptr) return widest;
-  if (std::strcmp(cap, "baseline") == 0) return Level::kBaseline;
-  if (std::strcmp(cap, "x86-64-v3") == 0) {
+  const bool baseline = std::strcmp(cap, "baseline") == 0;
+  if (baseline || std::strcmp(cap, "x86-64-v3") == 0) {
+    // Said once, so that a run meant to test the plain paths shows that it did.
+    KILN_LOG(Info, "KILN_CPU_ISA=%s caps the portable kernels' microkernels", cap);
+    if (baseline) return Level::kBaseline;
     return widest == Level::kX86V4 ? Level::kX86V3 : widest;
   }
   KILN_LOG(Error,
