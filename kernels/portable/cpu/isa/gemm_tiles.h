@@ -17,21 +17,12 @@ namespace kiln::portable::isa {
 // The widest tiles a process runs.
 enum class GemmTiles : uint8_t { kBaseline, kAvx2, kAvx512 };
 
-#if defined(KILN_ISA_X86)
-// The CPU's widest (isa/level.h, capped by KILN_CPU_ISA), capped again by KILN_GEMM_ISA, "avx2"
-// or "base" ("base" also picks the dot products' baseline loop): so that a test on an AVX-512
-// machine runs the narrower tiles too, and a user can compare them. Another value is logged and
-// ignored. gemm_tiles.cpp.
-GemmTiles read_gemm_tiles();
-
-// read_gemm_tiles(), read once per process.
+// The widest tiles the process's level (isa/level.h, capped by KILN_CPU_ISA) runs: so that a test
+// on an AVX-512 machine runs the narrower tiles too (x86-64-v3, baseline), and a user can compare
+// them.
 inline GemmTiles gemm_tiles() {
-  static const GemmTiles tiles = read_gemm_tiles();
-  return tiles;
+  return x86_v4() ? GemmTiles::kAvx512 : x86_v3() ? GemmTiles::kAvx2 : GemmTiles::kBaseline;
 }
-#else
-inline GemmTiles gemm_tiles() { return GemmTiles::kBaseline; }
-#endif
 
 // Whether the build's baseline tiles lack a 64-bit integer multiply (x86-64's SSE2), so that the
 // gemm multiplies int64 products one at a time there.

@@ -558,7 +558,7 @@ KILN_ALWAYS_INLINE void dot_pass_body(int64_t m, int64_t len, const float* a, in
 
 // dot_pass_body as the ISA room compiles it (isa/gemm_tiles.h's dot_loop): an x86-64-v3 version
 // beside the baseline one, picked there rather than by a clone's resolver, so that
-// KILN_GEMM_ISA=base runs the baseline one in a test too.
+// KILN_CPU_ISA=baseline runs the baseline one in a test too.
 struct DotPassLoop {
   template <int kBytes>
   KILN_ALWAYS_INLINE static void run(int64_t m, int64_t len, const float* a, int64_t lda,
