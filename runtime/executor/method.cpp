@@ -158,6 +158,7 @@ class MethodBuilder {
   Error build(Method& method, MissingReport* missing) {
     method.ctx_ = KernelRuntimeContext(memory_.temp);
     method.first_backend_ = backends_.size() > 0 ? backends_[0] : Backend{};
+    method.name_ = plan_.name()->c_str();
     KILN_RETURN_IF_ERROR(check_arenas());
     KILN_RETURN_IF_ERROR(build_values(method));
     KILN_RETURN_IF_ERROR(build_operator_names(method));
@@ -615,12 +616,30 @@ Error Method::run_kernel(Step& step) {
   return Error::OperatorMissing;  // not reached: load refuses calls without kernels
 }
 
+uint64_t Method::instruction_budget() const {
+  if (instruction_budget_ != 0) return instruction_budget_;
+  return kDefaultRunsPerInstruction * static_cast<uint64_t>(num_steps_);
+}
+
 Error Method::execute(Span<uint64_t> instruction_ns) {
   const bool profile = instruction_ns.size() == num_steps_ && num_steps_ > 0;
   if (profile) std::memset(instruction_ns.data(), 0, num_steps_ * sizeof(uint64_t));
+  const uint64_t budget = instruction_budget();
+  uint64_t executed = 0;
   for (size_t c = 0, begin = 0; c < num_chains_; begin = chain_ends_[c++]) {
     size_t pc = begin;
     while (pc < chain_ends_[c]) {
+      if (cancel_ != nullptr && cancel_->load(std::memory_order_relaxed)) {
+        return fail(Error::InvalidState, "method '%s': cancelled before instruction %zu", name_,
+                    pc);
+      }
+      if (executed++ == budget) {
+        return fail(Error::InvalidState,
+                    "method '%s': instruction %zu would exceed the run's budget of %llu "
+                    "instructions (a JumpFalseCall loops back?); raise it with "
+                    "set_instruction_budget",
+                    name_, pc, static_cast<unsigned long long>(budget));
+      }
       Step& step = steps_[pc];
       const uint64_t start = profile ? monotonic_ns() : 0;
       size_t next = pc + 1;

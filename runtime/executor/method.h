@@ -6,6 +6,7 @@
 // execute() then only calls: no lookups, no allocation. Nothing here allocates from the heap.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -71,7 +72,20 @@ class Method {
   // failure stops the run and kiln::last_error() names the instruction, the operator and the
   // kernel's message. When `instruction_ns` is not empty (num_instructions() entries) it
   // receives each instruction's time in nanoseconds (0 for those not run).
+  //
+  // A run is bounded: it stops with InvalidState, naming the method and the instruction, once it
+  // has run more instructions than its budget (a program's backward JumpFalseCall may loop
+  // forever) or when the cancellation flag reads true between two instructions.
   Error execute(Span<uint64_t> instruction_ns = {});
+
+  // The instruction budget of each execute(): 0 (the default) is kDefaultRunsPerInstruction
+  // times num_instructions(), which a program without backward jumps never reaches.
+  void set_instruction_budget(uint64_t budget) { instruction_budget_ = budget; }
+  uint64_t instruction_budget() const;
+  // A flag another thread may set to stop execute() between instructions (not owned; nullptr,
+  // the default, for none). It is only read: the caller clears it before the next run.
+  void set_cancel_flag(const std::atomic<bool>* cancel) { cancel_ = cancel; }
+  static constexpr uint64_t kDefaultRunsPerInstruction = 1000000;
 
   const EValue& output(size_t index) const { return values_[outputs_[index]]; }
 
@@ -113,6 +127,9 @@ class Method {
   size_t num_operators_ = 0;
   Backend first_backend_ = Backend{};
   KernelRuntimeContext ctx_;
+  const char* name_ = "";
+  uint64_t instruction_budget_ = 0;
+  const std::atomic<bool>* cancel_ = nullptr;
 };
 
 }  // namespace kiln
