@@ -3,11 +3,13 @@
 //
 //   kiln_runner program.pte [input.bin | scalar ...] [--method forward]
 //               [--backends portable,ascend] [--repeat N] [--profile] [--output-dir DIR]
-//               [--seed S] [--threads 1]
+//               [--seed S] [--threads 1] [--max-memory BYTES]
 //
 // An input file holds the tensor's bytes, little-endian, dense in the program's dim order (what
 // numpy's tofile() writes for a contiguous array). Without input arguments every tensor input
-// gets seeded values in [-1, 1). --threads N runs the kernels on a pool of N threads (default 1).
+// gets seeded values in [-1, 1). --threads N runs the kernels on a pool of N threads (default 1,
+// at most kiln::PthreadPool::kMaxThreads). --max-memory bounds the planned memory the program
+// may ask for (default 1 GiB). Counts are plain decimal integers; anything else is a usage error.
 // Built by kiln_add_runner() against one operator library, whose registration function
 // KILN_RUNNER_REGISTER names.
 #include <cinttypes>
@@ -32,16 +34,24 @@ kiln::Error KILN_RUNNER_REGISTER();
 
 namespace {
 
+// The planned memory a program may ask for unless --max-memory says otherwise: the sizes come from
+// the file, so an untrusted one must not make the runner allocate whatever it names. Far above
+// the plans of the models Kiln runs today, and the same default as kiln.load's max_memory.
+constexpr uint64_t kDefaultMaxMemory = uint64_t{1} << 30;
+// Bounds --repeat so a slip of the keyboard cannot make a run that never ends.
+constexpr uint64_t kMaxRepeat = 1000000000;
+
 struct Options {
   const char* program = nullptr;
   std::vector<const char*> inputs;
   std::string method = "forward";
   std::vector<kiln::Backend> backends{kiln::Backend::Portable};
-  long repeat = 0;
+  uint64_t repeat = 0;
   bool profile = false;
   const char* output_dir = nullptr;
   uint64_t seed = 0;
-  long threads = 1;
+  uint64_t threads = 1;
+  uint64_t max_memory = kDefaultMaxMemory;
 };
 
 int usage(const char* message) {
@@ -49,7 +59,7 @@ int usage(const char* message) {
                "kiln_runner: %s\n"
                "usage: kiln_runner program.pte [input.bin|scalar ...] [--method NAME] "
                "[--backends portable,ascend] [--repeat N] [--profile] [--output-dir DIR] "
-               "[--seed S] [--threads N]\n",
+               "[--seed S] [--threads N] [--max-memory BYTES]\n",
                message);
   return 2;
 }
@@ -75,6 +85,27 @@ bool parse_backends(const char* text, std::vector<kiln::Backend>* out) {
   return !out->empty();
 }
 
+// Parses `text` as a plain decimal integer in [low, high] (no sign, no exponent, nothing after the
+// digits); on anything else prints a usage error naming `flag` and the range, and returns false.
+bool parse_count(const std::string& flag, const char* text, uint64_t low, uint64_t high,
+                 uint64_t* out) {
+  bool ok = *text != '\0';
+  uint64_t value = 0;
+  for (const char* c = text; ok && *c != '\0'; ++c) {
+    const auto digit = static_cast<uint64_t>(*c - '0');
+    ok = *c >= '0' && *c <= '9' && value <= (UINT64_MAX - digit) / 10;
+    value = value * 10 + digit;
+  }
+  if (!ok || value < low || value > high) {
+    usage((flag + " takes an integer in [" + std::to_string(low) + ", " + std::to_string(high) +
+           "], got '" + text + "'")
+              .c_str());
+    return false;
+  }
+  *out = value;
+  return true;
+}
+
 // Returns 0 when parsed, else the exit code.
 int parse(int argc, char** argv, Options* options) {
   for (int i = 1; i < argc; ++i) {
@@ -85,24 +116,20 @@ int parse(int argc, char** argv, Options* options) {
       return argv[++i];
     };
     if (arg == "--method" || arg == "--backends" || arg == "--repeat" || arg == "--output-dir" ||
-        arg == "--seed" || arg == "--threads") {
+        arg == "--seed" || arg == "--threads" || arg == "--max-memory") {
       const char* v = value(arg.c_str());
       if (v == nullptr) return usage((arg + " needs a value").c_str());
-      char* end = nullptr;
       if (arg == "--method") options->method = v;
       if (arg == "--output-dir") options->output_dir = v;
       if (arg == "--backends" && !parse_backends(v, &options->backends)) return 2;
-      if (arg == "--repeat") {
-        options->repeat = std::strtol(v, &end, 10);
-        if (*end != '\0' || options->repeat < 0) return usage("--repeat needs a count >= 0");
+      if (arg == "--repeat" && !parse_count(arg, v, 0, kMaxRepeat, &options->repeat)) return 2;
+      if (arg == "--seed" && !parse_count(arg, v, 0, UINT64_MAX, &options->seed)) return 2;
+      if (arg == "--threads" &&
+          !parse_count(arg, v, 1, kiln::PthreadPool::kMaxThreads, &options->threads)) {
+        return 2;
       }
-      if (arg == "--seed") {
-        options->seed = std::strtoull(v, &end, 10);
-        if (*end != '\0') return usage("--seed needs a number");
-      }
-      if (arg == "--threads") {
-        options->threads = std::strtol(v, &end, 10);
-        if (*end != '\0' || options->threads < 1) return usage("--threads needs a count >= 1");
+      if (arg == "--max-memory" && !parse_count(arg, v, 0, SIZE_MAX, &options->max_memory)) {
+        return 2;
       }
     } else if (arg == "--profile") {
       options->profile = true;
@@ -134,7 +161,7 @@ void print_output(size_t index, const kiln::EValue& value) {
   std::printf(" %s\n", head.c_str());
 }
 
-void print_profile(kiln::Method& method, const std::vector<uint64_t>& total, long runs) {
+void print_profile(kiln::Method& method, const std::vector<uint64_t>& total, uint64_t runs) {
   std::printf("%4s  %-48s %-9s %12s\n", "#", "instruction", "backend", "mean time");
   uint64_t sum = 0;
   for (size_t i = 0; i < method.num_instructions(); ++i) {
@@ -173,9 +200,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "kiln_runner: %s: %s\n", options.program, kiln::last_error());
     return 1;
   }
-  kiln::HeapMethodMemory memory(*meta);
+  kiln::HeapMethodMemory memory(*meta, static_cast<size_t>(options.max_memory));
   if (memory.status() != kiln::Error::Ok) {
-    std::fprintf(stderr, "kiln_runner: cannot allocate the method's planned memory\n");
+    std::fprintf(stderr, "kiln_runner: %s: cannot allocate the method's planned memory: %s\n",
+                 options.program, kiln::last_error());
     return 1;
   }
   kiln::Result<kiln::Method> method =
@@ -189,7 +217,8 @@ int main(int argc, char** argv) {
   kiln::Result<kiln::PthreadPool> pool =
       kiln::PthreadPool::create(static_cast<size_t>(options.threads));
   if (!pool.ok()) {
-    std::fprintf(stderr, "kiln_runner: --threads %ld: %s\n", options.threads, kiln::last_error());
+    std::fprintf(stderr, "kiln_runner: --threads %" PRIu64 ": %s\n", options.threads,
+                 kiln::last_error());
     return 1;
   }
   method->set_thread_pool(&pool.get());
@@ -219,12 +248,12 @@ int main(int argc, char** argv) {
   std::printf("load: %.1f us\n", static_cast<double>(load_ns) / 1000.0);
   if (options.repeat > 0) {
     const uint64_t start = kiln::monotonic_ns();
-    for (long r = 0; r < options.repeat; ++r) {
+    for (uint64_t r = 0; r < options.repeat; ++r) {
       if (!inputs.rebind(*method) || !run(options.profile)) return 1;
     }
     const double mean = static_cast<double>(kiln::monotonic_ns() - start) /
                         static_cast<double>(options.repeat) / 1000.0;
-    std::printf("latency: %.2f us mean over %ld runs\n", mean, options.repeat);
+    std::printf("latency: %.2f us mean over %" PRIu64 " runs\n", mean, options.repeat);
   }
   if (options.profile) print_profile(*method, total, options.repeat + 1);
   return 0;

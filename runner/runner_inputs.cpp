@@ -7,6 +7,7 @@
 
 #include "runtime/core/scalar_type.h"
 #include "runtime/platform/last_error.h"
+#include "runtime/platform/mapped_file.h"
 
 namespace kiln::runner {
 namespace {
@@ -55,26 +56,21 @@ bool fill_seeded(void* data, ScalarType dtype, int64_t numel, uint64_t* state) {
   }
 }
 
+// Through MappedFile, as the program is: a named pipe or a directory is refused, never waited on.
 bool read_file(const char* path, void* data, size_t nbytes, size_t index) {
-  FILE* file = std::fopen(path, "rb");
-  if (file == nullptr) {
-    std::fprintf(stderr, "kiln_runner: input %zu: cannot open %s\n", index, path);
+  const MappedFile file = MappedFile::open(path);
+  if (!file.ok()) {
+    std::fprintf(stderr, "kiln_runner: input %zu: %s\n", index, last_error());
     return false;
   }
-  std::fseek(file, 0, SEEK_END);
-  const long size = std::ftell(file);
-  std::fseek(file, 0, SEEK_SET);
-  if (size < 0 || static_cast<size_t>(size) != nbytes) {
+  if (file.size() != nbytes) {
     std::fprintf(stderr,
-                 "kiln_runner: input %zu: %s has %ld bytes, the program's tensor needs %zu\n",
-                 index, path, size, nbytes);
-    std::fclose(file);
+                 "kiln_runner: input %zu: %s has %zu bytes, the program's tensor needs %zu\n",
+                 index, path, file.size(), nbytes);
     return false;
   }
-  const bool ok = nbytes == 0 || std::fread(data, 1, nbytes, file) == nbytes;
-  std::fclose(file);
-  if (!ok) std::fprintf(stderr, "kiln_runner: input %zu: cannot read %s\n", index, path);
-  return ok;
+  if (nbytes > 0) std::memcpy(data, file.data(), nbytes);
+  return true;
 }
 
 bool bind_scalar(Method& method, size_t index, const EValue& declared, const char* text) {

@@ -1,7 +1,10 @@
 #include "runtime/executor/heap_memory.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+
+#include "runtime/platform/last_error.h"
 
 namespace kiln {
 
@@ -31,20 +34,50 @@ HeapMethodMemory::Block HeapMethodMemory::allocate_block(size_t size) {
       std::aligned_alloc(kBlockAlignment, rounded > 0 ? rounded : kBlockAlignment)));
 }
 
-HeapMethodMemory::HeapMethodMemory(const MethodMeta& meta)
-    : metadata_(allocate_block(meta.metadata_bytes())), metadata_size_(meta.metadata_bytes()) {
-  if (metadata_ == nullptr) status_ = Error::MemoryAllocationFailed;
+HeapMethodMemory::HeapMethodMemory(const MethodMeta& meta, size_t max_bytes)
+    : metadata_size_(meta.metadata_bytes()) {
+  for (size_t i = 0; i < meta.num_memory_arenas(); ++i) {
+    planned_bytes_ += std::min(meta.arena_size(i), SIZE_MAX - planned_bytes_);
+  }
+  if (!within_limit(meta, max_bytes)) {
+    status_ = Error::MemoryAllocationFailed;
+    return;
+  }
+  metadata_ = allocate_block(metadata_size_);
+  if (metadata_ == nullptr) {
+    KILN_SET_ERROR("the heap has no %zu bytes for the method's metadata", metadata_size_);
+    status_ = Error::MemoryAllocationFailed;
+  }
   for (size_t i = 0; i < meta.num_memory_arenas() && status_ == Error::Ok; ++i) {
     arenas_.push_back(allocate_block(meta.arena_size(i)));
-    if (arenas_.back() == nullptr) status_ = Error::MemoryAllocationFailed;
+    if (arenas_.back() == nullptr) {
+      KILN_SET_ERROR("the heap has no %zu bytes for memory arena %zu", meta.arena_size(i), i);
+      status_ = Error::MemoryAllocationFailed;
+    }
     spans_.emplace_back(arenas_.back().get(), meta.arena_size(i));
   }
 }
 
-size_t HeapMethodMemory::planned_bytes() const {
-  size_t total = 0;
-  for (const auto& span : spans_) total += span.size();
-  return total;
+bool HeapMethodMemory::within_limit(const MethodMeta& meta, size_t max_bytes) {
+  size_t total = meta.metadata_bytes();
+  if (total > max_bytes) {
+    KILN_SET_ERROR("the method's metadata needs %zu bytes, over the memory limit of %zu bytes",
+                   total, max_bytes);
+    return false;
+  }
+  for (size_t i = 0; i < meta.num_memory_arenas(); ++i) {
+    const size_t size = meta.arena_size(i);
+    if (size > max_bytes - total) {
+      KILN_SET_ERROR(
+          "memory arena %zu needs %zu bytes, over the memory limit of %zu bytes (%zu already "
+          "planned); raise the limit (kiln.load's max_memory, kiln_runner's --max-memory) if the "
+          "program is trusted",
+          i, size, max_bytes, total);
+      return false;
+    }
+    total += size;
+  }
+  return true;
 }
 
 }  // namespace kiln

@@ -31,18 +31,24 @@ class HeapAllocator : public MemoryAllocator {
 
 class HeapMethodMemory {
  public:
-  // Sized from `meta`: metadata_bytes() and every arena_size(), 64-byte aligned.
-  explicit HeapMethodMemory(const MethodMeta& meta);
+  static constexpr size_t kUnbounded = SIZE_MAX;
+
+  // Sized from `meta`: metadata_bytes() and every arena_size(), 64-byte aligned. The sizes come
+  // from the program file, so the caller bounds them: when the metadata and the arenas together
+  // would exceed `max_bytes`, nothing is allocated and status() is MemoryAllocationFailed, with
+  // kiln::last_error() naming the arena, its size and the limit.
+  explicit HeapMethodMemory(const MethodMeta& meta, size_t max_bytes = kUnbounded);
   HeapMethodMemory(const HeapMethodMemory&) = delete;
   HeapMethodMemory& operator=(const HeapMethodMemory&) = delete;
 
-  // MemoryAllocationFailed when the heap could not provide it all (an oversized plan).
+  // MemoryAllocationFailed when the plan exceeds the limit or the heap could not provide it all.
   Error status() const { return status_; }
   // Valid while this object lives; it must outlive the Method loaded with it.
   MethodMemory memory() {
     return {{metadata_.get(), metadata_size_}, {spans_.data(), spans_.size()}, &temp_};
   }
-  size_t planned_bytes() const;
+  // The arenas' sizes together, as planned (saturating), whether or not they were allocated.
+  size_t planned_bytes() const { return planned_bytes_; }
 
  private:
   struct Free {
@@ -50,12 +56,15 @@ class HeapMethodMemory {
   };
   using Block = std::unique_ptr<uint8_t, Free>;
   static Block allocate_block(size_t size);
+  // Whether the metadata and every arena fit in `max_bytes` together; sets last_error if not.
+  static bool within_limit(const MethodMeta& meta, size_t max_bytes);
 
   Block metadata_;
   size_t metadata_size_;
   std::vector<Block> arenas_;
   std::vector<Span<uint8_t>> spans_;
   HeapAllocator temp_;
+  size_t planned_bytes_ = 0;
   Error status_ = Error::Ok;
 };
 

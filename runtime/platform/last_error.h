@@ -9,8 +9,8 @@ namespace kiln {
 
 // The message of the last failure on the calling thread; "" before any or after
 // clear_last_error(). Valid until the next failure on the same thread. Always NUL-terminated
-// valid UTF-8 when the writers' text is: a message too long for the buffer is cut at a character
-// boundary.
+// printable UTF-8 (see printable() in log.h): bytes that are not valid UTF-8 and control
+// characters become \xNN, and a message too long for the buffer is cut at a character boundary.
 const char* last_error();
 void clear_last_error();
 

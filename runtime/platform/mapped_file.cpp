@@ -24,7 +24,9 @@ MappedFile MappedFile::failed() {
 }
 
 MappedFile MappedFile::open(const char* path) {
-  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a named pipe would otherwise wait for a writer forever; the check below
+  // then refuses it like any other file that is not regular.
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     KILN_SET_ERROR("cannot read %s: %s", path, std::strerror(errno));
     return failed();

@@ -31,6 +31,10 @@ Result<PthreadPool> PthreadPool::create(size_t num_threads) {
     KILN_SET_ERROR("a thread pool needs at least 1 thread, got %zu", num_threads);
     return Error::InvalidArgument;
   }
+  if (num_threads > kMaxThreads) {
+    KILN_SET_ERROR("a thread pool takes at most %zu threads, got %zu", kMaxThreads, num_threads);
+    return Error::InvalidArgument;
+  }
   if (num_threads == 1) return PthreadPool(nullptr, 1);
 #if KILN_HAVE_PTHREADPOOL
   pthreadpool_t pool = pthreadpool_create(num_threads);

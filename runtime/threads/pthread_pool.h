@@ -18,10 +18,16 @@ namespace kiln {
 
 class PthreadPool final : public ThreadPool {
  public:
+  // The most threads a pool takes. Kernels split work into at most a few chunks per thread, so
+  // threads beyond the machine's cores only add start-up and wake-up cost; the bound sits above
+  // the core count of today's largest servers and stops a caller's typo (or an overflowed count)
+  // from asking the system for millions of threads.
+  static constexpr size_t kMaxThreads = 256;
+
   // A pool of `num_threads` threads in all, the caller's included: num_threads - 1 workers are
-  // started here and wait for work. InvalidArgument for 0; NotSupported for more than one thread
-  // in a build without pthreadpool; MemoryAllocationFailed when the threads cannot be started.
-  // kiln::last_error() says why.
+  // started here and wait for work. InvalidArgument for 0 or more than kMaxThreads; NotSupported
+  // for more than one thread in a build without pthreadpool; MemoryAllocationFailed when the
+  // threads cannot be started. kiln::last_error() says why.
   static Result<PthreadPool> create(size_t num_threads);
 
   // Whether this build can run more than one thread (it has pthreadpool).

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -73,7 +74,7 @@ def test_runner_refuses_bad_arguments(native_build: Path, tmp_path: Path) -> Non
         ((program, short), "input 0: .*short.bin has 12 bytes, the program's tensor needs 256"),
         ((program, "--backends", "gpu"), "unknown backend 'gpu'"),
         ((program, "--repeat"), "--repeat needs a value"),
-        ((program, "--threads", "0"), "--threads needs a count >= 1"),
+        ((program, "--threads", "0"), r"--threads takes an integer in \[1, 256\], got '0'"),
         ((program, short, short), "takes 1 inputs, 2 were given"),
         ((tmp_path / "none.pte",), "cannot read"),
         ((short,), "too short|not a .pte"),
@@ -95,3 +96,46 @@ def test_runner_reports_missing_operators(native_build: Path, tmp_path: Path) ->
     assert result.returncode == 1
     assert "Missing operator: [0] aten::_softmax.out (not registered)" in result.stderr
     assert "1 operator is missing" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "accepted"),
+    [
+        ("--threads", "99999999999999999999", "[1, 256]"),
+        ("--threads", "1000", "[1, 256]"),
+        ("--repeat", "1e20", "[0, 1000000000]"),
+        ("--repeat", "3x", "[0, 1000000000]"),
+        ("--repeat", " 3", "[0, 1000000000]"),
+        ("--seed", "-1", "[0, 18446744073709551615]"),
+        ("--seed", "18446744073709551616", "[0, 18446744073709551615]"),
+        ("--max-memory", "+5", "[0, 18446744073709551615]"),
+    ],
+)
+def test_runner_parses_counts_strictly(
+    native_build: Path, tmp_path: Path, flag: str, value: str, accepted: str
+) -> None:
+    program = tmp_path / "mlp.pte"
+    program.write_bytes(pte_bytes(*zoo_model("mlp").create()))
+    result = run_runner(native_build, program, flag, value)
+    assert result.returncode == 2, result.stderr
+    assert f"{flag} takes an integer in {accepted}, got '{value}'" in result.stderr
+
+
+def test_runner_bounds_the_planned_memory(native_build: Path, tmp_path: Path) -> None:
+    program = tmp_path / "mlp.pte"
+    program.write_bytes(pte_bytes(*zoo_model("mlp").create()))
+    assert run_runner(native_build, program).returncode == 0
+    result = run_runner(native_build, program, "--max-memory", 1000)
+    assert result.returncode == 1
+    assert re.search(r"needs \d+ bytes, over the memory limit of 1000 bytes", result.stderr)
+
+
+def test_runner_refuses_named_pipes_without_waiting(native_build: Path, tmp_path: Path) -> None:
+    program = tmp_path / "mlp.pte"
+    program.write_bytes(pte_bytes(*zoo_model("mlp").create()))
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    for args in ((pipe,), (program, pipe)):
+        result = run_runner(native_build, *args)  # a blocking open would time out here
+        assert result.returncode == 1
+        assert f"cannot read {pipe}: not a regular file" in result.stderr
