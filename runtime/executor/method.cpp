@@ -115,6 +115,7 @@ size_t MethodMeta::metadata_bytes() const {
   add(chains * sizeof(uint32_t));
   add(count_steps(*plan_) * sizeof(Method::Step));
   add(num_inputs() * sizeof(bool));
+  add(values * sizeof(bool));
   if (plan_->chains() != nullptr) {
     for (const auto* chain : *plan_->chains()) {
       if (chain->instructions() == nullptr) continue;
@@ -463,12 +464,17 @@ class MethodBuilder {
   // an in-place or functional op, and for out variants (the out tensor again, a list of them, or
   // None) a value the boxed stack has no slot for, which is dropped here.
   Error resolve_kernels(Method& method, MissingReport* missing) {
+    is_input_ = allocate<bool>(method.num_values_);
+    if (is_input_ == nullptr && method.num_values_ > 0) return Error::InvalidArgument;
+    for (size_t i = 0; i < method.num_values_; ++i) is_input_[i] = false;
+    for (size_t i = 0; i < method.num_inputs_; ++i) is_input_[method.inputs_[i]] = true;
     bool any_missing = false;
     for (size_t s = 0; s < method.num_steps_; ++s) {
       Method::Step& step = method.steps_[s];
       if (step.kind != StepKind::Kernel) continue;
       const char* name = method.op_names_[step.op_index];
       Result<const Kernel*> any = first_named_kernel(name);
+      if (any.ok()) KILN_RETURN_IF_ERROR(check_writes(method, s, step, **any));
       if (any.ok() && (*any)->return_slots == 0 &&
           step.stack.size() == size_t{(*any)->arguments} + 1) {
         step.stack = {step.stack.data(), step.stack.size() - 1};
@@ -500,6 +506,92 @@ class MethodBuilder {
     return Error::OperatorMissing;
   }
 
+  // The write invariants (docs/programs.md, "Invariants"): no call writes a constant tensor, which
+  // the program file holds (it may be mapped read-only, and a second run would see the first
+  // one's writes), nor a method input, which set_input may bind to the caller's tensor in place;
+  // an input is written only as the self of aten::copy_, ExecuTorch's write-back of an input the
+  // program mutates. A call writes the values after the schema's arguments (return slots, and
+  // for out variants the outs listed again), every argument that is one of those values, the
+  // last argument of an out overload ("out" or "*_out": outs are the schema's trailing keyword
+  // arguments) and the self of an in-place operator ("aten::add_"); of lists, their tensors.
+  // The kernel tables do not carry the schema's other mutable arguments (Tensor(a!) in the
+  // middle of a signature, as kiln::reshape_and_cache's caches), so those are not checked.
+  Error check_writes(const Method& method, size_t s, const Method::Step& step,
+                     const Kernel& kernel) {
+    const size_t size = step.stack.size();
+    if (kernel.arguments == 0 && size > 0) return Error::Ok;  // a table without the schema's count
+    const size_t arguments = kernel.arguments < size ? kernel.arguments : size;
+    bool written[kMaxCallArguments] = {};
+    for (size_t p = arguments; p < size; ++p) written[p] = true;
+    const char* name = method.op_names_[step.op_index];
+    const char* overload = std::strchr(name, '.');
+    const size_t base = overload == nullptr ? std::strlen(name) : size_t(overload - name);
+    const bool in_place = base > 0 && name[base - 1] == '_';
+    if (is_out_overload(overload) && kernel.return_slots == 0 && arguments > 0) {
+      written[arguments - 1] = true;
+    }
+    if (in_place && size > 0) written[0] = true;
+    for (size_t p = 0; p < size; ++p) {
+      if (written[p]) continue;
+      for (size_t q = 0; q < size && !written[p]; ++q) {
+        written[p] = written[q] && q != p && step.stack[q] == step.stack[p] && q >= arguments;
+      }
+    }
+    const bool copy_back =
+        base == std::strlen("aten::copy_") && std::strncmp(name, "aten::copy_", base) == 0;
+    for (size_t p = 0; p < size; ++p) {
+      bool seen = false;  // a value is examined once, however often the call names it
+      for (size_t q = 0; q < p && !seen; ++q) seen = written[q] && step.stack[q] == step.stack[p];
+      if (!written[p] || seen) continue;
+      const auto index = static_cast<int32_t>(step.stack[p] - method.values_);
+      const auto* value = plan_.values()->Get(static_cast<flatbuffers::uoffset_t>(index));
+      const flatbuffers::Vector<int32_t>* items = nullptr;
+      if (value->val_type() == KernelTypes::TensorList) items = value->val_as_TensorList()->items();
+      if (value->val_type() == KernelTypes::OptionalTensorList) {
+        items = value->val_as_OptionalTensorList()->items();
+      }
+      if (value->val_type() == KernelTypes::Tensor) {
+        KILN_RETURN_IF_ERROR(check_written(s, name, p, index, copy_back && p == 0));
+      }
+      if (items == nullptr) continue;
+      for (int32_t item : *items) {
+        if (item >= 0) KILN_RETURN_IF_ERROR(check_written(s, name, p, item, false));
+      }
+    }
+    return Error::Ok;
+  }
+
+  // ".out", ".Tensor_out": ATen's names for the overloads that write their trailing arguments.
+  static bool is_out_overload(const char* overload) {
+    if (overload == nullptr) return false;
+    const size_t length = std::strlen(overload);
+    return std::strcmp(overload, ".out") == 0 ||
+           (length > 4 && std::strcmp(overload + length - 4, "_out") == 0);
+  }
+
+  Error check_written(size_t s, const char* op, size_t argument, int32_t index,
+                      bool input_allowed) {
+    const auto* tensor =
+        plan_.values()->Get(static_cast<flatbuffers::uoffset_t>(index))->val_as_Tensor();
+    if (tensor == nullptr) return Error::Ok;
+    if (tensor->allocation_info() == nullptr && tensor->data_buffer_idx() > 0) {
+      KILN_SET_ERROR(
+          "method '%s': instruction %zu (%s) writes value %d, a constant tensor of the program, "
+          "through its argument %zu; constants are read-only",
+          plan_.name()->c_str(), s, op, index, argument);
+      return Error::InvalidProgram;
+    }
+    if (!input_allowed && is_input_[index]) {
+      KILN_SET_ERROR(
+          "method '%s': instruction %zu (%s) writes value %d, a method input, through its "
+          "argument %zu; a program writes an input only as the self of aten::copy_ (an input "
+          "it mutates)",
+          plan_.name()->c_str(), s, op, index, argument);
+      return Error::InvalidProgram;
+    }
+    return Error::Ok;
+  }
+
   // Any kernel registered for `name`, on any backend (all share the schema's stack layout).
   // One backend per lookup, so that nothing counts as a fallback.
   static Result<const Kernel*> first_named_kernel(const char* name) {
@@ -518,6 +610,7 @@ class MethodBuilder {
   MemoryAllocator allocator_;
   OperatorRequest* requests_ = nullptr;
   char* keys_ = nullptr;
+  bool* is_input_ = nullptr;  // per value: a method input
   size_t num_operators_ = 0;
   char key_[kMaxKernelKeyLength];
 };

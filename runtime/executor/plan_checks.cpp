@@ -31,8 +31,8 @@ struct Where {
 
 class PlanChecker {
  public:
-  PlanChecker(const Program& program, const pte_format::ExecutionPlan& plan)
-      : program_(program), plan_(plan) {
+  PlanChecker(const Program& program, const pte_format::ExecutionPlan& plan, CheckBudget& budget)
+      : program_(program), plan_(plan), budget_(budget) {
     const auto* name = plan.name();
     where_ = {name == nullptr ? "" : name->c_str(),
               name == nullptr ? 0 : static_cast<int>(name->size())};
@@ -56,6 +56,21 @@ class PlanChecker {
 
  private:
   const pte_format::EValue& value(uint32_t index) const { return *plan_.values()->Get(index); }
+
+  // Draws `work` from the program's budget: shared tables must not multiply the checks' work.
+  Error charge(uint64_t work) {
+    if (work <= budget_.remaining) {
+      budget_.remaining -= work;
+      return Error::Ok;
+    }
+    budget_.remaining = 0;
+    KILN_PLAN_FAIL(where_, InvalidProgram,
+                   "checking the program would examine more than %llu items (%llu per byte of "
+                   "its %zu-byte file): its tables are shared or its lists repeated beyond what "
+                   "any export makes",
+                   static_cast<unsigned long long>(budget_.total),
+                   static_cast<unsigned long long>(kCheckWorkPerFileByte), program_.size());
+  }
 
   bool is_input(uint32_t index) const {
     if (plan_.inputs() == nullptr) return false;
@@ -84,6 +99,7 @@ class PlanChecker {
 
   Error check_value(uint32_t i) {
     const pte_format::EValue& v = value(i);
+    KILN_RETURN_IF_ERROR(charge(1));
     if (v.val_type() != KernelTypes::Null && v.val() == nullptr) {
       KILN_PLAN_FAIL(where_, InvalidProgram, "value %u has a type but no content", i);
     }
@@ -117,6 +133,7 @@ class PlanChecker {
       case KernelTypes::BoolList: {
         const auto* items = v.val_as_BoolList()->items();
         if (items == nullptr) return Error::Ok;
+        KILN_RETURN_IF_ERROR(charge(items->size()));
         for (uint32_t k = 0; k < items->size(); ++k) {
           if (items->Get(k) > 1) {
             KILN_PLAN_FAIL(where_, InvalidProgram, "value %u (BoolList) item %u is %u, not 0 or 1",
@@ -138,6 +155,7 @@ class PlanChecker {
   Error check_items(uint32_t i, const flatbuffers::Vector<int64_t>* items, KernelTypes item_type,
                     bool optional) {
     if (items == nullptr) return Error::Ok;
+    KILN_RETURN_IF_ERROR(charge(items->size()));
     for (uint32_t k = 0; k < items->size(); ++k) {
       KILN_RETURN_IF_ERROR(check_item(i, k, items->Get(k), item_type, optional));
     }
@@ -146,6 +164,7 @@ class PlanChecker {
   Error check_items(uint32_t i, const flatbuffers::Vector<int32_t>* items, KernelTypes item_type,
                     bool optional) {
     if (items == nullptr) return Error::Ok;
+    KILN_RETURN_IF_ERROR(charge(items->size()));
     for (uint32_t k = 0; k < items->size(); ++k) {
       KILN_RETURN_IF_ERROR(check_item(i, k, items->Get(k), item_type, optional));
     }
@@ -169,6 +188,7 @@ class PlanChecker {
   }
 
   Error check_tensor(uint32_t i, const pte_format::Tensor& t) {
+    KILN_RETURN_IF_ERROR(charge(t.sizes() == nullptr ? 0 : t.sizes()->size()));
     char why[128];
     Result<TensorBytes> bytes = tensor_bytes(t, why, sizeof(why));
     if (!bytes.ok()) KILN_PLAN_FAIL(where_, InvalidProgram, "value %u (Tensor): %s", i, why);
@@ -239,6 +259,7 @@ class PlanChecker {
       }
       return check_bools(i, t, constant->data, nbytes);
     }
+    if (nbytes > 0) KILN_RETURN_IF_ERROR(charge(plan_.inputs() ? plan_.inputs()->size() : 0));
     if (nbytes > 0 && !is_input(i)) {
       KILN_PLAN_FAIL(where_, InvalidProgram,
                      "value %u (Tensor, %zu bytes) has no memory: it is not a constant, not "
@@ -251,6 +272,7 @@ class PlanChecker {
   // Kernels load Bool elements as bool, for which a byte other than 0 or 1 is undefined.
   Error check_bools(uint32_t i, const pte_format::Tensor& t, const uint8_t* data, size_t nbytes) {
     if (t.scalar_type() != pte_format::ScalarType::BOOL) return Error::Ok;
+    KILN_RETURN_IF_ERROR(charge(nbytes));
     for (size_t b = 0; b < nbytes; ++b) {
       if (data[b] > 1) {
         KILN_PLAN_FAIL(where_, InvalidProgram,
@@ -326,16 +348,20 @@ class PlanChecker {
   // argument is compared with every other one and with the items of the call's tensor lists (each
   // list once; outs like cat's are tensor arguments, and split's out list is compared with its
   // tensor input).
-  Error check_overlaps(uint32_t c, uint32_t k, const flatbuffers::Vector<int32_t>& args) const {
+  Error check_overlaps(uint32_t c, uint32_t k, const flatbuffers::Vector<int32_t>& args) {
+    KILN_RETURN_IF_ERROR(charge(uint64_t{args.size()} * args.size()));
     bool repeated[kMaxCallArguments] = {};  // the call has at most that many (checked)
     for (uint32_t j = 0; j < args.size(); ++j) {
       for (uint32_t before = 0; before < j && !repeated[j]; ++before) {
         repeated[j] = args.Get(before) == args.Get(j);
       }
+      // Method::load examines each list argument's tensors once more (its write checks).
+      if (!repeated[j]) KILN_RETURN_IF_ERROR(charge(tensor_list_size(args.Get(j))));
     }
     for (uint32_t i = 0; i < args.size(); ++i) {
       Placement a;
       if (!placement(args.Get(i), &a)) continue;
+      KILN_RETURN_IF_ERROR(charge(args.size()));
       for (uint32_t j = 0; j < args.size(); ++j) {
         const pte_format::EValue& other = value(static_cast<uint32_t>(args.Get(j)));
         if (other.val_type() == KernelTypes::Tensor) {
@@ -349,12 +375,23 @@ class PlanChecker {
           items = other.val_as_OptionalTensorList()->items();
         }
         if (items == nullptr) continue;
+        KILN_RETURN_IF_ERROR(charge(items->size()));
         for (int32_t item : *items) {
           if (item >= 0) KILN_RETURN_IF_ERROR(check_apart(c, k, args.Get(i), a, item));
         }
       }
     }
     return Error::Ok;
+  }
+
+  uint32_t tensor_list_size(int32_t index) const {
+    const pte_format::EValue& v = value(static_cast<uint32_t>(index));
+    const flatbuffers::Vector<int32_t>* items = nullptr;
+    if (v.val_type() == KernelTypes::TensorList) items = v.val_as_TensorList()->items();
+    if (v.val_type() == KernelTypes::OptionalTensorList) {
+      items = v.val_as_OptionalTensorList()->items();
+    }
+    return items == nullptr ? 0 : items->size();
   }
 
   Error check_apart(uint32_t c, uint32_t k, int32_t index, const Placement& a,
@@ -378,6 +415,7 @@ class PlanChecker {
     const auto* instructions = chain.instructions();
     if (instructions == nullptr) return Error::Ok;
     const uint32_t count = instructions->size();
+    KILN_RETURN_IF_ERROR(charge(count));
     for (uint32_t k = 0; k < count; ++k) {
       const pte_format::Instruction& instruction = *instructions->Get(k);
       if (instruction.instr_args() == nullptr) {
@@ -398,6 +436,7 @@ class PlanChecker {
                              "chain %u instruction %u has %u arguments (at most %zu)", c, k,
                              call->args()->size(), kMaxCallArguments);
             }
+            KILN_RETURN_IF_ERROR(charge(call->args()->size()));
             for (int32_t arg : *call->args()) {
               KILN_RETURN_IF_ERROR(check_index(c, k, arg, "an argument"));
             }
@@ -450,14 +489,16 @@ class PlanChecker {
 
   const Program& program_;
   const pte_format::ExecutionPlan& plan_;
+  CheckBudget& budget_;
   Where where_;
   uint32_t num_values_;
 };
 
 }  // namespace
 
-Error check_plan(const Program& program, const pte_format::ExecutionPlan& plan) {
-  return PlanChecker(program, plan).check();
+Error check_plan(const Program& program, const pte_format::ExecutionPlan& plan,
+                 CheckBudget& budget) {
+  return PlanChecker(program, plan, budget).check();
 }
 
 }  // namespace kiln

@@ -168,8 +168,9 @@ Result<Program> Program::load(const void* data, size_t size) {
     KILN_SET_ERROR("program: no execution plan (method)");
     return Error::InvalidProgram;
   }
+  CheckBudget budget = check_budget(size);
   for (flatbuffers::uoffset_t i = 0; i < root->execution_plan()->size(); ++i) {
-    KILN_RETURN_IF_ERROR(check_plan(program, *root->execution_plan()->Get(i)));
+    KILN_RETURN_IF_ERROR(check_plan(program, *root->execution_plan()->Get(i), budget));
   }
   return program;
 }

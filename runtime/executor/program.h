@@ -64,6 +64,8 @@ class Program {
   Result<ConstantSpan> mutable_initial_bytes(uint64_t list, uint32_t index) const;
 
   const pte_format::Program& flatbuffer() const { return *root_; }
+  // Bytes of the file, segments included.
+  size_t size() const { return size_; }
   Result<const pte_format::ExecutionPlan*> plan(std::string_view name) const;
 
  private:

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
+from typing import Any
 
 import flatbuffers
 
+from kiln.codegen.pte import program_generated as pte
 from kiln.codegen.pte.program_generated import ExecutionPlanT, Program, ProgramT
 
 FILE_IDENTIFIER = b"ET12"
@@ -81,3 +83,103 @@ def encode(pte: PteFile) -> bytes:
     out = struct.pack("<I", root_offset + HEADER_LENGTH) + flatbuffer[4:8] + header
     out += flatbuffer[8:]
     return out + bytes(segment_base - len(out)) + pte.segment_data
+
+
+def _vector(builder: flatbuffers.Builder, start: Any, items: list[Any], prepend: Any) -> int:
+    """A FlatBuffers vector of `items` (scalars, or offsets of tables built before)."""
+    start(builder, len(items))
+    for item in reversed(items):
+        prepend(item)
+    return int(builder.EndVector())
+
+
+def _planned_tensor(builder: flatbuffers.Builder, offset: int) -> int:
+    """An EValue: a float tensor of 4 elements at `offset` of memory arena 1."""
+    sizes = _vector(builder, pte.TensorStartSizesVector, [4], builder.PrependInt32)
+    dim_order = _vector(builder, pte.TensorStartDimOrderVector, [0], builder.PrependUint8)
+    pte.AllocationDetailsStart(builder)
+    pte.AllocationDetailsAddMemoryId(builder, 1)
+    pte.AllocationDetailsAddMemoryOffsetLow(builder, offset)
+    allocation = pte.AllocationDetailsEnd(builder)
+    pte.TensorStart(builder)
+    pte.TensorAddScalarType(builder, pte.ScalarType.FLOAT)
+    pte.TensorAddSizes(builder, sizes)
+    pte.TensorAddDimOrder(builder, dim_order)
+    pte.TensorAddAllocationInfo(builder, allocation)
+    tensor = pte.TensorEnd(builder)
+    pte.EValueStart(builder)
+    pte.EValueAddValType(builder, pte.KernelTypes.Tensor)
+    pte.EValueAddVal(builder, tensor)
+    return int(pte.EValueEnd(builder))
+
+
+def shared_tables_program(lists: int, items: int, calls: int) -> bytes:
+    """A small program whose tables are shared, as FlatBuffers allows: values 2..lists+1 are one
+    TensorList table of `items` items (each value 1), and `calls` instructions are one
+    KernelCall table passing value 0 and every list. Checked naively, its load examines
+    calls x lists x items tensors while the file holds each table once."""
+    builder = flatbuffers.Builder(1024)
+    item_vector = _vector(
+        builder, pte.TensorListStartItemsVector, [1] * items, builder.PrependInt32
+    )
+    pte.TensorListStart(builder)
+    pte.TensorListAddItems(builder, item_vector)
+    tensor_list = pte.TensorListEnd(builder)
+    pte.EValueStart(builder)
+    pte.EValueAddValType(builder, pte.KernelTypes.TensorList)
+    pte.EValueAddVal(builder, tensor_list)
+    shared_list = pte.EValueEnd(builder)
+    values_list = [_planned_tensor(builder, 0), _planned_tensor(builder, 16)]
+    values_list += [shared_list] * lists
+    values = _vector(
+        builder, pte.ExecutionPlanStartValuesVector, values_list, builder.PrependUOffsetTRelative
+    )
+    args = _vector(
+        builder, pte.KernelCallStartArgsVector, [0, *range(2, lists + 2)], builder.PrependInt32
+    )
+    pte.KernelCallStart(builder)
+    pte.KernelCallAddOpIndex(builder, 0)
+    pte.KernelCallAddArgs(builder, args)
+    call = pte.KernelCallEnd(builder)
+    pte.InstructionStart(builder)
+    pte.InstructionAddInstrArgsType(builder, pte.InstructionArguments.KernelCall)
+    pte.InstructionAddInstrArgs(builder, call)
+    instruction = pte.InstructionEnd(builder)
+    instructions = _vector(
+        builder,
+        pte.ChainStartInstructionsVector,
+        [instruction] * calls,
+        builder.PrependUOffsetTRelative,
+    )
+    pte.ChainStart(builder)
+    pte.ChainAddInstructions(builder, instructions)
+    chain = pte.ChainEnd(builder)
+    chains = _vector(
+        builder, pte.ExecutionPlanStartChainsVector, [chain], builder.PrependUOffsetTRelative
+    )
+    name, overload = builder.CreateString("aten::cat"), builder.CreateString("out")
+    pte.OperatorStart(builder)
+    pte.OperatorAddName(builder, name)
+    pte.OperatorAddOverload(builder, overload)
+    operator = pte.OperatorEnd(builder)
+    operators = _vector(
+        builder, pte.ExecutionPlanStartOperatorsVector, [operator], builder.PrependUOffsetTRelative
+    )
+    sizes = _vector(
+        builder, pte.ExecutionPlanStartNonConstBufferSizesVector, [0, 64], builder.PrependInt64
+    )
+    method = builder.CreateString("forward")
+    pte.ExecutionPlanStart(builder)
+    pte.ExecutionPlanAddName(builder, method)
+    pte.ExecutionPlanAddValues(builder, values)
+    pte.ExecutionPlanAddChains(builder, chains)
+    pte.ExecutionPlanAddOperators(builder, operators)
+    pte.ExecutionPlanAddNonConstBufferSizes(builder, sizes)
+    plan = pte.ExecutionPlanEnd(builder)
+    plans = _vector(
+        builder, pte.ProgramStartExecutionPlanVector, [plan], builder.PrependUOffsetTRelative
+    )
+    pte.ProgramStart(builder)
+    pte.ProgramAddExecutionPlan(builder, plans)
+    builder.Finish(pte.ProgramEnd(builder), file_identifier=FILE_IDENTIFIER)
+    return bytes(builder.Output())

@@ -1,0 +1,151 @@
+"""The invariants of docs/programs.md ("Invariants"), enforced at load: no instruction writes a
+constant or a method input (but for aten::copy_'s write-back of an input the program mutates),
+the load's work is bounded by the file's size even when tables are shared, and a run that loops
+ends with an error.
+
+The programs are ExecuTorch exports edited with pte_edit (the MLP's plan is described in
+test_bad_programs.py: values 0..3 are constants, 4 is the input, instruction 1 is
+addmm(1, 4, 5, 10, 11, out=9) returning 9), or built whole by pte_edit.shared_tables_program.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import torch
+from executorch_export import pte_bytes
+from pte_edit import PteFile, decode, encode, shared_tables_program
+from test_bad_programs import Mlp
+
+import kiln
+from kiln.codegen.pte import program_generated as pte
+
+ADDMM_ARGS = [1, 4, 5, 10, 11, 9, 9]  # self, mat1, mat2, beta, alpha, out; the return
+
+
+@pytest.fixture(scope="module")
+def mlp() -> bytes:
+    torch.manual_seed(0)
+    data: bytes = pte_bytes(Mlp(), (torch.randn(2, 8),))
+    call: Any = decode(data).plan.chains[0].instructions[1].instrArgs
+    assert list(call.args) == ADDMM_ARGS
+    return data
+
+
+def _edited(data: bytes, edit: Callable[[PteFile], Any]) -> bytes:
+    program = decode(data)
+    edit(program)
+    return encode(program)
+
+
+def _addmm_args(args: list[int]) -> Callable[[PteFile], None]:
+    def edit(p: PteFile) -> None:
+        call: Any = p.plan.chains[0].instructions[1].instrArgs
+        call.args = args
+
+    return edit
+
+
+def _refusal(data: bytes) -> str:
+    with pytest.raises(kiln.KilnError) as error:
+        kiln.load(data)
+    assert error.value.code == "InvalidProgram", error.value
+    return str(error.value)
+
+
+@pytest.mark.parametrize(
+    ("args", "argument"),
+    [
+        ([1, 4, 5, 10, 11, 0, 0], 5),  # out and return: the first weight
+        ([1, 4, 5, 10, 11, 9, 0], 6),  # the return only
+        ([1, 4, 5, 10, 11, 0, 9], 5),  # the out only
+    ],
+    ids=["out_and_return", "return", "out"],
+)
+def test_an_instruction_writing_a_constant_is_refused(
+    mlp: bytes, args: list[int], argument: int
+) -> None:
+    message = _refusal(_edited(mlp, _addmm_args(args)))
+    assert (
+        f"method 'forward': instruction 1 (aten::addmm.out) writes value 0, a constant tensor of "
+        f"the program, through its argument {argument}"
+    ) in message
+
+
+def test_a_tensor_list_written_with_a_constant_in_it_is_refused(mlp: bytes) -> None:
+    def edit(p: PteFile) -> None:
+        written = pte.TensorListT()
+        written.items = [9, 2]
+        value = pte.EValueT()
+        value.valType, value.val = pte.KernelTypes.TensorList, written
+        p.plan.values.append(value)
+        _addmm_args([1, 4, 5, 10, 11, 9, len(p.plan.values) - 1])(p)
+
+    message = _refusal(_edited(mlp, edit))
+    assert "instruction 1 (aten::addmm.out) writes value 2, a constant tensor" in message
+
+
+def test_an_instruction_writing_an_input_is_refused(mlp: bytes) -> None:
+    message = _refusal(_edited(mlp, _addmm_args([1, 5, 5, 10, 11, 4, 4])))
+    assert (
+        "instruction 1 (aten::addmm.out) writes value 4, a method input, through its argument 5"
+    ) in message
+
+
+class MutatesItsInput(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x.add_(1)
+        return x * 2
+
+
+def test_an_input_the_program_mutates_is_written_back_through_copy() -> None:
+    data = pte_bytes(MutatesItsInput(), (torch.zeros(3),))
+    names: list[Any] = [op.name for op in decode(data).plan.operators]
+    operators = [name.decode() for name in names]
+    assert operators[-1] == "aten::copy_"
+    x = torch.zeros(3)
+    outputs = kiln.load(data).run(x)
+    assert torch.equal(x, torch.ones(3))  # as torch would leave it
+    assert torch.equal(outputs[-1], torch.full((3,), 2.0))
+
+
+def test_a_program_of_shared_tables_is_refused_within_its_work_budget() -> None:
+    # 200 list values that are one table of 1000 items, passed by 1000 calls that are one table:
+    # a small file that checks unaware of sharing would walk calls x lists x items times.
+    data = shared_tables_program(lists=200, items=1000, calls=1000)
+    assert len(data) < 16 * 1024
+    start = time.monotonic()
+    message = _refusal(data)
+    assert time.monotonic() - start < 5.0  # a bound no machine misses unless the work is unbounded
+    assert "checking the program would examine more than" in message
+    assert f"per byte of its {len(data)}-byte file" in message
+
+
+def test_a_program_of_a_few_shared_tables_loads() -> None:
+    kiln.load(shared_tables_program(lists=4, items=8, calls=4))
+
+
+def test_a_backward_jump_ends_the_run_with_an_error(mlp: bytes) -> None:
+    def edit(p: PteFile) -> None:
+        condition = pte.BoolT()
+        condition.boolVal = False
+        value = pte.EValueT()
+        value.valType, value.val = pte.KernelTypes.Bool, condition
+        p.plan.values.append(value)
+        jump = pte.JumpFalseCallT()
+        jump.condValueIndex, jump.destinationInstruction = len(p.plan.values) - 1, 0
+        instruction = pte.InstructionT()
+        instruction.instrArgsType, instruction.instrArgs = (
+            pte.InstructionArguments.JumpFalseCall,
+            jump,
+        )
+        p.plan.chains[0].instructions.insert(0, instruction)
+
+    program = kiln.load(_edited(mlp, edit))
+    with pytest.raises(kiln.KilnError) as error:
+        program.run(torch.randn(2, 8))
+    assert error.value.code == "InvalidState"
+    assert "method 'forward': instruction 0 would exceed the run's budget of" in str(error.value)
