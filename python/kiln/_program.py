@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,6 +15,10 @@ from kiln._convert import DTYPE_CODES
 from kiln._errors import KilnError
 
 _DTYPES = {code: dtype for dtype, code in DTYPE_CODES.items()}
+
+# kiln.load's default bound on a program's planned memory (see load()); kiln_runner's
+# --max-memory defaults to the same.
+DEFAULT_MAX_MEMORY = 1 << 30
 
 
 @dataclass(frozen=True)
@@ -65,17 +71,26 @@ def _ns(ns: int) -> str:
 class Program:
     """A loaded method of a .pte program. Create it with :func:`kiln.load`."""
 
-    def __init__(self, source: str | bytes, method: str, backends: tuple[str, ...]) -> None:
+    def __init__(
+        self,
+        source: str | bytes,
+        method: str,
+        backends: tuple[str, ...],
+        max_memory: int | None = DEFAULT_MAX_MEMORY,
+    ) -> None:
         """Loads `method` of the program at the path `source` (mapped, not read), or in the
-        bytes `source`. The native loader raises KilnError with the runtime's code."""
+        bytes `source`, its planned memory bounded by `max_memory` bytes (None: unbounded). The
+        native loader raises KilnError with the runtime's code."""
+        if max_memory is not None and (isinstance(max_memory, bool) or max_memory < 0):
+            raise ValueError(f"max_memory must be a byte count >= 0 or None, got {max_memory!r}")
         self.path = "<bytes>" if isinstance(source, bytes) else source
         self.method = method
         self.backends = backends
         try:
             if isinstance(source, bytes):
-                self._native = _C.Program.from_bytes(source, method, list(backends))
+                self._native = _C.Program.from_bytes(source, method, list(backends), max_memory)
             else:
-                self._native = _C.Program.from_file(source, method, list(backends))
+                self._native = _C.Program.from_file(source, method, list(backends), max_memory)
         except ValueError as error:  # an unknown backend name
             raise KilnError(str(error), "InvalidArgument") from None
         code, message = self._native.load_status()
@@ -105,13 +120,24 @@ class Program:
         outputs as new torch tensors. With ``profile=True`` the per-instruction times are kept
         for :meth:`last_profile`."""
         native = self._native
-        bound = self._bind(inputs)
-        native.execute(profile)
-        outputs = tuple(self._output(i) for i in range(native.num_outputs()))
-        del bound  # the inputs' memory was in use until here
-        if profile:
-            self._profile = Profile(ProfileRow(*row) for row in native.last_profile())
+        with self._one_run():
+            bound = self._bind(inputs)
+            native.execute(profile)
+            outputs = tuple(self._output(i) for i in range(native.num_outputs()))
+            del bound  # the inputs' memory was in use until here
+            if profile:
+                self._profile = Profile(ProfileRow(*row) for row in native.last_profile())
         return outputs
+
+    @contextmanager
+    def _one_run(self) -> Iterator[None]:
+        """Holds the native Program's run lock: the method's input bindings and memory serve one
+        run at a time, so runs from several threads on one Program take turns."""
+        self._native.acquire()
+        try:
+            yield
+        finally:
+            self._native.release()
 
     def _bind(self, inputs: tuple[Any, ...]) -> list[torch.Tensor]:
         """Binds the inputs; returns the tensors whose memory the method now uses."""
@@ -140,10 +166,11 @@ class Program:
     def time_execute(self, *inputs: Any, repeat: int = 100) -> float:
         """Mean nanoseconds of one run on `inputs`, timed natively over `repeat` runs (no Python
         per run): what a C++ caller of the same program pays."""
-        bound = self._bind(inputs)
-        self._native.execute(False)  # warm up
-        ns = float(self._native.time_execute(repeat))
-        del bound
+        with self._one_run():
+            bound = self._bind(inputs)
+            self._native.execute(False)  # warm up
+            ns = float(self._native.time_execute(repeat))
+            del bound
         return ns
 
     def last_profile(self) -> Profile:
@@ -178,10 +205,29 @@ def _dim_order(tensor: torch.Tensor) -> list[int]:
     return sorted(range(tensor.dim()), key=lambda d: (-strides[d], d))
 
 
+def _refused_kind(tensor: torch.Tensor) -> str:
+    """Why the tensor cannot be bound ("" if it can): a meta tensor has no data, a sparse or
+    quantized one is not the dense layout the program reads, and the kernels read CPU memory."""
+    if tensor.is_meta:
+        return "a meta tensor has no data"
+    if tensor.layout != torch.strided:
+        return f"a {tensor.layout} tensor is not dense"
+    if tensor.is_quantized:
+        return "a quantized tensor is not supported"
+    if tensor.device.type != "cpu":
+        return f"the tensor is on {tensor.device}"
+    return ""
+
+
 def _bindable(index: int, tensor: torch.Tensor, meta: tuple[Any, ...]) -> torch.Tensor:
     """The tensor in the program's dtype-free layout: dense in its dim order (the binding then
     uses its memory in place)."""
     kind, _, _, dim_order = meta
+    refused = _refused_kind(tensor)
+    if refused:
+        raise KilnError(
+            f"input {index}: {refused}; Program.run takes dense CPU tensors", "InvalidArgument"
+        )
     if kind != "Tensor":
         raise KilnError(
             f"input {index}: the program takes a {kind}, got a tensor", "InvalidArgument"
@@ -200,10 +246,18 @@ def load(
     path: str | os.PathLike[str] | bytes,
     method: str = "forward",
     backends: tuple[str, ...] | list[str] = ("portable",),
+    max_memory: int | None = DEFAULT_MAX_MEMORY,
 ) -> Program:
     """Loads `method` of a .pte program (a path, whose file is mapped, or the file's bytes),
-    resolving its operators on `backends` in preference order. Raises KilnError with the
-    runtime's code: AccessFailed for a file it cannot read, InvalidProgram for a bad program,
-    and ProgramLoadError naming the missing operators (also in ``.missing``)."""
+    resolving its operators on `backends` in preference order. The program's planned memory
+    (its arenas and metadata together) may take at most `max_memory` bytes, 1 GiB by default:
+    the sizes come from the file, so a small hostile file could otherwise allocate gigabytes;
+    pass a larger bound, or None, for a trusted program that plans more. Raises KilnError with
+    the runtime's code: AccessFailed for a file it cannot read (a named pipe, a directory),
+    InvalidProgram for a bad program, MemoryAllocationFailed for a plan over `max_memory`, and
+    ProgramLoadError naming the missing operators (also in ``.missing``).
+
+    A Program may be run from several threads: its runs take turns (one lock per Program), so
+    threads that want to run in parallel load one Program each."""
     source = path if isinstance(path, bytes) else os.fspath(path)
-    return Program(source, method, tuple(backends))
+    return Program(source, method, tuple(backends), max_memory)

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from kiln import _C
 
+# kiln::PthreadPool::kMaxThreads, checked here so that counts beyond int64 get the same ValueError
+# (the native check says the same; tests/test_program_safety.py keeps the two equal).
+MAX_THREADS = 256
+
 
 def set_num_threads(num_threads: int) -> None:
     """Runs Kiln's kernels on ``num_threads`` threads, the calling one included: ``call_op`` and
@@ -13,12 +17,16 @@ def set_num_threads(num_threads: int) -> None:
     are the same as on one thread (docs/threads.md). The ATen backend's kernels are libtorch's
     and follow ``torch.set_num_threads`` instead.
 
-    Raises ValueError below 1, and KilnError (code NotSupported) for more than one thread in a
+    Raises ValueError outside [1, MAX_THREADS] (MAX_THREADS is kiln::PthreadPool::kMaxThreads:
+    threads beyond the cores only add cost, and the bound stops a typo from asking the system
+    for millions of threads), and KilnError (code NotSupported) for more than one thread in a
     Kiln built without pthreadpool (KILN_THREADS=OFF)."""
     if isinstance(num_threads, bool) or not isinstance(num_threads, int):
         raise TypeError(f"num_threads must be an int, got {type(num_threads).__name__}")
     if num_threads < 1:
         raise ValueError(f"num_threads must be at least 1, got {num_threads}")
+    if num_threads > MAX_THREADS:
+        raise ValueError(f"num_threads must be at most {MAX_THREADS}, got {num_threads}")
     _C.set_num_threads(num_threads)  # a refusal raises KilnError with the pool's code
 
 

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "runtime/kernel/operator_registry.h"
 #include "runtime/platform/clock.h"
 #include "runtime/platform/last_error.h"
+#include "runtime/platform/log.h"
 #include "runtime/platform/mapped_file.h"
 #include "thread_settings.h"
 
@@ -29,6 +31,15 @@ namespace {
 
 [[noreturn]] void raise(Error error, const std::string& message) {
   raise_kiln_error(error, message);
+}
+
+// A name from the program file as Python text: printable() escapes bytes that are not UTF-8.
+std::string text(const char* name) {
+  if (name == nullptr) return "";
+  const size_t length = std::strlen(name);
+  std::string out(length * 4 + 1, '\0');
+  out.resize(printable(name, length, out.data(), out.size()));
+  return out;
 }
 
 // A caller's tensor bound as an input: its metadata lives here, its data stays the caller's.
@@ -46,19 +57,21 @@ class LoadedProgram {
  public:
   static std::unique_ptr<LoadedProgram> from_file(const std::string& path,
                                                   const std::string& method_name,
-                                                  const std::vector<std::string>& backend_names) {
+                                                  const std::vector<std::string>& backend_names,
+                                                  std::optional<size_t> max_memory) {
     auto loaded = std::unique_ptr<LoadedProgram>(new LoadedProgram(backend_names));
     MappedFile file = MappedFile::open(path.c_str());
     if (!file.ok()) raise(Error::AccessFailed, last_error());
     loaded->file_.emplace(std::move(file));
     loaded->load(static_cast<const uint8_t*>(loaded->file_->data()), loaded->file_->size(),
-                 method_name);
+                 method_name, max_memory.value_or(HeapMethodMemory::kUnbounded));
     return loaded;
   }
 
   static std::unique_ptr<LoadedProgram> from_bytes(const py::bytes& data,
                                                    const std::string& method_name,
-                                                   const std::vector<std::string>& backend_names) {
+                                                   const std::vector<std::string>& backend_names,
+                                                   std::optional<size_t> max_memory) {
     auto loaded = std::unique_ptr<LoadedProgram>(new LoadedProgram(backend_names));
     const std::string_view view = data;
     loaded->bytes_.reset(
@@ -66,7 +79,8 @@ class LoadedProgram {
     if (loaded->bytes_ == nullptr)
       raise(Error::MemoryAllocationFailed, "no memory for the program");
     std::memcpy(loaded->bytes_.get(), view.data(), view.size());
-    loaded->load(loaded->bytes_.get(), view.size(), method_name);
+    loaded->load(loaded->bytes_.get(), view.size(), method_name,
+                 max_memory.value_or(HeapMethodMemory::kUnbounded));
     return loaded;
   }
 
@@ -77,7 +91,7 @@ class LoadedProgram {
   py::list missing_operators() const {
     py::list report;
     for (const MissingOperator& entry : missing_) {
-      report.append(py::make_tuple(entry.index, entry.name, entry.key ? entry.key : "",
+      report.append(py::make_tuple(entry.index, text(entry.name), entry.key ? entry.key : "",
                                    to_string(entry.cause)));
     }
     return report;
@@ -99,6 +113,11 @@ class LoadedProgram {
     checked_index(index, method().num_inputs(), "input");
     if (sizes.size() > kTensorDimensionLimit || dim_order.size() != sizes.size()) {
       raise(Error::InvalidArgument, "input " + std::to_string(index) + ": bad tensor metadata");
+    }
+    int64_t numel = 1;
+    for (const int64_t size : sizes) numel *= size;
+    if (data == 0 && numel != 0) {  // a meta tensor: Method::set_input would copy from null
+      raise(Error::InvalidArgument, "input " + std::to_string(index) + ": the tensor has no data");
     }
     BoundTensor& bound = bound_[index];
     for (size_t d = 0; d < sizes.size(); ++d) {
@@ -191,7 +210,7 @@ class LoadedProgram {
   std::vector<std::string> operators() {
     Method& m = method();
     std::vector<std::string> names;
-    for (size_t i = 0; i < m.num_operators(); ++i) names.emplace_back(m.operator_name(i));
+    for (size_t i = 0; i < m.num_operators(); ++i) names.push_back(text(m.operator_name(i)));
     return names;
   }
 
@@ -202,7 +221,7 @@ class LoadedProgram {
     py::list rows;
     for (size_t i = 0; i < m.num_instructions(); ++i) {
       const InstructionInfo info = m.instruction_info(i);
-      rows.append(py::make_tuple(i, info.kind, info.op ? info.op : "",
+      rows.append(py::make_tuple(i, info.kind, text(info.op),
                                  info.served ? to_string(info.served->backend) : ""));
     }
     return rows;
@@ -214,7 +233,7 @@ class LoadedProgram {
     py::list rows;
     for (size_t i = 0; i < m.num_instructions() && i < times_.size(); ++i) {
       const InstructionInfo info = m.instruction_info(i);
-      rows.append(py::make_tuple(i, info.kind, info.op ? info.op : "",
+      rows.append(py::make_tuple(i, info.kind, text(info.op),
                                  info.served ? to_string(info.served->backend) : "", times_[i]));
     }
     return rows;
@@ -222,6 +241,16 @@ class LoadedProgram {
 
   size_t num_inputs() { return method().num_inputs(); }
   size_t num_outputs() { return method().num_outputs(); }
+
+  // One run (bind, execute, copy the outputs) at a time: the Method's input bindings and memory
+  // are shared, and execute() releases the GIL. Python's Program.run holds this from its first
+  // bind to its last copy. The GIL is released before waiting, or a thread holding the lock could
+  // never get the GIL back to finish its run.
+  void acquire() {
+    py::gil_scoped_release release;
+    run_mutex_.lock();
+  }
+  void release() { run_mutex_.unlock(); }
 
  private:
   struct Free {
@@ -233,16 +262,17 @@ class LoadedProgram {
 
   // Loads `method_name` of the program in `data`. A bad program or an unknown method raises; a
   // method whose operators are missing is kept as load_status() and missing_operators().
-  void load(const uint8_t* data, size_t size, const std::string& method_name) {
+  void load(const uint8_t* data, size_t size, const std::string& method_name, size_t max_memory) {
     Result<Program> program = Program::load(data, size);
     if (!program.ok()) raise(program.error(), last_error());
     program_.emplace(std::move(*program));
     Result<MethodMeta> meta = program_->method_meta(method_name);
     if (!meta.ok()) raise(meta.error(), last_error());
-    memory_ = std::make_unique<HeapMethodMemory>(*meta);
+    memory_ = std::make_unique<HeapMethodMemory>(*meta, max_memory);
     if (memory_->status() != Error::Ok) {
       raise(memory_->status(), "cannot allocate the method's " +
-                                   std::to_string(memory_->planned_bytes()) + " planned bytes");
+                                   std::to_string(memory_->planned_bytes()) +
+                                   " planned bytes: " + last_error());
     }
     missing_.resize(meta->num_operators());
     MissingReport report{{missing_.data(), missing_.size()}, 0};
@@ -297,6 +327,7 @@ class LoadedProgram {
   std::string load_error_;
   std::vector<BoundTensor> bound_;
   std::vector<uint64_t> times_;
+  std::mutex run_mutex_;
 };
 
 }  // namespace
@@ -304,9 +335,11 @@ class LoadedProgram {
 void bind_program(py::module_& m) {
   py::class_<LoadedProgram>(m, "Program", py::module_local())
       .def_static("from_file", &LoadedProgram::from_file, py::arg("path"), py::arg("method"),
-                  py::arg("backends"))
+                  py::arg("backends"), py::arg("max_memory"))
       .def_static("from_bytes", &LoadedProgram::from_bytes, py::arg("data"), py::arg("method"),
-                  py::arg("backends"))
+                  py::arg("backends"), py::arg("max_memory"))
+      .def("acquire", &LoadedProgram::acquire)
+      .def("release", &LoadedProgram::release)
       .def("operators", &LoadedProgram::operators)
       .def("instructions", &LoadedProgram::instructions)
       .def("load_status", &LoadedProgram::load_status)

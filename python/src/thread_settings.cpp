@@ -42,6 +42,11 @@ void set_num_threads(int64_t num_threads) {
     throw py::value_error("kiln.set_num_threads: the number of threads must be at least 1, got " +
                           std::to_string(num_threads));
   }
+  if (static_cast<uint64_t>(num_threads) > PthreadPool::kMaxThreads) {
+    throw py::value_error("kiln.set_num_threads: the number of threads must be at most " +
+                          std::to_string(PthreadPool::kMaxThreads) + ", got " +
+                          std::to_string(num_threads));
+  }
   static std::once_flag fork_handler;
   std::call_once(fork_handler, [] { pthread_atfork(nullptr, nullptr, start_over_in_child); });
   std::shared_ptr<ThreadPool> made;
