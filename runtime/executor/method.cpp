@@ -471,6 +471,7 @@ class MethodBuilder {
     bool any_missing = false;
     for (size_t s = 0; s < method.num_steps_; ++s) {
       Method::Step& step = method.steps_[s];
+      if (step.kind == StepKind::Move) KILN_RETURN_IF_ERROR(check_move(s, step));
       if (step.kind != StepKind::Kernel) continue;
       const char* name = method.op_names_[step.op_index];
       Result<const Kernel*> any = first_named_kernel(name);
@@ -557,6 +558,24 @@ class MethodBuilder {
       for (int32_t item : *items) {
         if (item >= 0) KILN_RETURN_IF_ERROR(check_written(s, name, p, item, false));
       }
+    }
+    return Error::Ok;
+  }
+
+  // A move copies a value's tensor (its TensorImpl) into another value's slot: moving a constant
+  // or an input would let a later call write it through the destination, and moving into an
+  // input would make set_input rebind the moved tensor to the caller's memory.
+  Error check_move(size_t s, const Method::Step& step) {
+    const auto* from = plan_.values()->Get(static_cast<flatbuffers::uoffset_t>(step.a));
+    const auto* tensor = from->val_as_Tensor();
+    const bool constant =
+        tensor != nullptr && tensor->allocation_info() == nullptr && tensor->data_buffer_idx() > 0;
+    if (constant || (tensor != nullptr && is_input_[step.a]) || is_input_[step.b]) {
+      KILN_SET_ERROR(
+          "method '%s': instruction %zu (MoveCall) moves value %d into value %d; a program "
+          "moves neither a constant or input tensor nor into an input",
+          plan_.name()->c_str(), s, step.a, step.b);
+      return Error::InvalidProgram;
     }
     return Error::Ok;
   }

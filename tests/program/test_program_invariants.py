@@ -95,6 +95,33 @@ def test_an_instruction_writing_an_input_is_refused(mlp: bytes) -> None:
     ) in message
 
 
+def _move(source: int, destination: int) -> Callable[[PteFile], None]:
+    def edit(p: PteFile) -> None:
+        move = pte.MoveCallT()
+        move.moveFrom, move.moveTo = source, destination
+        instruction = pte.InstructionT()
+        instruction.instrArgsType, instruction.instrArgs = pte.InstructionArguments.MoveCall, move
+        p.plan.chains[0].instructions.insert(1, instruction)
+
+    return edit
+
+
+@pytest.mark.parametrize(
+    ("source", "destination"),
+    [(0, 9), (4, 9), (9, 4)],
+    ids=["a_constant_into_an_out", "an_input_into_an_out", "into_an_input"],
+)
+def test_a_move_that_would_let_a_call_write_a_constant_or_an_input_is_refused(
+    mlp: bytes, source: int, destination: int
+) -> None:
+    message = _refusal(_edited(mlp, _move(source, destination)))
+    assert f"instruction 1 (MoveCall) moves value {source} into value {destination}" in message
+
+
+def test_a_move_between_planned_values_loads(mlp: bytes) -> None:
+    kiln.load(_edited(mlp, _move(5, 9)))
+
+
 class MutatesItsInput(torch.nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x.add_(1)
