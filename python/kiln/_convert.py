@@ -8,6 +8,7 @@ from typing import Any
 
 import torch
 
+from kiln._errors import KilnError
 from kiln._manifest import Argument
 
 # torch dtype -> kiln::ScalarType code (equal to c10's).
@@ -88,13 +89,32 @@ def _dim_order(value: torch.Tensor) -> tuple[int, ...] | None:
     return None
 
 
+def _refuse_unviewable(op: str, arg: Argument, value: torch.Tensor) -> None:
+    """Refuses tensors whose memory kiln cannot view as a dense CPU array: on another device
+    (meta included, which has no memory), sparse or other non-strided layouts, quantized."""
+    where = f"{op}: argument '{arg.name}'"
+    if value.device.type != "cpu":
+        raise KilnError(
+            f"{where} is on {value.device}; kiln runs on CPU tensors, pass .cpu() "
+            "(a meta tensor has no data: pass a real one)",
+            "InvalidArgument",
+        )
+    if value.layout != torch.strided:
+        raise KilnError(
+            f"{where} has layout {value.layout}; kiln takes strided tensors, pass .to_dense()",
+            "InvalidArgument",
+        )
+    if value.is_quantized:
+        raise KilnError(
+            f"{where} is quantized ({value.dtype}); kiln takes plain dtypes, pass .dequantize()",
+            "InvalidArgument",
+        )
+
+
 def _tensor(op: str, arg: Argument, value: Any, is_out: bool) -> tuple[Any, ...]:
     if not isinstance(value, torch.Tensor):
         raise _fail(op, arg, "a torch.Tensor", value)
-    if value.device.type != "cpu":
-        raise ValueError(
-            f"{op}: argument '{arg.name}' is on {value.device}; kiln runs on CPU tensors"
-        )
+    _refuse_unviewable(op, arg, value)
     if value.dtype not in DTYPE_CODES:
         raise ValueError(f"{op}: argument '{arg.name}' has dtype {value.dtype}, which kiln lacks")
     dim_order = _dim_order(value)

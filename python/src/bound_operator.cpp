@@ -159,6 +159,7 @@ py::object BoundOperator::call(py::handle args, py::handle out, py::handle kwarg
   CallFrame& frame = own ? *own : *frame_;
   FrameUse use(frame, own ? nullptr : &busy_);
   if (!bind(frame, args, out, kwargs)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+  CallTensors call_tensors;
   for (size_t i = 0; i < arguments_.size(); ++i) {
     PyObject* value = frame.bound[i];
     if (value == nullptr) {
@@ -167,7 +168,8 @@ py::object BoundOperator::call(py::handle args, py::handle out, py::handle kwarg
       }
       value = arguments_[i].default_value.ptr();
     }
-    if (!convert(frame, i, value)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+    if (!convert(frame, i, value, call_tensors))
+      return py::reinterpret_borrow<py::object>(Py_NotImplemented);
   }
   return run(frame, allow_fallback);
 }
@@ -205,7 +207,8 @@ bool BoundOperator::bind(CallFrame& frame, py::handle args, py::handle out,
   return true;
 }
 
-bool BoundOperator::convert(CallFrame& frame, size_t index, PyObject* value) const {
+bool BoundOperator::convert(CallFrame& frame, size_t index, PyObject* value,
+                            CallTensors& call_tensors) const {
   const ArgumentSpec& spec = arguments_[index];
   EValue& result = frame.values[index];
   if (value == Py_None && spec.optional) return true;  // the frame's values start as None
@@ -215,7 +218,7 @@ bool BoundOperator::convert(CallFrame& frame, size_t index, PyObject* value) con
     case ValueKind::Tensor: {
       TensorSlot& slot = frame.tensor_slot();
       Tensor tensor;
-      if (!read_tensor(value, spec.is_out, slot, &tensor)) return false;
+      if (!read_tensor(value, spec.is_out, slot, call_tensors, &tensor)) return false;
       frame.bytes += tensor.nbytes();
       result = EValue(tensor);
       return true;
@@ -232,7 +235,8 @@ bool BoundOperator::convert(CallFrame& frame, size_t index, PyObject* value) con
           continue;
         }
         Tensor tensor;
-        if (!read_tensor(items[i], spec.is_out && !optional, frame.tensor_slot(), &tensor))
+        if (!read_tensor(items[i], spec.is_out && !optional, frame.tensor_slot(), call_tensors,
+                         &tensor))
           return false;
         frame.bytes += tensor.nbytes();
         if (optional) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "runtime/kernel/operator_registry.h"
+#include "torch_tensor_view.h"
 
 namespace kiln::python {
 
@@ -68,7 +69,7 @@ class BoundOperator {
  private:
   bool bind(CallFrame& frame, pybind11::handle args, pybind11::handle out,
             pybind11::handle kwargs) const;
-  bool convert(CallFrame& frame, size_t index, PyObject* value) const;
+  bool convert(CallFrame& frame, size_t index, PyObject* value, CallTensors& call_tensors) const;
   pybind11::object run(CallFrame& frame, bool allow_fallback);
 
   std::string name_;

@@ -4,6 +4,7 @@
 #include <deque>
 #include <string>
 
+#include "kiln_error.h"
 #include "runtime/core/dim_order.h"
 #include "runtime/executor/heap_memory.h"
 #include "stack_builder.h"
@@ -35,7 +36,12 @@ class TorchTensorViews {
     if (ordered != dim || !is_valid_dim_order({slot.dim_order.data(), dim})) {
       throw py::value_error("kiln internal: a tensor's dim order does not fit its shape");
     }
-    return slot.make_view(value[0], reinterpret_cast<void*>(data), dtype, dim, is_out);
+    Tensor view;
+    if (slot.make_view(value[0], reinterpret_cast<void*>(data), dtype, dim, is_out, call_, &view) ==
+        Overlap::Partial) {
+      raise_kiln_error(Error::InvalidArgument, kPartialOverlapMessage);
+    }
+    return view;
   }
 
   // The first resize failure reported by torch, if any.
@@ -50,6 +56,7 @@ class TorchTensorViews {
 
  private:
   std::deque<TensorSlot> slots_;
+  CallTensors call_;
   HeapAllocator temp_;  // kernels' temporaries, freed when the call ends
 };
 

@@ -12,6 +12,18 @@
 
 namespace kiln::python {
 
+struct TensorSlot;
+
+// The tensors one call views, linked so that an out's resize can find the others: torch moves a
+// storage it grows, and every view into it must follow or it reads freed memory.
+struct CallTensors {
+  TensorSlot* last = nullptr;
+};
+
+// How a new view relates to the call's earlier ones, by torch's rule for an out and an input
+// (at::get_overlap_status): disjoint, the same memory, or partly the same (which torch refuses).
+enum class Overlap { None, Full, Partial };
+
 // Metadata for one torch tensor seen as a Kiln tensor. The owner fills sizes and dim_order, then
 // calls make_view; the slot must stay at its address while the view is in use.
 struct TensorSlot {
@@ -21,10 +33,22 @@ struct TensorSlot {
   std::optional<TensorImpl> impl;
   pybind11::object torch_tensor;
   std::string resize_error;
+  bool is_out = false;
+  bool aliases_input = false;  // an out over the same memory as an input: torch will not resize it
+  TensorSlot* previous = nullptr;
+  CallTensors* call = nullptr;
 
-  // Views `data` with the first `dim` sizes and dim order (their dense strides are computed).
-  // An out is resizable: resize_ on the torch tensor, then the view follows its new memory.
-  Tensor make_view(pybind11::object tensor, void* data, ScalarType dtype, size_t dim, bool is_out);
+  // Views `data` with the first `dim` sizes and dim order (their dense strides are computed) and
+  // joins `call`. An out is resizable: resize_ on the torch tensor, then the view follows its new
+  // memory. Partial when an out and an input of the call partly share memory (the view is made
+  // but must not be used); the call must then be refused with kPartialOverlapMessage.
+  Overlap make_view(pybind11::object tensor, void* data, ScalarType dtype, size_t dim, bool is_out,
+                    CallTensors& call, Tensor* view);
 };
+
+// torch's words for an out that partly overlaps an input, so users recognise the refusal.
+inline constexpr const char* kPartialOverlapMessage =
+    "unsupported operation: some elements of the input tensor and the written-to tensor refer to "
+    "a single memory location; clone() the input or pass a separate out tensor";
 
 }  // namespace kiln::python

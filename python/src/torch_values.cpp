@@ -125,7 +125,8 @@ bool find_dim_order(PyObject* value, const SizesType* sizes, const StridesType* 
 
 }  // namespace
 
-bool read_tensor(PyObject* value, bool is_out, TensorSlot& slot, Tensor* tensor) {
+bool read_tensor(PyObject* value, bool is_out, TensorSlot& slot, CallTensors& call,
+                 Tensor* tensor) {
   const TorchObjects& torch = torch_objects();
   if (!PyObject_TypeCheck(value, torch.tensor_type)) return false;
   if (steal(PyObject_GetAttr(value, torch.is_cpu)).ptr() != Py_True) return decline();
@@ -152,9 +153,9 @@ bool read_tensor(PyObject* value, bool is_out, TensorSlot& slot, Tensor* tensor)
   if (!data) return decline();
   void* address = PyLong_AsVoidPtr(data.ptr());
   if (PyErr_Occurred()) return decline();
-  *tensor = slot.make_view(py::reinterpret_borrow<py::object>(value), address,
-                           static_cast<ScalarType>(dtype), dim, is_out);
-  return true;
+  return slot.make_view(py::reinterpret_borrow<py::object>(value), address,
+                        static_cast<ScalarType>(dtype), dim, is_out, call,
+                        tensor) != Overlap::Partial;
 }
 
 bool read_int(PyObject* value, int64_t* result) {

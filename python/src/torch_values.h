@@ -14,8 +14,9 @@ namespace kiln::python {
 // type, int64 overflow, a tensor that is not dense ...): the caller then hands the whole call to
 // the Python path, which accepts it or raises the error users know.
 
-// Views a dense CPU torch tensor in `slot` (see TensorSlot::make_view).
-bool read_tensor(PyObject* value, bool is_out, TensorSlot& slot, Tensor* tensor);
+// Views a dense CPU torch tensor in `slot`, joining `call` (see TensorSlot::make_view). Declines
+// an out that partly overlaps an input: the Python path refuses it with torch's message.
+bool read_tensor(PyObject* value, bool is_out, TensorSlot& slot, CallTensors& call, Tensor* tensor);
 
 // An int (bool included, as numbers.Integral does) that fits in int64.
 bool read_int(PyObject* value, int64_t* result);
