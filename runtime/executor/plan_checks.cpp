@@ -43,6 +43,9 @@ class PlanChecker {
     if (plan_.name() == nullptr) KILN_PLAN_FAIL(where_, InvalidProgram, "%s", "no method name");
     KILN_RETURN_IF_ERROR(check_arenas());
     for (uint32_t i = 0; i < num_values_; ++i) KILN_RETURN_IF_ERROR(check_value(i));
+    // Method::load compares each input with every value (does it share planned bytes?).
+    KILN_RETURN_IF_ERROR(
+        charge(uint64_t{plan_.inputs() ? plan_.inputs()->size() : 0} * num_values_));
     KILN_RETURN_IF_ERROR(check_io(plan_.inputs(), "input"));
     KILN_RETURN_IF_ERROR(check_io(plan_.outputs(), "output"));
     KILN_RETURN_IF_ERROR(check_operators());
@@ -238,6 +241,7 @@ class PlanChecker {
                          "%llu, buffer %u) is missing or too short",
                          i, nbytes, static_cast<unsigned long long>(list), t.data_buffer_idx());
         }
+        KILN_RETURN_IF_ERROR(charge(nbytes));  // Method::load copies the initial data
         KILN_RETURN_IF_ERROR(check_bools(i, t, initial->data, nbytes));
       }
       return Error::Ok;

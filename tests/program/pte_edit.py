@@ -113,11 +113,12 @@ def _planned_tensor(builder: flatbuffers.Builder, offset: int) -> int:
     return int(pte.EValueEnd(builder))
 
 
-def shared_tables_program(lists: int, items: int, calls: int) -> bytes:
+def shared_tables_program(lists: int, items: int, calls: int, inputs: int = 0) -> bytes:
     """A small program whose tables are shared, as FlatBuffers allows: values 2..lists+1 are one
-    TensorList table of `items` items (each value 1), and `calls` instructions are one
-    KernelCall table passing value 0 and every list. Checked naively, its load examines
-    calls x lists x items tensors while the file holds each table once."""
+    TensorList table of `items` items (each value 1), `calls` instructions are one KernelCall
+    table passing value 0 and every list, and the method has `inputs` inputs, each value 0.
+    Checked naively, its load examines calls x lists x items tensors, and compares each input
+    with every value, while the file holds each table once."""
     builder = flatbuffers.Builder(1024)
     item_vector = _vector(
         builder, pte.TensorListStartItemsVector, [1] * items, builder.PrependInt32
@@ -168,10 +169,14 @@ def shared_tables_program(lists: int, items: int, calls: int) -> bytes:
     sizes = _vector(
         builder, pte.ExecutionPlanStartNonConstBufferSizesVector, [0, 64], builder.PrependInt64
     )
+    input_vector = _vector(
+        builder, pte.ExecutionPlanStartInputsVector, [0] * inputs, builder.PrependInt32
+    )
     method = builder.CreateString("forward")
     pte.ExecutionPlanStart(builder)
     pte.ExecutionPlanAddName(builder, method)
     pte.ExecutionPlanAddValues(builder, values)
+    pte.ExecutionPlanAddInputs(builder, input_vector)
     pte.ExecutionPlanAddChains(builder, chains)
     pte.ExecutionPlanAddOperators(builder, operators)
     pte.ExecutionPlanAddNonConstBufferSizes(builder, sizes)

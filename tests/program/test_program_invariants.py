@@ -151,6 +151,13 @@ def test_a_program_of_shared_tables_is_refused_within_its_work_budget() -> None:
     assert f"per byte of its {len(data)}-byte file" in message
 
 
+def test_a_program_of_many_inputs_and_values_is_refused_within_its_work_budget() -> None:
+    # Method::load compares each input with every value: 20000 of each, in one shared table.
+    data = shared_tables_program(lists=20000, items=1, calls=0, inputs=20000)
+    message = _refusal(data)
+    assert f"per byte of its {len(data)}-byte file" in message
+
+
 def test_a_program_of_a_few_shared_tables_loads() -> None:
     kiln.load(shared_tables_program(lists=4, items=8, calls=4))
 
