@@ -18,6 +18,7 @@ from program.pte_edit import decode, encode
 import kiln
 from kiln import _C
 from kiln._threads import MAX_THREADS
+from kiln.codegen.pte import program_generated as pte
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -127,6 +128,112 @@ def test_runs_from_several_threads_on_one_program_give_each_its_own_outputs(
     for thread in threads:
         thread.join()
     assert wrong == [], f"{len(wrong)} of 360 runs gave another thread's outputs"
+
+
+# --- bounding and cancelling a run ----------------------------------------------------------------
+
+
+def _looping(data: bytes) -> bytes:
+    """The program with a first instruction that jumps to itself while a new bool input, its
+    last, is False: run(x, True) is the plain program, run(x, False) loops until stopped."""
+    program = decode(data)
+    condition = pte.BoolT()
+    condition.boolVal = True
+    value = pte.EValueT()
+    value.valType, value.val = pte.KernelTypes.Bool, condition
+    program.plan.values.append(value)
+    program.plan.inputs = [*program.plan.inputs, len(program.plan.values) - 1]
+    jump = pte.JumpFalseCallT()
+    jump.condValueIndex, jump.destinationInstruction = len(program.plan.values) - 1, 0
+    instruction = pte.InstructionT()
+    instruction.instrArgsType, instruction.instrArgs = pte.InstructionArguments.JumpFalseCall, jump
+    program.plan.chains[0].instructions.insert(0, instruction)
+    return encode(program)
+
+
+def test_a_run_over_max_instructions_raises_invalid_state(mlp: tuple[Mlp, bytes]) -> None:
+    module, data = mlp
+    program = kiln.load(_looping(data))
+    x = torch.randn(16, 64)
+    with pytest.raises(kiln.KilnError) as error:
+        program.run(x, False, max_instructions=1000)
+    assert error.value.code == "InvalidState"
+    assert "method 'forward': instruction 0 would exceed the run's budget of 1000" in str(
+        error.value
+    )
+    # The plain program runs more than a handful of instructions, within the same bound.
+    (out,) = program.run(x, True, max_instructions=1000)
+    assert torch.allclose(out, module(x).detach(), rtol=1e-4, atol=1e-5)
+    with pytest.raises(kiln.KilnError, match="instruction 1 would exceed the run's budget of 1 "):
+        program.run(x, True, max_instructions=1)
+
+
+@pytest.mark.parametrize("bad", [0, -1, True])
+def test_max_instructions_must_be_a_positive_count(mlp: tuple[Mlp, bytes], bad: int) -> None:
+    program = kiln.load(mlp[1])
+    with pytest.raises(ValueError, match=f"max_instructions must be .*got {bad!r}"):
+        program.run(torch.randn(16, 64), max_instructions=bad)
+
+
+def test_a_cancel_while_no_run_is_in_progress_does_not_stop_the_next_run(
+    mlp: tuple[Mlp, bytes],
+) -> None:
+    module, data = mlp
+    program = kiln.load(_looping(data))
+    x = torch.randn(16, 64)
+    program.cancel()
+    (out,) = program.run(x, True)
+    assert torch.allclose(out, module(x).detach(), rtol=1e-4, atol=1e-5)
+
+
+_CANCEL_SCRIPT = """
+import sys, threading, time
+import torch
+import kiln
+
+program = kiln.load(sys.argv[1])
+x = torch.randn(16, 64)
+caught = []
+
+def loop():
+    try:
+        program.run(x, False, max_instructions=2**62)  # only a cancel ends it
+    except kiln.KilnError as error:
+        caught.append(error)
+
+thread = threading.Thread(target=loop)
+thread.start()
+time.sleep(0.2)
+# A cancel before the run has started does nothing: repeat it until the run ends.
+deadline = time.monotonic() + 30
+while thread.is_alive() and time.monotonic() < deadline:
+    program.cancel()
+    thread.join(0.1)
+assert not thread.is_alive(), "the run was not cancelled"
+(error,) = caught
+print("cancelled:", error.code, error)
+(out,) = program.run(x, True)
+print("then ran:", list(out.shape))
+"""
+
+
+def test_a_run_cancelled_from_another_thread_raises_and_the_next_run_succeeds(
+    mlp: tuple[Mlp, bytes], tmp_path: Path
+) -> None:
+    path = tmp_path / "looping.pte"
+    path.write_bytes(_looping(mlp[1]))
+    # A cancel that does not reach the run would loop forever: the timeout makes that a failure.
+    result = subprocess.run(
+        [sys.executable, "-c", _CANCEL_SCRIPT, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "cancelled: InvalidState method 'forward': cancelled before instruction 0" in (
+        result.stdout
+    ), result.stdout + result.stderr
+    assert "then ran: [16, 32]" in result.stdout, result.stdout + result.stderr
 
 
 # --- item 8a: named pipes -----------------------------------------------------------------------

@@ -115,19 +115,44 @@ class Program:
         """The operators the chosen backends lack ([] once the program has loaded)."""
         return [MissingOperator(*entry) for entry in self._native.missing_operators()]
 
-    def run(self, *inputs: Any, profile: bool = False) -> tuple[Any, ...]:
+    def run(
+        self, *inputs: Any, profile: bool = False, max_instructions: int | None = None
+    ) -> tuple[Any, ...]:
         """Runs the method on torch tensors (and Python scalars for scalar inputs); returns its
         outputs as new torch tensors. With ``profile=True`` the per-instruction times are kept
-        for :meth:`last_profile`."""
+        for :meth:`last_profile`.
+
+        The run executes at most `max_instructions` instructions (None: the runtime's default,
+        a million per instruction of the method, which only a program that jumps back can
+        reach); a run over its budget, or stopped by :meth:`cancel`, raises KilnError with code
+        InvalidState and a message naming the method and the instruction."""
+        if max_instructions is not None and (
+            isinstance(max_instructions, bool) or max_instructions < 1
+        ):
+            raise ValueError(
+                f"max_instructions must be an instruction count >= 1 or None, "
+                f"got {max_instructions!r}"
+            )
         native = self._native
         with self._one_run():
             bound = self._bind(inputs)
-            native.execute(profile)
+            native.execute(profile, max_instructions or 0)
             outputs = tuple(self._output(i) for i in range(native.num_outputs()))
             del bound  # the inputs' memory was in use until here
             if profile:
                 self._profile = Profile(ProfileRow(*row) for row in native.last_profile())
         return outputs
+
+    def cancel(self) -> None:
+        """Stops the run in progress on this Program, from any thread: the run ends before its
+        next instruction and raises KilnError with code InvalidState. A cancel() while no run is
+        in progress does nothing (the next run is not affected); each run starts uncancelled.
+        A run waiting for its turn (see :func:`load`) is not yet in progress.
+
+        Ctrl-C cannot stop a run: the run executes without the GIL, where Python's signal
+        handlers do not run. Bound a long run with ``max_instructions``, or cancel it from
+        another thread."""
+        self._native.cancel()
 
     @contextmanager
     def _one_run(self) -> Iterator[None]:

@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include <array>
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -145,12 +146,15 @@ class LoadedProgram {
     check(method().set_input(index, boxed));
   }
 
-  void execute(bool profile) {
+  // `max_instructions` bounds the run (0: the Method's default budget).
+  void execute(bool profile, uint64_t max_instructions) {
     Method& m = method();
     if (profile) times_.assign(m.num_instructions(), 0);
     Error error;
     const std::shared_ptr<ThreadPool> pool = current_thread_pool();  // kiln.set_num_threads
     m.set_thread_pool(pool.get());
+    m.set_instruction_budget(max_instructions);
+    m.set_cancel_flag(&cancel_);
     {
       py::gil_scoped_release release;
       error = m.execute(profile ? Span<uint64_t>(times_.data(), times_.size()) : Span<uint64_t>());
@@ -176,6 +180,8 @@ class LoadedProgram {
     uint64_t elapsed = 0;
     const std::shared_ptr<ThreadPool> pool = current_thread_pool();
     m.set_thread_pool(pool.get());
+    m.set_instruction_budget(0);
+    m.set_cancel_flag(&cancel_);
     {
       py::gil_scoped_release release;
       const uint64_t start = monotonic_ns();
@@ -246,11 +252,30 @@ class LoadedProgram {
   // are shared, and execute() releases the GIL. Python's Program.run holds this from its first
   // bind to its last copy. The GIL is released before waiting, or a thread holding the lock could
   // never get the GIL back to finish its run.
+  //
+  // A run is the time between acquire() and release(): acquire() clears the cancel flag, so a
+  // cancel() made while no run held the lock never stops a later run.
   void acquire() {
     py::gil_scoped_release release;
     run_mutex_.lock();
+    std::lock_guard<std::mutex> state(cancel_mutex_);
+    running_ = true;
+    cancel_.store(false);
   }
-  void release() { run_mutex_.unlock(); }
+  void release() {
+    {
+      std::lock_guard<std::mutex> state(cancel_mutex_);
+      running_ = false;
+    }
+    run_mutex_.unlock();
+  }
+
+  // Stops the run in progress, if any, before its next instruction (from any thread; the run
+  // then raises InvalidState). cancel_mutex_ is never held while waiting for the GIL.
+  void cancel() {
+    std::lock_guard<std::mutex> state(cancel_mutex_);
+    if (running_) cancel_.store(true);
+  }
 
  private:
   struct Free {
@@ -328,6 +353,11 @@ class LoadedProgram {
   std::vector<BoundTensor> bound_;
   std::vector<uint64_t> times_;
   std::mutex run_mutex_;
+  // Whether a run holds run_mutex_, and its cancel flag (read by Method::execute between
+  // instructions): both change under cancel_mutex_, so cancel() cannot reach the next run.
+  std::mutex cancel_mutex_;
+  bool running_ = false;
+  std::atomic<bool> cancel_{false};
 };
 
 }  // namespace
@@ -340,6 +370,7 @@ void bind_program(py::module_& m) {
                   py::arg("backends"), py::arg("max_memory"))
       .def("acquire", &LoadedProgram::acquire)
       .def("release", &LoadedProgram::release)
+      .def("cancel", &LoadedProgram::cancel)
       .def("operators", &LoadedProgram::operators)
       .def("instructions", &LoadedProgram::instructions)
       .def("load_status", &LoadedProgram::load_status)
@@ -349,7 +380,8 @@ void bind_program(py::module_& m) {
       .def("input_meta", &LoadedProgram::input_meta)
       .def("set_tensor_input", &LoadedProgram::set_tensor_input)
       .def("set_scalar_input", &LoadedProgram::set_scalar_input)
-      .def("execute", &LoadedProgram::execute, py::arg("profile") = false)
+      .def("execute", &LoadedProgram::execute, py::arg("profile") = false,
+           py::arg("max_instructions") = 0)
       .def("time_execute", &LoadedProgram::time_execute)
       .def("output_meta", &LoadedProgram::output_meta)
       .def("copy_output", &LoadedProgram::copy_output)
