@@ -691,6 +691,11 @@ Error Method::set_input(size_t index, const EValue& value) {
                 "channels-last if the program was exported so)",
                 index);
   }
+  if (given.const_data_ptr() == nullptr && given.nbytes() > 0) {
+    return fail(Error::InvalidArgument,
+                "input %zu: the tensor has %zu bytes but no data (a null data pointer)", index,
+                given.nbytes());
+  }
   if (!given.sizes().equals(declared.sizes())) {
     const Error resized = declared.resize(given.sizes());
     if (resized != Error::Ok) {

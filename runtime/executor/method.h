@@ -63,8 +63,8 @@ class Method {
   // Binds input `index`. A tensor must match the declared dtype, rank and dim order, and the
   // declared sizes (or fit them when the program marks the input dynamic); its data is used in
   // place when the program lets it (it must then stay valid through execute()), or copied into
-  // the input's planned memory when other values of the program share those bytes. Scalars
-  // must match the tag.
+  // the input's planned memory when other values of the program share those bytes. A tensor
+  // with bytes must have data (a non-null data pointer). Scalars must match the tag.
   // InvalidArgument otherwise, with kiln::last_error() saying what differs.
   Error set_input(size_t index, const EValue& value);
 
