@@ -512,11 +512,12 @@ class MethodBuilder {
   // one's writes), nor a method input, which set_input may bind to the caller's tensor in place;
   // an input is written only as the self of aten::copy_, ExecuTorch's write-back of an input the
   // program mutates. A call writes the values after the schema's arguments (return slots, and
-  // for out variants the outs listed again), every argument that is one of those values, the
-  // last argument of an out overload ("out" or "*_out": outs are the schema's trailing keyword
-  // arguments) and the self of an in-place operator ("aten::add_"); of lists, their tensors.
-  // The kernel tables do not carry the schema's other mutable arguments (Tensor(a!) in the
-  // middle of a signature, as kiln::reshape_and_cache's caches), so those are not checked.
+  // for out variants the outs listed again), every argument that is one of those values, and the
+  // arguments its kernel's writes mask names (the schema's Tensor(a!) arguments, wherever they
+  // are in the signature); of lists, their tensors. A table without the mask (kUnknownWrites,
+  // built by hand) gets the name rule instead: the last argument of an out overload ("out" or
+  // "*_out": outs are the schema's trailing keyword arguments) and the self of an in-place
+  // operator ("aten::add_").
   Error check_writes(const Method& method, size_t s, const Method::Step& step,
                      const Kernel& kernel) {
     const size_t size = step.stack.size();
@@ -527,11 +528,15 @@ class MethodBuilder {
     const char* name = method.op_names_[step.op_index];
     const char* overload = std::strchr(name, '.');
     const size_t base = overload == nullptr ? std::strlen(name) : size_t(overload - name);
-    const bool in_place = base > 0 && name[base - 1] == '_';
-    if (is_out_overload(overload) && kernel.return_slots == 0 && arguments > 0) {
-      written[arguments - 1] = true;
+    if (kernel.writes != kUnknownWrites) {
+      for (size_t p = 0; p < arguments && p < 64; ++p) written[p] = (kernel.writes >> p) & 1u;
+    } else {
+      const bool in_place = base > 0 && name[base - 1] == '_';
+      if (is_out_overload(overload) && kernel.return_slots == 0 && arguments > 0) {
+        written[arguments - 1] = true;
+      }
+      if (in_place && size > 0) written[0] = true;
     }
-    if (in_place && size > 0) written[0] = true;
     for (size_t p = 0; p < size; ++p) {
       if (written[p]) continue;
       for (size_t q = 0; q < size && !written[p]; ++q) {

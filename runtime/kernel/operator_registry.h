@@ -25,6 +25,10 @@ namespace kiln {
 // failure_state().
 using OpFunction = Error (*)(KernelRuntimeContext& ctx, Span<EValue*> stack);
 
+// Kernel::writes of a table that does not say which arguments its kernels write (a table built by
+// hand): the executor then infers them from the operator's name (docs/programs.md, "Invariants").
+constexpr uint64_t kUnknownWrites = ~uint64_t{0};
+
 struct Kernel {
   const char* name;    // "aten::add.out"
   uint64_t name_hash;  // hash_operator_name(name)
@@ -37,6 +41,10 @@ struct Kernel {
   uint8_t return_slots = 0;
   // The schema's arguments (outs included): the stack holds these, then the return slots.
   uint8_t arguments = 0;
+  // Bit p set: the kernel writes stack argument p (schema order, outs included), one the schema
+  // marks Tensor(a!): an out, an in-place self, a buffer such as kiln::reshape_and_cache's caches.
+  // The codegen emits it; kUnknownWrites when not given. Return slots are always written.
+  uint64_t writes = kUnknownWrites;
 
   // Runs the kernel on a boxed stack (see OpFunction).
   Error call(KernelRuntimeContext& ctx, Span<EValue*> stack) const { return function(ctx, stack); }

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
-from codegen_testing import compile_syntax, run_codegen, write
+from codegen_testing import REPO, compile_syntax, run_codegen, write
 
 FORMS = """\
 - func: my_ops::scale_(Tensor(a!) self, float factor) -> Tensor(a!)
@@ -122,10 +122,13 @@ def test_results_go_to_return_slots_after_the_arguments(generated: Path) -> None
         for line in (generated / "RegisterKernels.cpp").read_text().splitlines()
         if line.startswith('    {"')
     }
-    # the table row counts the return slots and the arguments (the origin is the kernel's line)
-    assert rows["my_ops::scale_"].endswith('"custom_ops.yaml:2", 1, 2},')
-    assert rows["my_ops::halves"].endswith('"custom_ops.yaml:14", 2, 1},')
-    assert rows["my_ops::accumulate.out"].endswith('"custom_ops.yaml:4", 0, 3},')
+    # the table row counts the return slots and the arguments, and names the written arguments'
+    # mask (the origin is the kernel's line)
+    assert rows["my_ops::scale_"].endswith('"custom_ops.yaml:2", 1, 2, kWrites_my_ops_scale_},')
+    assert rows["my_ops::halves"].endswith('"custom_ops.yaml:14", 2, 1, kWrites_my_ops_halves},')
+    assert rows["my_ops::accumulate.out"].endswith(
+        '"custom_ops.yaml:4", 0, 3, kWrites_my_ops_accumulate_out},'
+    )
 
 
 def test_typed_api_returns_what_the_kernel_returns(generated: Path) -> None:
@@ -151,3 +154,58 @@ def test_manifest_lists_the_written_arguments_types(generated: Path) -> None:
 
 def test_generated_code_compiles(generated: Path) -> None:
     compile_syntax(generated, str(generated / "RegisterKernels.cpp"))
+
+
+def _writes_masks(source: str) -> dict[str, int]:
+    return {
+        name: int(mask, 16)
+        for name, mask in re.findall(
+            r"constexpr uint64_t kWrites_(\w+) = 0x([0-9a-f]+)ull;", source
+        )
+    }
+
+
+def test_the_table_names_the_arguments_each_kernel_writes(generated: Path) -> None:
+    source = _text(generated, "RegisterKernels.cpp")
+    masks = _writes_masks((generated / "RegisterKernels.cpp").read_text())
+    # an out op writes its out; an in-place op its self; a functional op none of its arguments
+    assert masks["my_ops_resize_out"] == 1 << 2
+    assert masks["aten_add__Tensor"] == 1 << 0
+    assert masks["my_ops_scale_"] == 1 << 0
+    assert masks["aten_add_Tensor"] == 0
+    assert masks["my_ops_halves"] == 0
+    # mutable arguments in the middle of a signature, outs after them
+    assert masks["my_ops_accumulate_out"] == (1 << 1) | (1 << 2)
+    assert masks["my_ops_update_cache"] == 1 << 1
+    assert masks["my_ops_zero_all"] == 1 << 0
+    assert masks["aten__native_batch_norm_legit_out"] == sum(1 << i for i in (3, 4, 8, 9, 10))
+    assert (
+        "// Writes running_mean (3), running_var (4), out (8), save_mean (9), save_invstd (10)."
+        in source
+    )
+
+
+def test_reshape_and_cache_writes_its_two_caches(tmp_path: Path) -> None:
+    run = run_codegen(
+        tmp_path, "--custom-ops-yaml", str(REPO / "custom_ops.yaml"), lib_name="kiln_ops"
+    )
+    assert run.returncode == 0, run.stderr
+    text = run.file("RegisterKernels.cpp")
+    # kiln::reshape_and_cache(Tensor key, Tensor value, Tensor(a!) key_cache,
+    #                         Tensor(b!) value_cache, Tensor slot_mapping) -> ()
+    assert _writes_masks(text)["kiln_reshape_and_cache"] == (1 << 2) | (1 << 3)
+    assert "// Writes key_cache (2), value_cache (3)." in text
+    assert re.search(
+        r'\{"kiln::reshape_and_cache", .*, 0, 5, kWrites_kiln_reshape_and_cache\}', text
+    )
+
+
+def test_aten_mode_tables_carry_the_masks_too(tmp_path: Path) -> None:
+    run = run_codegen(
+        tmp_path, "--aten-mode", "--functions-yaml", write(tmp_path, "f.yaml", ATEN_FORMS)
+    )
+    assert run.returncode == 0, run.stderr
+    masks = _writes_masks(run.file("RegisterKernels.cpp"))
+    assert masks["aten_add__Tensor"] == 1 << 0
+    assert masks["aten_upsample_nearest2d_vec_out"] == 1 << 3
+    assert masks["aten__native_batch_norm_legit_out"] == sum(1 << i for i in (3, 4, 8, 9, 10))

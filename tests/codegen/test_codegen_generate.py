@@ -26,7 +26,7 @@ OUTPUTS = (
 )
 KERNEL_ROW = re.compile(
     r'\{"([^"]+)", 0x([0-9a-f]{16})ull, "([^"]*)", kiln::Backend::(\w+), (\w+), "([^"]+)", '
-    r"\d+, \d+\}"
+    r"\d+, \d+, kWrites_\w+\}"
 )
 
 

@@ -95,6 +95,44 @@ def test_an_instruction_writing_an_input_is_refused(mlp: bytes) -> None:
     ) in message
 
 
+def _reshape_and_cache(args: list[int]) -> Callable[[PteFile], None]:
+    """Instruction 1 becomes kiln::reshape_and_cache(key, value, key_cache, value_cache,
+    slot_mapping) -> (), which writes its two caches, in the middle of its arguments."""
+
+    def edit(p: PteFile) -> None:
+        operator = pte.OperatorT()
+        operator.name, operator.overload = "kiln::reshape_and_cache", ""
+        p.plan.operators.append(operator)
+        call: Any = p.plan.chains[0].instructions[1].instrArgs
+        call.opIndex, call.args = len(p.plan.operators) - 1, args
+
+    return edit
+
+
+def test_an_instruction_writing_a_constant_through_a_middle_argument_is_refused(
+    mlp: bytes,
+) -> None:
+    # the caches are arguments 2 and 3: value 0 (a constant) as value_cache, 9 (planned) as
+    # key_cache; the name gives no hint of the writes, the kernel table's mask does
+    message = _refusal(_edited(mlp, _reshape_and_cache([4, 4, 9, 0, 4])))
+    assert (
+        "instruction 1 (kiln::reshape_and_cache) writes value 0, a constant tensor of the "
+        "program, through its argument 3"
+    ) in message
+
+
+def test_an_instruction_writing_an_input_through_a_middle_argument_is_refused(mlp: bytes) -> None:
+    message = _refusal(_edited(mlp, _reshape_and_cache([5, 5, 4, 9, 5])))
+    assert (
+        "instruction 1 (kiln::reshape_and_cache) writes value 4, a method input, through its "
+        "argument 2"
+    ) in message
+
+
+def test_the_read_arguments_of_a_middle_writer_may_be_constants_or_inputs(mlp: bytes) -> None:
+    kiln.load(_edited(mlp, _reshape_and_cache([0, 4, 9, 5, 1])))
+
+
 def _move(source: int, destination: int) -> Callable[[PteFile], None]:
     def edit(p: PteFile) -> None:
         move = pte.MoveCallT()

@@ -38,7 +38,7 @@ class _Row:
             c_string(self.kernel.origin),
         ]
         signature = self.op.signature
-        fields += [str(signature.return_slots), str(len(signature.params))]
+        fields += [str(signature.return_slots), str(len(signature.params)), _writes_name(self.op)]
         return "{" + ", ".join(fields) + "}"
 
 
@@ -68,6 +68,29 @@ def _arg_specs(op: LibraryOp) -> str:
         f"{{{c_string(p.name)}, kiln::ArgKind::{p.arg_type.kind}}}" for p in op.signature.params
     ]
     return wrap_braces(f"constexpr kiln::ArgSpec kArgs_{op.symbol}[] = ", specs, ";")
+
+
+# Kernel::writes holds one bit per stack argument; a written argument past it leaves the mask
+# unknown, and the executor infers the writes from the operator's name.
+_WRITES_BITS = 64
+
+
+def _writes_name(op: LibraryOp) -> str:
+    return f"kWrites_{op.symbol}"
+
+
+def _writes(op: LibraryOp) -> str:
+    """The arguments the kernels write, the schema's Tensor(a!) ones, as the mask Method::load
+    checks against the program's constants and inputs."""
+    written = [(i, p.name) for i, p in enumerate(op.signature.params) if p.is_written]
+    head = f"constexpr uint64_t {_writes_name(op)} = "
+    if any(i >= _WRITES_BITS for i, _ in written):
+        return f"// Writes an argument past the mask's bits.\n{head}kiln::kUnknownWrites;"
+    if not written:
+        return f"// Writes none of its arguments.\n{head}0x0ull;"
+    names = ", ".join(f"{name} ({i})" for i, name in written)
+    mask = sum(1 << i for i, _ in written)
+    return f"// Writes {names}.\n{head}0x{mask:x}ull;"
 
 
 def _return_if_error(call: str) -> str:
@@ -151,7 +174,7 @@ def emit_source(
                     dtype_selective and kernel.backend == "portable" and op.dtype_mask is not None
                 )
                 wrappers[name] = _wrapper(op, kernel, name, check_dtypes)
-        specs = f"// {op.entry.schema_text}\n{_arg_specs(op)}"
+        specs = f"// {op.entry.schema_text}\n{_arg_specs(op)}\n{_writes(op)}"
         sections.append("\n\n".join([specs, *wrappers.values()]))
     rows.sort(key=_Row.sort_key)
     library_name = c_string(library.name)
