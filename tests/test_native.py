@@ -66,6 +66,9 @@ RUNTIME_TESTS = (
     "UnboxTest.TakesAListOrNoneForAnOptionalDoubleList",
     "UnboxTest.CountsTheReturnSlotsAfterTheArguments",
     "UnboxTest.RefusesAnUnknownScalarType",
+    "WriteMaskTest.RefusesWritingAnInputThroughAMiddleArgument",
+    "WriteMaskTest.TakesAnInputAsAnArgumentTheKernelOnlyReads",
+    "WriteMaskTest.WithoutAMaskTheNameRuleSeesNoWriteInTheMiddle",
 )
 
 
