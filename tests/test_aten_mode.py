@@ -171,7 +171,9 @@ def test_codegen_aten_mode_needs_no_yaml(tmp_path: Path) -> None:
             "source": "libtorch",
         }
     ]
-    assert re.search(r"\"libtorch\", 0, \d+\}", (out / "RegisterKernels.cpp").read_text())
+    assert re.search(
+        r"\"libtorch\", 0, \d+, kWrites_\w+\}", (out / "RegisterKernels.cpp").read_text()
+    )
 
 
 def test_codegen_aten_mode_keeps_custom_kernels(tmp_path: Path) -> None:
