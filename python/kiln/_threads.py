@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from kiln import _C
 
-# kiln::PthreadPool::kMaxThreads, checked here so that counts beyond int64 get the same ValueError
-# (the native check says the same; tests/test_program_safety.py keeps the two equal).
-MAX_THREADS = 256
+# kiln::PthreadPool::kMaxThreads, checked here too so that counts beyond int64 get the same
+# ValueError as the native check.
+MAX_THREADS: int = _C.MAX_THREADS
 
 
 def set_num_threads(num_threads: int) -> None:

@@ -79,6 +79,7 @@ PYBIND11_MODULE(KILN_PYTHON_MODULE, m) {
   m.def("set_random_seed", &kiln::set_random_seed, py::arg("seed"));
   m.def("set_num_threads", &kiln::python::set_num_threads, py::arg("num_threads"));
   m.def("get_num_threads", &kiln::python::get_num_threads);
+  m.attr("MAX_THREADS") = kiln::python::max_threads();
 
   // The runtime's structured missing-operator report for (name, key) requests.
   m.def("missing_operators", [](const std::vector<std::pair<std::string, std::string>>& requests,

@@ -36,6 +36,8 @@ std::shared_ptr<ThreadPool> current_thread_pool() {
   return pool;
 }
 
+int64_t max_threads() { return static_cast<int64_t>(PthreadPool::kMaxThreads); }
+
 void set_num_threads(int64_t num_threads) {
   namespace py = pybind11;
   if (num_threads < 1) {

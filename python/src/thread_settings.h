@@ -19,4 +19,7 @@ void set_num_threads(int64_t num_threads);
 
 int64_t get_num_threads();
 
+// The most threads set_num_threads takes (kiln::PthreadPool::kMaxThreads), as kiln._C.MAX_THREADS.
+int64_t max_threads();
+
 }  // namespace kiln::python
