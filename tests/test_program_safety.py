@@ -236,6 +236,53 @@ def test_a_run_cancelled_from_another_thread_raises_and_the_next_run_succeeds(
     assert "then ran: [16, 32]" in result.stdout, result.stdout + result.stderr
 
 
+_CTRL_C_SCRIPT = """
+import os, signal, sys, threading, time
+import torch
+import kiln
+
+program = kiln.load(sys.argv[1])
+x = torch.randn(16, 64)
+# Ctrl-C while the main thread runs: repeated, as a SIGINT before the run starts is Python's.
+stop = threading.Event()
+def press_ctrl_c():
+    while not stop.wait(0.2):
+        os.kill(os.getpid(), signal.SIGINT)
+threading.Thread(target=press_ctrl_c, daemon=True).start()
+try:
+    while True:
+        program.run(x, False, max_instructions=2**62)  # only an interrupt ends it
+except KeyboardInterrupt:
+    stop.set()
+    print("interrupted")
+(out,) = program.run(x, True)
+print("then ran:", list(out.shape))
+# Python's handler is back: a later Ctrl-C interrupts Python code as usual.
+try:
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(5)
+except KeyboardInterrupt:
+    print("python's handler restored")
+"""
+
+
+def test_ctrl_c_interrupts_a_run_on_the_main_thread(mlp: tuple[Mlp, bytes], tmp_path: Path) -> None:
+    path = tmp_path / "looping.pte"
+    path.write_bytes(_looping(mlp[1]))
+    result = subprocess.run(
+        [sys.executable, "-c", _CTRL_C_SCRIPT, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.split("\n")[:3] == [
+        "interrupted",
+        "then ran: [16, 32]",
+        "python's handler restored",
+    ], result.stdout + result.stderr
+
+
 # --- item 8a: named pipes -----------------------------------------------------------------------
 
 

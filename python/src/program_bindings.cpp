@@ -23,6 +23,7 @@
 #include "runtime/platform/last_error.h"
 #include "runtime/platform/log.h"
 #include "runtime/platform/mapped_file.h"
+#include "sigint_cancels.h"
 #include "thread_settings.h"
 
 namespace py = pybind11;
@@ -155,10 +156,12 @@ class LoadedProgram {
     m.set_thread_pool(pool.get());
     m.set_instruction_budget(max_instructions);
     m.set_cancel_flag(&cancel_);
+    SigintCancels interruptible(&cancel_);
     {
       py::gil_scoped_release release;
       error = m.execute(profile ? Span<uint64_t>(times_.data(), times_.size()) : Span<uint64_t>());
     }
+    interruptible.raise_if_interrupted();
     if (error != Error::Ok) raise(error, last_error());
   }
 
@@ -182,6 +185,7 @@ class LoadedProgram {
     m.set_thread_pool(pool.get());
     m.set_instruction_budget(0);
     m.set_cancel_flag(&cancel_);
+    SigintCancels interruptible(&cancel_);
     {
       py::gil_scoped_release release;
       const uint64_t start = monotonic_ns();
@@ -193,6 +197,7 @@ class LoadedProgram {
       }
       elapsed = monotonic_ns() - start;
     }
+    interruptible.raise_if_interrupted();
     if (error != Error::Ok) raise(error, last_error());
     return static_cast<double>(elapsed) / repeat;
   }
