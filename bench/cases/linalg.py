@@ -51,6 +51,7 @@ def cases() -> list[Case]:
         Case("linear 1x1024 @ 1024x1024", "aten::linear.out", (x[:1], w, wb), {}),
         Case("linear 8x1024 @ 1024x1024", "aten::linear.out", (x[:8], w, wb), {}),
         Case("conv2d 16->32 3x3 1x16x32x32", "aten::convolution.out", conv, {}),
+        *_mobilenet_convolutions(),
         Case(
             "conv2d backward (same conv)",
             "aten::convolution_backward.out",
@@ -139,3 +140,27 @@ def cases() -> list[Case]:
         Case("cdist p=1 512x64", "aten::_cdist_forward.out", (points, others, 1.0, None), {}),
         Case("pdist p=2 512x64", "aten::_pdist_forward.out", (points, 2.0), {}),
     ]
+
+
+def _mobilenet_convolutions() -> list[Case]:
+    """mobilenet_v2's kinds of convolution at their real sizes: the stem, depthwise 3x3 at
+    strides 1 and 2, and pointwise (1x1) expansions and projections."""
+    cases = []
+    shapes = [
+        # label, input [c, h, w], out channels, kernel, stride, groups
+        ("stem 3->32 3x3 s2 224", (3, 224, 224), 32, 3, 2, 1),
+        ("depthwise 32 3x3 s1 112", (32, 112, 112), 32, 3, 1, 32),
+        ("depthwise 96 3x3 s2 112", (96, 112, 112), 96, 3, 2, 96),
+        ("depthwise 576 3x3 s1 14", (576, 14, 14), 576, 3, 1, 576),
+        ("pointwise 32->16 112", (32, 112, 112), 16, 1, 1, 1),
+        ("pointwise 24->144 56", (24, 56, 56), 144, 1, 1, 1),
+        ("pointwise 320->1280 7", (320, 7, 7), 1280, 1, 1, 1),
+    ]
+    for label, (channels, height, width), out_channels, kernel, stride, groups in shapes:
+        image = torch.randn(1, channels, height, width)
+        weight = torch.randn(out_channels, channels // groups, kernel, kernel)
+        pad = kernel // 2
+        args = (image, weight, torch.randn(out_channels), [stride] * 2, [pad] * 2, [1, 1])
+        args += (False, [0, 0], groups)
+        cases.append(Case(f"conv2d {label}", "aten::convolution.out", args, {}))
+    return cases

@@ -160,6 +160,76 @@ def test_convolution_large(call_op: Any, dtype: torch.dtype) -> None:
     )
 
 
+# The direct depthwise path (one input channel per group, Float and Double) and the 1x1 path
+# (the input read as the gemm's matrix) at the sizes real networks use: every stride, padding,
+# dilation and channel multiplier they combine, wide rows past the 16-lane blocks, narrow ones
+# inside one, strips of several rows (a 224-wide plane takes several strips), and batches.
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize(
+    ("shape", "kernel", "stride", "padding", "dilation", "multiplier"),
+    [
+        ((1, 32, 112, 112), (3, 3), (1, 1), (1, 1), (1, 1), 1),
+        ((1, 24, 56, 57), (3, 3), (2, 2), (1, 1), (1, 1), 1),
+        ((2, 8, 224, 224), (3, 3), (1, 1), (1, 1), (1, 1), 1),
+        ((1, 16, 14, 14), (5, 5), (1, 1), (2, 2), (1, 1), 1),
+        ((1, 12, 7, 7), (3, 3), (1, 1), (1, 1), (1, 1), 2),
+        ((1, 6, 33, 20), (3, 2), (3, 2), (0, 1), (2, 3), 3),
+        ((3, 4, 9, 1), (3, 1), (1, 1), (2, 0), (1, 1), 1),
+        ((1, 5, 2, 3), (2, 3), (1, 1), (0, 0), (1, 1), 1),
+    ],
+)
+def test_depthwise_convolution(
+    call_op: Any,
+    dtype: torch.dtype,
+    shape: tuple[int, ...],
+    kernel: tuple[int, int],
+    stride: tuple[int, int],
+    padding: tuple[int, int],
+    dilation: tuple[int, int],
+    multiplier: int,
+) -> None:
+    channels = shape[1]
+    x = make_tensor(dtype, shape, 7, magnitude=1.0)
+    w = make_tensor(dtype, (channels * multiplier, 1, *kernel), 8, magnitude=1.0)
+    for bias in (make_tensor(dtype, (channels * multiplier,), 9, magnitude=1.0), None):
+        args = conv_args(x, w, bias, stride, padding, dilation, g=channels)
+        out = torch.empty(0, dtype=dtype)
+        atol = conv_atol(kernel[0] * kernel[1] + 1, dtype, x, w)
+        check_op(call_op, "aten::convolution.out", aten.convolution.out, args, out=out, atol=atol)
+
+
+def test_depthwise_1d_convolution(call_op: Any) -> None:
+    x = make_tensor(torch.float32, (2, 10, 300), 10, magnitude=1.0)
+    w = make_tensor(torch.float32, (10, 1, 4), 11, magnitude=1.0)
+    args = (x, w, None, [2], [3], [2], False, [0], 10)
+    out = torch.empty(0)
+    check_op(
+        call_op,
+        "aten::convolution.out",
+        aten.convolution.out,
+        args,
+        out=out,
+        atol=conv_atol(5, torch.float32, x, w),
+    )
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16, torch.int64])
+@pytest.mark.parametrize("groups", [1, 2])
+def test_pointwise_convolution(call_op: Any, dtype: torch.dtype, groups: int) -> None:
+    x = make_tensor(dtype, (2, 24, 28, 29), 12, magnitude=1.0)
+    w = make_tensor(dtype, (36, 24 // groups, 1, 1), 13, magnitude=1.0)
+    b = make_tensor(dtype, (36,), 14, magnitude=1.0)
+    args = conv_args(x, w, b, g=groups)
+    check_op(
+        call_op,
+        "aten::convolution.out",
+        reference(dtype),
+        args,
+        out=torch.empty(0, dtype=dtype),
+        atol=conv_atol(24 // groups + 1, dtype, x, w),
+    )
+
+
 def test_bias_of_another_dtype_is_converted(call_op: Any) -> None:
     x = make_tensor(torch.float32, (1, 2, 5, 5), 4)
     w = make_tensor(torch.float32, (3, 2, 3, 3), 5)

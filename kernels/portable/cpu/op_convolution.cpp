@@ -1,11 +1,12 @@
 // convolution.out: 1-D and 2-D (transposed) convolution as a gemm over im2col rows packed on the
-// fly.
+// fly; a 1x1 convolution reads its input as the gemm's matrix, and a depthwise one runs directly.
 #include <cstdint>
 #include <optional>
 
 #include "kernels/portable/cpu/util/common/checks.h"
 #include "kernels/portable/cpu/util/common/dtypes.h"
 #include "kernels/portable/cpu/util/conv/convolution.h"
+#include "kernels/portable/cpu/util/conv/depthwise.h"
 #include "kernels/portable/cpu/util/conv/im2col.h"
 #include "kernels/portable/cpu/util/linalg/gemm.h"
 #include "kernels/portable/cpu/util/linalg/matmul.h"
@@ -57,6 +58,10 @@ Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Te
   if (c.spatial == 1) sizes[2] = c.out_w;
   if (!resize_or_fail(ctx, out, {sizes, static_cast<size_t>(c.spatial + 2)})) return out;
   if (out.numel() == 0) return out;
+  if (!transposed && depthwise_applies(c, dtype, bias)) {
+    depthwise_convolution(ctx, c, input, weight, bias, out);
+    return out;
+  }
 
   const int64_t batches = c.batches, in_channels = c.in_channels, out_channels = c.out_channels;
   const int64_t height = c.height, width = c.width;
@@ -78,6 +83,10 @@ Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Te
                            {c.dilation[0], c.dilation[1]},
                            nullptr,
                            group_out};
+  // A 1x1 kernel at stride 1 without padding reads every input element once, in place: the
+  // column matrix is the input itself.
+  const bool pointwise = !transposed && taps == 1 && c.stride[0] == 1 && c.stride[1] == 1 &&
+                         c.padding[0] == 0 && c.padding[1] == 0;
   for (int64_t b = 0; b < batches; ++b) {
     for (int64_t g = 0; g < c.groups; ++g) {
       geometry.input = static_cast<const char*>(input.const_data_ptr()) +
@@ -90,8 +99,9 @@ Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Te
         a.loader = load_transposed_weight_row;
         a.user = &geometry;
       }
-      const GemmInput im2col = {
-          nullptr, dtype, 0, 0, transposed ? load_col2im_row : load_im2col_row, &geometry};
+      GemmInput im2col = {nullptr,  dtype, 0, 0, transposed ? load_col2im_row : load_im2col_row,
+                          &geometry};
+      if (pointwise) im2col = {geometry.input, dtype, n, 1};  // the channels' rows as they are
       GemmEpilogue epilogue;
       if (bias.has_value()) {
         epilogue.beta = Scalar(int64_t{1});

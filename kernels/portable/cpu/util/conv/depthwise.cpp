@@ -1,0 +1,188 @@
+// Depthwise convolution computed directly (see depthwise.h).
+#include "kernels/portable/cpu/util/conv/depthwise.h"
+
+#include <cstdint>
+#include <cstring>
+
+#include "kernels/portable/cpu/util/common/parallel.h"
+#include "kernels/portable/cpu/util/common/target.h"
+
+namespace kiln::portable {
+namespace {
+
+// The strip of padded input rows one output plane is computed from lives on the stack.
+constexpr int64_t kStripBytes = 32 * 1024;
+// Taps precomputed per convolution (larger kernels take the gemm path).
+constexpr int64_t kMaxTaps = 64;
+
+// Outputs accumulated together: two 32-byte vectors of lanes, held in registers across the taps
+// (two independent chains of additions). The last block of a row is computed whole and its
+// lanes past the row dropped, so a block reads up to kBlock elements past the row's last tap.
+template <typename T>
+constexpr int64_t kBlock = 64 / sizeof(T);
+
+// The padded input rows as `stride_w` phases: phase p of a row holds padded columns p,
+// p + stride_w, p + 2 * stride_w, ..., so the columns a tap reads for consecutive outputs are
+// consecutive whatever the stride.
+struct Layout {
+  int64_t phase_length;  // elements per phase of a row
+  int64_t row_elements;  // stride_w phases
+  int64_t rows;          // output rows per strip (0: the kernel's rows do not fit)
+  int64_t taps;
+  int64_t tap_offset[kMaxTaps];  // where tap (kh, kw) reads for output column 0, in the strip
+};
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// The strip holds `capacity` elements of rows and kBlock more that blocks may read past them.
+template <typename T>
+constexpr int64_t kCapacity = kStripBytes / sizeof(T) - kBlock<T>;
+
+Layout layout_of(const ConvShape& c, int64_t capacity) {
+  Layout layout;
+  layout.phase_length = ceil_div(c.width + 2 * c.padding[1], c.stride[1]);
+  layout.row_elements = layout.phase_length * c.stride[1];
+  layout.taps = c.kernel_h * c.kernel_w;
+  const int64_t kernel_rows = (c.kernel_h - 1) * c.dilation[0] + 1;
+  const int64_t fitting_rows = capacity / layout.row_elements;
+  // Rows for r outputs: (r - 1) * stride_h + kernel_rows.
+  layout.rows = fitting_rows < kernel_rows ? 0 : (fitting_rows - kernel_rows) / c.stride[0] + 1;
+  if (layout.rows > c.out_h) layout.rows = c.out_h;
+  if (layout.taps > kMaxTaps) layout.rows = 0;
+  for (int64_t t = 0; t < layout.taps && layout.rows > 0; ++t) {
+    const int64_t column = t % c.kernel_w * c.dilation[1];
+    layout.tap_offset[t] = t / c.kernel_w * c.dilation[0] * layout.row_elements +
+                           column % c.stride[1] * layout.phase_length + column / c.stride[1];
+  }
+  return layout;
+}
+
+template <typename T>
+struct Plane {
+  const ConvShape* shape;
+  const Layout* layout;
+  const T* input;   // the input channel
+  const T* weight;  // kernel_h * kernel_w taps
+  T bias;
+  T* out;  // the output plane
+};
+
+// Fills the strip with padded input rows first_row .. first_row + count (padded coordinates),
+// and zeroes the kBlock elements after them.
+template <typename T>
+KILN_ALWAYS_INLINE void fill_strip(const Plane<T>& p, int64_t first_row, int64_t count, T* strip) {
+  const ConvShape& c = *p.shape;
+  const int64_t stride = c.stride[1], pad = c.padding[1], length = p.layout->phase_length;
+  const int64_t row_elements = p.layout->row_elements;
+  for (int64_t r = 0; r < count; ++r) {
+    T* row = strip + r * row_elements;
+    const int64_t ih = first_row + r - c.padding[0];
+    if (ih < 0 || ih >= c.height) {
+      for (int64_t i = 0; i < row_elements; ++i) row[i] = T(0);
+      continue;
+    }
+    const T* in = p.input + ih * c.width;
+    for (int64_t phase = 0; phase < stride; ++phase) {
+      // Entry j holds input column j * stride + phase - pad: inside the row for j in [lo, hi).
+      T* dst = row + phase * length;
+      const int64_t shift = phase - pad;
+      int64_t lo = shift >= 0 ? 0 : ceil_div(-shift, stride);
+      int64_t hi = ceil_div(c.width - shift, stride);
+      if (hi > length) hi = length;
+      if (lo > hi) lo = hi;
+      for (int64_t j = 0; j < lo; ++j) dst[j] = T(0);
+      for (int64_t j = lo; j < hi; ++j) dst[j] = in[j * stride + shift];
+      for (int64_t j = hi; j < length; ++j) dst[j] = T(0);
+    }
+  }
+  for (int64_t i = 0; i < kBlock<T>; ++i) strip[count * row_elements + i] = T(0);
+}
+
+// Output rows first .. first + count of the plane, from the strip that starts at padded row
+// first * stride_h.
+template <typename T>
+KILN_ALWAYS_INLINE void compute_rows(const Plane<T>& p, int64_t first, int64_t count,
+                                     const T* strip) {
+  const ConvShape& c = *p.shape;
+  const Layout& layout = *p.layout;
+  constexpr int64_t block = kBlock<T>;
+  for (int64_t r = 0; r < count; ++r) {
+    T* out = p.out + (first + r) * c.out_w;
+    const T* rows = strip + r * c.stride[0] * layout.row_elements;
+    for (int64_t ow = 0; ow < c.out_w; ow += block) {
+      T acc[block];
+      KILN_UNROLL
+      for (int64_t i = 0; i < block; ++i) acc[i] = p.bias;
+      for (int64_t t = 0; t < layout.taps; ++t) {
+        const T* src = rows + layout.tap_offset[t] + ow;
+        const T w = p.weight[t];
+        KILN_UNROLL
+        for (int64_t i = 0; i < block; ++i) acc[i] += w * src[i];
+      }
+      const int64_t valid = c.out_w - ow < block ? c.out_w - ow : block;
+      std::memcpy(out + ow, acc, static_cast<size_t>(valid) * sizeof(T));
+    }
+  }
+}
+
+template <typename T>
+KILN_ALWAYS_INLINE void compute_plane(const Plane<T>& p) {
+  const ConvShape& c = *p.shape;
+  alignas(64) T strip[kStripBytes / sizeof(T)];
+  const int64_t kernel_rows = (c.kernel_h - 1) * c.dilation[0] + 1;
+  const int64_t rows = p.layout->rows;
+  for (int64_t first = 0; first < c.out_h; first += rows) {
+    const int64_t count = c.out_h - first < rows ? c.out_h - first : rows;
+    fill_strip(p, first * c.stride[0], (count - 1) * c.stride[0] + kernel_rows, strip);
+    compute_rows(p, first, count, strip);
+  }
+}
+
+// The hot loops, compiled for the CPU's vector width (KILN_HOT_LOOP).
+KILN_HOT_LOOP void float_plane(const Plane<float>& p) { compute_plane(p); }
+KILN_HOT_LOOP void double_plane(const Plane<double>& p) { compute_plane(p); }
+void run_plane(const Plane<float>& p) { float_plane(p); }
+void run_plane(const Plane<double>& p) { double_plane(p); }
+
+template <typename T>
+void convolve(const KernelRuntimeContext& ctx, const ConvShape& c, const Tensor& input,
+              const Tensor& weight, const std::optional<Tensor>& bias, Tensor& out) {
+  const Layout layout = layout_of(c, kCapacity<T>);
+  const T* in = static_cast<const T*>(input.const_data_ptr());
+  const T* w = static_cast<const T*>(weight.const_data_ptr());
+  const T* b = bias.has_value() ? static_cast<const T*>(bias->const_data_ptr()) : nullptr;
+  T* o = static_cast<T*>(out.mutable_data_ptr());
+  const int64_t plane_in = c.height * c.width, plane_out = c.out_h * c.out_w;
+  // Item: one output plane (image, output channel); its input channel is channel / group_out.
+  parallel_for(
+      ctx, 0, c.batches * c.out_channels, items_grain(plane_out * layout.taps),
+      [&](int64_t begin, int64_t end) {
+        for (int64_t item = begin; item < end; ++item) {
+          const int64_t batch = item / c.out_channels, channel = item % c.out_channels;
+          const int64_t source = batch * c.in_channels + channel / c.group_out;
+          run_plane(Plane<T>{&c, &layout, in + source * plane_in, w + channel * layout.taps,
+                             b == nullptr ? T(0) : b[channel], o + item * plane_out});
+        }
+      });
+}
+
+}  // namespace
+
+bool depthwise_applies(const ConvShape& c, ScalarType dtype, const std::optional<Tensor>& bias) {
+  if (c.group_in != 1 || (dtype != ScalarType::Float && dtype != ScalarType::Double)) return false;
+  if (bias.has_value() && bias->scalar_type() != dtype) return false;
+  const int64_t capacity = dtype == ScalarType::Float ? kCapacity<float> : kCapacity<double>;
+  return layout_of(c, capacity).rows > 0;
+}
+
+void depthwise_convolution(const KernelRuntimeContext& ctx, const ConvShape& shape,
+                           const Tensor& input, const Tensor& weight,
+                           const std::optional<Tensor>& bias, Tensor& out) {
+  if (input.scalar_type() == ScalarType::Float) {
+    convolve<float>(ctx, shape, input, weight, bias, out);
+  } else {
+    convolve<double>(ctx, shape, input, weight, bias, out);
+  }
+}
+
+}  // namespace kiln::portable
