@@ -289,11 +289,21 @@ class PlanChecker {
 
   Error check_io(const flatbuffers::Vector<int32_t>* indices, const char* what) {
     if (indices == nullptr) return Error::Ok;
+    const bool inputs = indices == plan_.inputs();
     for (uint32_t k = 0; k < indices->size(); ++k) {
       const int32_t index = indices->Get(k);
       if (index < 0 || static_cast<uint32_t>(index) >= num_values_) {
         KILN_PLAN_FAIL(where_, InvalidProgram, "%s %u refers to value %d of %u", what, k, index,
                        num_values_);
+      }
+      // set_input writes an input's bytes (it copies the caller's tensor into them when other
+      // values share them), and a constant's bytes are the program's own, mapped read-only.
+      const auto* t = value(static_cast<uint32_t>(index)).val_as_Tensor();
+      if (inputs && t != nullptr && t->allocation_info() == nullptr && t->data_buffer_idx() > 0) {
+        KILN_PLAN_FAIL(where_, InvalidProgram,
+                       "input %u is value %d, a constant tensor (constant buffer %u): an input "
+                       "is written when it is bound, a constant is read-only",
+                       k, index, t->data_buffer_idx());
       }
     }
     return Error::Ok;

@@ -21,11 +21,39 @@ class FieldFinder {
  public:
   explicit FieldFinder(const uint8_t* base) : base_(base) {}
 
-  std::vector<Field> take() { return std::move(fields_); }
+  Layout take() { return std::move(layout_); }
+
+  uint32_t at(const void* address) const {
+    return static_cast<uint32_t>(static_cast<const uint8_t*>(address) - base_);
+  }
 
   void add(const void* address, uint8_t width, FieldKind kind) {
-    fields_.push_back(
-        {static_cast<uint32_t>(static_cast<const uint8_t*>(address) - base_), width, kind});
+    layout_.fields.push_back({at(address), width, kind});
+  }
+
+  // A uoffset_t at `address` (verified, so its target is inside the buffer).
+  void ref(const void* address, RefGroup group) {
+    const auto* field = static_cast<const uint8_t*>(address);
+    layout_.refs.push_back(
+        {at(field), at(field + flatbuffers::ReadScalar<uoffset_t>(field)), group});
+  }
+
+  // The offset field `field` of `table` (a table, vector, string or union member), when present.
+  template <typename T>
+  void table_ref(const T* table, voffset_t field, RefGroup group) {
+    if (table == nullptr) return;
+    const auto* raw = (const flatbuffers::Table*)table;  // NOLINT(google-readability-casting)
+    if (const uint8_t* address = raw->GetAddressOf(field)) ref(address, group);
+  }
+
+  // The elements of a vector of tables or strings: each is an offset.
+  template <typename V>
+  void element_refs(const V* vector, RefGroup group) {
+    if (vector == nullptr) return;
+    const auto* data = reinterpret_cast<const uint8_t*>(vector->Data());
+    for (uoffset_t i = 0; i < std::min(vector->size(), kItemsPerVector); ++i) {
+      ref(data + i * sizeof(uoffset_t), group);
+    }
   }
 
   // A scalar field of `table`, when it is stored (fields holding their default are not), and
@@ -58,10 +86,16 @@ class FieldFinder {
 
   void tensor(const fmt::Tensor* t) {
     scalar(t, fmt::Tensor::VT_SCALAR_TYPE, 1, FieldKind::Tag);
+    scalar(t, fmt::Tensor::VT_STORAGE_OFFSET, 4, FieldKind::Offset);
     items(t->sizes(), FieldKind::Size);
+    table_ref(t, fmt::Tensor::VT_SIZES, RefGroup::Int32Vector);
     items(t->dim_order(), FieldKind::Index);
+    table_ref(t, fmt::Tensor::VT_DIM_ORDER, RefGroup::ByteVector);
+    scalar(t, fmt::Tensor::VT_REQUIRES_GRAD, 1, FieldKind::Tag);
     scalar(t, fmt::Tensor::VT_DATA_BUFFER_IDX, 4, FieldKind::Index);
+    scalar(t, fmt::Tensor::VT_LAYOUT, 1, FieldKind::Tag);
     scalar(t, fmt::Tensor::VT_SHAPE_DYNAMISM, 1, FieldKind::Tag);
+    table_ref(t, fmt::Tensor::VT_ALLOCATION_INFO, RefGroup::Allocation);
     if (const auto* a = t->allocation_info()) {
       scalar(a, fmt::AllocationDetails::VT_MEMORY_ID, 4, FieldKind::Index);
       scalar(a, fmt::AllocationDetails::VT_MEMORY_OFFSET_LOW, 4, FieldKind::Offset);
@@ -70,6 +104,8 @@ class FieldFinder {
     if (const auto* extra = t->extra_tensor_info()) {
       scalar(extra, fmt::ExtraTensorInfo::VT_MUTABLE_DATA_SEGMENTS_IDX, 8, FieldKind::Index);
       scalar(extra, fmt::ExtraTensorInfo::VT_LOCATION, 1, FieldKind::Tag);
+      scalar(extra, fmt::ExtraTensorInfo::VT_DEVICE_TYPE, 1, FieldKind::Tag);
+      scalar(extra, fmt::ExtraTensorInfo::VT_DEVICE_INDEX, 1, FieldKind::Index);
     }
   }
 
@@ -82,11 +118,17 @@ class FieldFinder {
       case fmt::KernelTypes::Bool:
         scalar(v->val_as_Bool(), fmt::Bool::VT_BOOL_VAL, 1, FieldKind::Tag);
         break;
+      case fmt::KernelTypes::Double:
+        scalar(v->val_as_Double(), fmt::Double::VT_DOUBLE_VAL, 8, FieldKind::Size);
+        break;
       case fmt::KernelTypes::Tensor:
+        table_ref(v, fmt::EValue::VT_VAL, RefGroup::Tensor);
         tensor(v->val_as_Tensor());
         break;
       case fmt::KernelTypes::IntList:
+        table_ref(v, fmt::EValue::VT_VAL, RefGroup::IntList);
         items(v->val_as_IntList()->items(), FieldKind::Index);
+        table_ref(v->val_as_IntList(), fmt::IntList::VT_ITEMS, RefGroup::Int64Vector);
         break;
       case fmt::KernelTypes::BoolList:
         items(v->val_as_BoolList()->items(), FieldKind::Tag);
@@ -95,10 +137,15 @@ class FieldFinder {
         length(v->val_as_DoubleList()->items());
         break;
       case fmt::KernelTypes::TensorList:
+        table_ref(v, fmt::EValue::VT_VAL, RefGroup::TensorList);
         items(v->val_as_TensorList()->items(), FieldKind::Index);
+        table_ref(v->val_as_TensorList(), fmt::TensorList::VT_ITEMS, RefGroup::Int32Vector);
         break;
       case fmt::KernelTypes::OptionalTensorList:
+        table_ref(v, fmt::EValue::VT_VAL, RefGroup::TensorList);
         items(v->val_as_OptionalTensorList()->items(), FieldKind::Index);
+        table_ref(v->val_as_OptionalTensorList(), fmt::OptionalTensorList::VT_ITEMS,
+                  RefGroup::Int32Vector);
         break;
       default:
         break;
@@ -108,8 +155,10 @@ class FieldFinder {
   void instruction(const fmt::Instruction* instruction) {
     scalar(instruction, fmt::Instruction::VT_INSTR_ARGS_TYPE, 1, FieldKind::Tag);
     if (const auto* call = instruction->instr_args_as_KernelCall()) {
+      table_ref(instruction, fmt::Instruction::VT_INSTR_ARGS, RefGroup::KernelCall);
       scalar(call, fmt::KernelCall::VT_OP_INDEX, 4, FieldKind::Index);
       items(call->args(), FieldKind::Index);
+      table_ref(call, fmt::KernelCall::VT_ARGS, RefGroup::Int32Vector);
     } else if (const auto* move = instruction->instr_args_as_MoveCall()) {
       scalar(move, fmt::MoveCall::VT_MOVE_FROM, 4, FieldKind::Index);
       scalar(move, fmt::MoveCall::VT_MOVE_TO, 4, FieldKind::Index);
@@ -120,45 +169,68 @@ class FieldFinder {
       scalar(free, fmt::FreeCall::VT_VALUE_INDEX, 4, FieldKind::Index);
     } else if (const auto* delegate = instruction->instr_args_as_DelegateCall()) {
       scalar(delegate, fmt::DelegateCall::VT_DELEGATE_INDEX, 4, FieldKind::Index);
+      items(delegate->args(), FieldKind::Index);
     }
   }
 
   void plan(const fmt::ExecutionPlan* plan) {
     length(plan->name());
+    table_ref(plan, fmt::ExecutionPlan::VT_NAME, RefGroup::String);
     if (const auto* values = plan->values()) {
       length(values);
+      element_refs(values, RefGroup::Value);
       for (const auto* v : *values) value(v);
     }
     items(plan->inputs(), FieldKind::Index);
+    table_ref(plan, fmt::ExecutionPlan::VT_INPUTS, RefGroup::Int32Vector);
     items(plan->outputs(), FieldKind::Index);
+    table_ref(plan, fmt::ExecutionPlan::VT_OUTPUTS, RefGroup::Int32Vector);
     if (const auto* chains = plan->chains()) {
       length(chains);
+      element_refs(chains, RefGroup::Chain);
       for (const auto* chain : *chains) {
+        items(chain->inputs(), FieldKind::Index);
+        items(chain->outputs(), FieldKind::Index);
+        table_ref(chain, fmt::Chain::VT_INSTRUCTIONS, RefGroup::Instruction);
         if (const auto* instructions = chain->instructions()) {
           length(instructions);
+          element_refs(instructions, RefGroup::Instruction);
           for (const auto* i : *instructions) instruction(i);
         }
       }
     }
     if (const auto* operators = plan->operators()) {
       length(operators);
+      element_refs(operators, RefGroup::Operator);
       for (const auto* op : *operators) {
         length(op->name());
         length(op->overload());
+        table_ref(op, fmt::Operator::VT_NAME, RefGroup::String);
+        table_ref(op, fmt::Operator::VT_OVERLOAD, RefGroup::String);
       }
     }
     items(plan->non_const_buffer_sizes(), FieldKind::Size);
+    table_ref(plan, fmt::ExecutionPlan::VT_NON_CONST_BUFFER_SIZES, RefGroup::Int64Vector);
+    if (const auto* devices = plan->non_const_buffer_device()) {
+      length(devices);
+      for (const auto* device : *devices) {
+        scalar(device, fmt::NonConstBufferDevice::VT_BUFFER_IDX, 4, FieldKind::Index);
+        scalar(device, fmt::NonConstBufferDevice::VT_DEVICE_TYPE, 1, FieldKind::Tag);
+      }
+    }
   }
 
   void subsegments(const fmt::SubsegmentOffsets* sub) {
     if (sub == nullptr) return;
     scalar(sub, fmt::SubsegmentOffsets::VT_SEGMENT_INDEX, 4, FieldKind::Index);
     items(sub->offsets(), FieldKind::Offset);
+    table_ref(sub, fmt::SubsegmentOffsets::VT_OFFSETS, RefGroup::Int64Vector);
   }
 
   void program(const fmt::Program* program) {
     if (const auto* plans = program->execution_plan()) {
       length(plans);
+      element_refs(plans, RefGroup::Plan);
       for (const auto* p : *plans) plan(p);
     }
     if (const auto* buffers = program->constant_buffer()) {
@@ -177,11 +249,17 @@ class FieldFinder {
       length(lists);
       for (const auto* sub : *lists) subsegments(sub);
     }
+    if (const auto* named = program->named_data()) {
+      length(named);
+      for (const auto* entry : *named) {
+        scalar(entry, fmt::NamedData::VT_SEGMENT_INDEX, 4, FieldKind::Index);
+      }
+    }
   }
 
  private:
   const uint8_t* base_;
-  std::vector<Field> fields_;
+  Layout layout_;
 };
 
 uint64_t read_le(const uint8_t* bytes, size_t width) {
@@ -229,6 +307,34 @@ uint64_t field_value(FieldKind kind, uint64_t old, Rng& rng) {
       return old + rng.below(16) + 1;
   }
   return old;
+}
+
+// Points the offset at `ref` to `target` (FlatBuffers offsets only point forwards).
+void redirect(std::vector<uint8_t>& bytes, const Ref& ref, uint32_t target) {
+  if (target > ref.offset) write_le(bytes.data() + ref.offset, 4, target - ref.offset);
+}
+
+// Makes tables and vectors shared: one offset, or every offset of a group, is pointed at the
+// target of another offset of the group (seldom of any group: a table read as another type).
+// Many values naming one long list, or many instructions one long argument vector, is the shape
+// that once made loading quadratic in the file's size.
+void share(std::vector<uint8_t>& bytes, const std::vector<Ref>& refs, Rng& rng) {
+  const Ref& chosen = refs[rng.below(refs.size())];
+  const bool any_group = rng.one_in(8);
+  std::vector<uint32_t> targets;
+  for (const Ref& r : refs) {
+    if (any_group || r.group == chosen.group) targets.push_back(r.target);
+  }
+  // The furthest target is reachable from the most offsets; a random one gives variety.
+  const uint32_t target = rng.one_in(2) ? *std::max_element(targets.begin(), targets.end())
+                                        : targets[rng.below(targets.size())];
+  if (rng.one_in(2)) {
+    redirect(bytes, chosen, target);
+    return;
+  }
+  for (const Ref& r : refs) {
+    if (r.group == chosen.group) redirect(bytes, r, target);
+  }
 }
 
 void mutate_field(std::vector<uint8_t>& bytes, const Field& field, Rng& rng) {
@@ -322,7 +428,7 @@ void mutate_bytes(std::vector<uint8_t>& bytes, const std::vector<uint8_t>& other
 
 }  // namespace
 
-std::vector<Field> find_fields(const std::vector<uint8_t>& program) {
+Layout find_layout(const std::vector<uint8_t>& program) {
   flatbuffers::Verifier verifier(program.data(), program.size());
   if (program.size() < 8 || !fmt::VerifyProgramBuffer(verifier)) return {};
   FieldFinder finder(program.data());
@@ -336,13 +442,17 @@ std::vector<Field> find_fields(const std::vector<uint8_t>& program) {
   return finder.take();
 }
 
-void mutate(std::vector<uint8_t>& bytes, const std::vector<Field>& fields,
-            const std::vector<uint8_t>& other, size_t max_size, Rng& rng) {
+void mutate(std::vector<uint8_t>& bytes, const Layout& layout, const std::vector<uint8_t>& other,
+            size_t max_size, Rng& rng) {
+  const std::vector<Field>& fields = layout.fields;
   const size_t count = 1 + (rng.one_in(2) ? 0 : rng.below(4));
   const size_t original = bytes.size();
   for (size_t i = 0; i < count; ++i) {
     // Field offsets hold while no earlier mutation moved the bytes.
-    if (!fields.empty() && bytes.size() == original && rng.one_in(2)) {
+    const bool in_place = bytes.size() == original && rng.one_in(2);
+    if (in_place && !layout.refs.empty() && rng.one_in(4)) {
+      share(bytes, layout.refs, rng);
+    } else if (in_place && !fields.empty()) {
       mutate_field(bytes, fields[rng.below(fields.size())], rng);
     } else {
       mutate_bytes(bytes, other, max_size, rng);

@@ -42,12 +42,44 @@ struct Field {
   FieldKind kind;
 };
 
-// The fields of a program that the FlatBuffers verifier accepts ([] for one it does not).
-std::vector<Field> find_fields(const std::vector<uint8_t>& program);
+// What a FlatBuffers offset of a seed points at: offsets of one group can be made to point at
+// each other's targets, so that one table or vector is reached from many places (shared tables).
+enum class RefGroup : uint8_t {
+  Plan,
+  Value,
+  Tensor,
+  IntList,
+  TensorList,
+  Chain,
+  Instruction,
+  KernelCall,
+  Operator,
+  Allocation,
+  String,
+  ByteVector,   // dim orders
+  Int32Vector,  // sizes, kernel arguments, inputs and outputs, tensor list items
+  Int64Vector,  // int list items, arena sizes, subsegment offsets
+};
 
-// Applies one to four mutations to `bytes`, a copy of a seed whose fields are `fields`; `other`
+// A uoffset_t at `offset` of a seed, pointing (forwards, as FlatBuffers offsets do) at `target`.
+struct Ref {
+  uint32_t offset;
+  uint32_t target;
+  RefGroup group;
+};
+
+// Where a seed's fields and offsets are.
+struct Layout {
+  std::vector<Field> fields;
+  std::vector<Ref> refs;
+};
+
+// The layout of a program that the FlatBuffers verifier accepts (empty for one it does not).
+Layout find_layout(const std::vector<uint8_t>& program);
+
+// Applies one to four mutations to `bytes`, a copy of a seed whose layout is `layout`; `other`
 // is another seed to splice from. The result is at most `max_size` bytes.
-void mutate(std::vector<uint8_t>& bytes, const std::vector<Field>& fields,
-            const std::vector<uint8_t>& other, size_t max_size, Rng& rng);
+void mutate(std::vector<uint8_t>& bytes, const Layout& layout, const std::vector<uint8_t>& other,
+            size_t max_size, Rng& rng);
 
 }  // namespace kiln_fuzz

@@ -2,6 +2,9 @@
 // Method::load against the corpus programs' portable kernels, zero inputs and execute().
 #include "program_fuzzer.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -76,26 +79,47 @@ struct Free {
 };
 using Bytes = std::unique_ptr<uint8_t, Free>;
 
-// A 64-byte aligned copy (as runners load programs; constants need their alignment). Under
-// AddressSanitizer the bytes past `size` are poisoned, so an over-read is caught at once.
-Bytes aligned_copy(const uint8_t* data, size_t size) {
-  const size_t rounded = (size / 64 + 1) * 64;
-  Bytes copy(static_cast<uint8_t*>(std::aligned_alloc(64, rounded)));
-  if (copy == nullptr) broken("no memory for a %zu-byte input", size);
-  if (size > 0) std::memcpy(copy.get(), data, size);
+// The input as runners hold a program: in a read-only mapping (kiln::MappedFile maps the file
+// PROT_READ, as kiln_runner and kiln.load(path) do), so a write into the program's bytes, such as
+// a kernel writing into a constant, faults here as it would there. The mapping is page-aligned
+// like MappedFile's, and a PROT_NONE page follows it; under AddressSanitizer the bytes between
+// `size` and that page are poisoned as well, so an over-read is caught at its first byte.
+class ReadOnlyCopy {
+ public:
+  ReadOnlyCopy(const uint8_t* data, size_t size) : size_(size) {
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    readable_ = (size / page + 1) * page;
+    mapped_ = readable_ + page;
+    void* memory =
+        mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (memory == MAP_FAILED) broken("no memory to map a %zu-byte input", size);
+    bytes_ = static_cast<uint8_t*>(memory);
+    if (size > 0) std::memcpy(bytes_, data, size);
+    if (mprotect(bytes_, readable_, PROT_READ) != 0 ||
+        mprotect(bytes_ + readable_, page, PROT_NONE) != 0) {
+      broken("mprotect of the input's mapping failed");
+    }
 #if KILN_FUZZ_ASAN
-  ASAN_POISON_MEMORY_REGION(copy.get() + size, rounded - size);
+    ASAN_POISON_MEMORY_REGION(bytes_ + size, readable_ - size);
 #endif
-  return copy;
-}
+  }
+  ~ReadOnlyCopy() {
+#if KILN_FUZZ_ASAN
+    ASAN_UNPOISON_MEMORY_REGION(bytes_ + size_, readable_ - size_);
+#endif
+    munmap(bytes_, mapped_);
+  }
+  ReadOnlyCopy(const ReadOnlyCopy&) = delete;
+  ReadOnlyCopy& operator=(const ReadOnlyCopy&) = delete;
 
-void release(Bytes& copy, size_t size) {
-#if KILN_FUZZ_ASAN
-  ASAN_UNPOISON_MEMORY_REGION(copy.get() + size, (size / 64 + 1) * 64 - size);
-#endif
-  (void)size;
-  copy.reset();
-}
+  const uint8_t* data() const { return bytes_; }
+
+ private:
+  size_t size_;
+  size_t readable_ = 0;
+  size_t mapped_ = 0;
+  uint8_t* bytes_ = nullptr;
+};
 
 // A jump backwards can repeat forever (a loop whose condition never changes); such a method is
 // loaded but not run, so that every input finishes.
@@ -227,21 +251,27 @@ const char* to_string(Outcome outcome) {
   return "?";
 }
 
+namespace {
+bool write_probe = false;
+}  // namespace
+
+void set_write_probe(bool on) { write_probe = on; }
+
 Outcome run_program(const uint8_t* data, size_t size) {
   set_up_once();
-  Bytes copy = aligned_copy(data, size);
+  const ReadOnlyCopy copy(data, size);
   clear_load_error();
-  kiln::Result<kiln::Program> program = kiln::Program::load(copy.get(), size);
+  kiln::Result<kiln::Program> program = kiln::Program::load(copy.data(), size);
   Outcome furthest = Outcome::ProgramRefused;
   if (!program.ok()) {
     check_refusal("Program::load", program.error(), {Error::InvalidProgram, Error::NotSupported});
   } else {
+    if (write_probe) *const_cast<volatile uint8_t*>(copy.data()) = 0;
     for (size_t m = 0; m < program->num_methods(); ++m) {
       const Outcome outcome = run_method(*program, program->method_name(m));
       if (outcome > furthest) furthest = outcome;
     }
   }
-  release(copy, size);
   return furthest;
 }
 

@@ -27,6 +27,11 @@ constexpr size_t kMaxMethodBytes = size_t{64} << 20;
 // inputs, metadata_bytes() too small) aborts with a message on stderr, like a sanitizer report.
 Outcome run_program(const uint8_t* data, size_t size);
 
+// When set, run_program writes into the program's bytes once Program::load accepts them, as a
+// kernel writing into a constant would: the read-only mapping must make that a crash (tests the
+// fuzz target itself).
+void set_write_probe(bool on);
+
 }  // namespace kiln_fuzz
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);

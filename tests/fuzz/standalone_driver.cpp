@@ -27,6 +27,7 @@
 
 #include "mutations.h"
 #include "program_fuzzer.h"
+#include "synthetic.h"
 
 namespace {
 
@@ -45,7 +46,16 @@ const char kUsage[] =
     "  --crash-dir DIR   where crashing inputs are saved (default .)\n"
     "  --max-crashes N   stop after N crashes (default 10)\n"
     "  --replay          run each PATH once as it is, in this process (no mutation)\n"
-    "  --crash-at N      abort at iteration N (tests the driver's crash handling)\n";
+    "  --no-synthetic    only the PATHs' seeds, not also the driver's own (synthetic.h)\n"
+    "  --mutate-to DIR   write the first --count inputs (seeds, then mutants) to DIR as\n"
+    "                    <iteration>.pte, without running them\n"
+    "  --count N         how many inputs --mutate-to writes (default 1000)\n"
+    "  --scaling         time loads of the synthetic programs at growing sizes (no PATH)\n"
+    "  --scaling-min N   the smallest scale --scaling builds (default 1024)\n"
+    "  --scaling-max N   the largest scale --scaling builds (default 65536)\n"
+    "  --scaling-dir DIR also write each --scaling program to DIR/<shape>-<scale>.pte\n"
+    "  --crash-at N      abort at iteration N (tests the driver's crash handling)\n"
+    "  --write-at N      write into the program's bytes at iteration N (tests the mapping)\n";
 
 struct Options {
   double seconds = 0;
@@ -55,14 +65,22 @@ struct Options {
   std::string crash_dir = ".";
   uint64_t max_crashes = 10;
   bool replay = false;
+  bool synthetic = true;
+  std::string mutate_to;
+  uint64_t count = 1000;
+  bool scaling = false;
+  uint64_t scaling_min = 1024;
+  uint64_t scaling_max = 65536;
+  std::string scaling_dir;
   uint64_t crash_at = UINT64_MAX;
+  uint64_t write_at = UINT64_MAX;
   std::vector<std::string> paths;
 };
 
 struct Seed {
   std::string name;
   std::vector<uint8_t> bytes;
-  std::vector<kiln_fuzz::Field> fields;
+  kiln_fuzz::Layout layout;
 };
 
 // What the parent and the running child share (MAP_SHARED): progress, counts, the input.
@@ -78,6 +96,13 @@ struct Shared {
   uint8_t input[1] = {};  // max_input bytes follow
 };
 static_assert(std::atomic<uint64_t>::is_always_lock_free, "shared between processes");
+
+// This process's CPU time: other processes on the machine do not slow it down.
+uint64_t cpu_ns() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return uint64_t(t.tv_sec) * 1000000000u + uint64_t(t.tv_nsec);
+}
 
 uint64_t now_ns() {
   timespec t{};
@@ -99,10 +124,20 @@ bool parse_options(int argc, char** argv, Options* options) {
     double number = 0;
     if (arg == "--replay") {
       options->replay = true;
+    } else if (arg == "--no-synthetic") {
+      options->synthetic = false;
+    } else if (arg == "--scaling") {
+      options->scaling = true;
     } else if (arg == "--crash-dir" && has_value) {
       options->crash_dir = argv[++i];
+    } else if (arg == "--mutate-to" && has_value) {
+      options->mutate_to = argv[++i];
+    } else if (arg == "--scaling-dir" && has_value) {
+      options->scaling_dir = argv[++i];
     } else if ((arg == "--seconds" || arg == "--iterations" || arg == "--seed" ||
-                arg == "--timeout" || arg == "--max-crashes" || arg == "--crash-at") &&
+                arg == "--timeout" || arg == "--max-crashes" || arg == "--crash-at" ||
+                arg == "--write-at" || arg == "--count" || arg == "--scaling-min" ||
+                arg == "--scaling-max") &&
                has_value) {
       if (!parse_number(argv[++i], &number)) {
         std::fprintf(stderr, "%s: '%s' is not a non-negative number\n", arg.c_str(), argv[i]);
@@ -114,6 +149,10 @@ bool parse_options(int argc, char** argv, Options* options) {
       if (arg == "--timeout") options->timeout = number;
       if (arg == "--max-crashes") options->max_crashes = static_cast<uint64_t>(number);
       if (arg == "--crash-at") options->crash_at = static_cast<uint64_t>(number);
+      if (arg == "--write-at") options->write_at = static_cast<uint64_t>(number);
+      if (arg == "--count") options->count = static_cast<uint64_t>(number);
+      if (arg == "--scaling-min") options->scaling_min = static_cast<uint64_t>(number);
+      if (arg == "--scaling-max") options->scaling_max = static_cast<uint64_t>(number);
     } else if (arg.rfind("--", 0) == 0) {
       std::fprintf(stderr, "unknown option or missing value: %s\n", arg.c_str());
       return false;
@@ -121,7 +160,7 @@ bool parse_options(int argc, char** argv, Options* options) {
       options->paths.push_back(arg);
     }
   }
-  if (options->paths.empty()) {
+  if (options->paths.empty() && !options->scaling) {
     std::fprintf(stderr, "no PATH given\n");
     return false;
   }
@@ -136,8 +175,34 @@ bool read_file(const std::string& path, std::vector<uint8_t>* bytes) {
   return true;
 }
 
+// The driver's own seeds, after the files': each synthetic shape at a scale that keeps inputs
+// quick (the mutator rewrites the first items of each list; --scaling covers large sizes).
+void add_synthetic_seeds(std::vector<Seed>* seeds) {
+  using kiln_fuzz::Shape;
+  const std::pair<Shape, uint32_t> chosen[] = {{Shape::Chain, 3},
+                                               {Shape::Chain, 300},
+                                               {Shape::SharedInstruction, 200},
+                                               {Shape::SharedList, 200},
+                                               {Shape::SharedTensorList, 200},
+                                               {Shape::SharedTensor, 50},
+                                               {Shape::ConstantInput, 1},
+                                               {Shape::Limits, 3},
+                                               {Shape::Limits, 5},
+                                               {Shape::Limits, 8},
+                                               {Shape::Limits, 13},
+                                               {Shape::Limits, 21},
+                                               {Shape::Limits, 34}};
+  for (const auto& [shape, n] : chosen) {
+    Seed seed{std::string("synthetic:") + kiln_fuzz::to_string(shape) + "-" + std::to_string(n),
+              kiln_fuzz::synthetic_program(shape, n),
+              {}};
+    seed.layout = kiln_fuzz::find_layout(seed.bytes);
+    seeds->push_back(std::move(seed));
+  }
+}
+
 // The .pte files named or found in the named directories, in name order (for determinism).
-bool load_seeds(const std::vector<std::string>& paths, std::vector<Seed>* seeds) {
+bool load_seeds(const std::vector<std::string>& paths, bool synthetic, std::vector<Seed>* seeds) {
   std::vector<std::filesystem::path> files;
   for (const std::string& path : paths) {
     std::error_code error;
@@ -156,9 +221,10 @@ bool load_seeds(const std::vector<std::string>& paths, std::vector<Seed>* seeds)
       std::fprintf(stderr, "cannot read %s\n", file.c_str());
       return false;
     }
-    seed.fields = kiln_fuzz::find_fields(seed.bytes);
+    seed.layout = kiln_fuzz::find_layout(seed.bytes);
     seeds->push_back(std::move(seed));
   }
+  if (synthetic) add_synthetic_seeds(seeds);
   if (seeds->empty() || seeds->size() > kMaxSeeds) {
     std::fprintf(stderr, "found %zu .pte seeds in the PATHs; give 1 to %zu\n", seeds->size(),
                  kMaxSeeds);
@@ -260,9 +326,32 @@ class Fuzzer {
     const Seed& seed = seeds_[rng.below(seeds_.size())];
     const Seed& other = seeds_[rng.below(seeds_.size())];
     *input = seed.bytes;
-    kiln_fuzz::mutate(*input, seed.fields, other.bytes, max_input_, rng);
+    kiln_fuzz::mutate(*input, seed.layout, other.bytes, max_input_, rng);
   }
 
+ public:
+  // --mutate-to: the first --count inputs of this seed's run, written instead of run.
+  int write_inputs() {
+    std::error_code error;
+    std::filesystem::create_directories(options_.mutate_to, error);
+    std::vector<uint8_t> input;
+    for (uint64_t i = 0; i < options_.count; ++i) {
+      make_input(i, &input);
+      const std::string path = options_.mutate_to + "/" + std::to_string(i) + ".pte";
+      std::ofstream file(path, std::ios::binary);
+      file.write(reinterpret_cast<const char*>(input.data()),
+                 static_cast<std::streamsize>(input.size()));
+      if (!file) {
+        std::fprintf(stderr, "cannot write %s\n", path.c_str());
+        return 2;
+      }
+    }
+    std::printf("wrote %" PRIu64 " inputs (%zu seeds, then mutants; seed %" PRIu64 ") to %s\n",
+                options_.count, seeds_.size(), options_.seed, options_.mutate_to.c_str());
+    return 0;
+  }
+
+ private:
   void run_child() {
     std::vector<uint8_t> input;
     for (uint64_t i = shared_->next; i < limit_ && now_ns() < deadline_; i = shared_->next) {
@@ -272,6 +361,7 @@ class Fuzzer {
       shared_->current = i;
       shared_->started_ns = now_ns();
       if (i == options_.crash_at) std::abort();
+      kiln_fuzz::set_write_probe(i == options_.write_at);
       const Outcome outcome = kiln_fuzz::run_program(input.data(), input.size());
       const uint64_t took = now_ns() - shared_->started_ns;
       if (took > shared_->slowest_ns) {
@@ -341,15 +431,54 @@ class Fuzzer {
 
 }  // namespace
 
+// --scaling: the whole fuzz target (loads, and runs of what loads) on each synthetic shape at
+// scales from --scaling-min, times 4, up to --scaling-max: the least CPU time of two. Work linear
+// in the file's size gives a time per byte that stays level as the scale grows; a quadratic load's
+// grows with it.
+int scaling(uint64_t smallest, uint64_t largest, const std::string& dir) {
+  if (!dir.empty()) std::filesystem::create_directories(dir);
+  for (const kiln_fuzz::Shape shape : kiln_fuzz::kShapes) {
+    // Not sized by their scale, or refused at once.
+    if (shape == kiln_fuzz::Shape::Limits || shape == kiln_fuzz::Shape::ConstantInput) continue;
+    for (uint64_t n = std::max<uint64_t>(smallest, 1); n <= largest; n *= 4) {
+      const std::vector<uint8_t> program =
+          kiln_fuzz::synthetic_program(shape, static_cast<uint32_t>(n));
+      if (!dir.empty()) {
+        std::ofstream file(
+            dir + "/" + kiln_fuzz::to_string(shape) + "-" + std::to_string(n) + ".pte",
+            std::ios::binary);
+        file.write(reinterpret_cast<const char*>(program.data()),
+                   static_cast<std::streamsize>(program.size()));
+      }
+      uint64_t fastest = UINT64_MAX;
+      Outcome outcome = Outcome::ProgramRefused;
+      for (int attempt = 0; attempt < 2; ++attempt) {
+        const uint64_t start = cpu_ns();
+        outcome = kiln_fuzz::run_program(program.data(), program.size());
+        fastest = std::min(fastest, cpu_ns() - start);
+      }
+      std::printf("scaling %s n=%" PRIu64 " bytes=%zu ns=%" PRIu64 " outcome=%s\n",
+                  kiln_fuzz::to_string(shape), n, program.size(), fastest,
+                  kiln_fuzz::to_string(outcome));
+      std::fflush(stdout);
+    }
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   Options options;
   if (!parse_options(argc, argv, &options)) {
     std::fputs(kUsage, stderr);
     return 2;
   }
+  if (options.scaling) {
+    return scaling(options.scaling_min, options.scaling_max, options.scaling_dir);
+  }
   if (options.replay) return replay(options.paths);
   std::vector<Seed> seeds;
-  if (!load_seeds(options.paths, &seeds)) return 2;
+  if (!load_seeds(options.paths, options.synthetic, &seeds)) return 2;
   Fuzzer fuzzer(options, std::move(seeds));
+  if (!options.mutate_to.empty()) return fuzzer.write_inputs();
   return fuzzer.run();
 }

@@ -10,53 +10,31 @@ report, abort, signal or hang fails the run. KILN_FUZZ_SECONDS (default 30) and 
 
 from __future__ import annotations
 
-import fcntl
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
-import pytest
-from corpus import SEEDS, export_corpus
+from corpus import SEEDS
 
-from buildtools import BUILD_ROOT, cmake_build, run
-
-FUZZ_DIR = Path(__file__).resolve().parent
-BUILD = BUILD_ROOT / "pytest-fuzz"
+from buildtools import run
 
 # What each seed reaches unmutated. The counter's in-place buffer update needs aten::copy_ and
 # dim_order_ops::_to_dim_order_copy.out, which the fuzz library can select once Kiln has kernels
 # for them; until then its method is refused as missing operators (still a load of every check).
 
-
-@pytest.fixture(scope="session")
-def fuzz_driver() -> Path:
-    """program_fuzz_driver, built in its own tree (incremental across runs)."""
-    BUILD_ROOT.mkdir(exist_ok=True)
-    with open(BUILD_ROOT / "pytest-fuzz.lock", "w") as lock:  # one session builds at a time
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        run(
-            [
-                "cmake",
-                "-S",
-                str(FUZZ_DIR),
-                "-B",
-                str(BUILD),
-                "-G",
-                "Ninja",
-                f"-DKILN_PYTHON_EXECUTABLE={sys.executable}",
-            ]
-        )
-        cmake_build(BUILD, "program_fuzz_driver")
-    return BUILD / "program_fuzz_driver"
-
-
-@pytest.fixture(scope="session")
-def corpus() -> Path:
-    directory = BUILD / "corpus"
-    export_corpus(directory)
-    return directory
+# The driver's own seeds (synthetic.h), after the corpus's: each builds and reaches its stage.
+SYNTHETIC = {
+    "chain-3": "ran",
+    "chain-300": "ran",
+    "shared_instruction-200": "program refused",  # 200 x 255 arguments compared pairwise
+    "shared_list-200": "ran",
+    "shared_tensor_list-200": "ran",
+    "shared_tensor-50": "ran",
+    # Binding its input once wrote into the program's constant (a crash where it is mapped).
+    "constant_input-1": "program refused",
+}
+NUM_SYNTHETIC = 13
 
 
 def _drive(driver: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -80,12 +58,15 @@ def test_the_driver_is_sanitized(fuzz_driver: Path) -> None:
 
 
 def test_every_seed_loads_and_runs(fuzz_driver: Path, corpus: Path) -> None:
-    result = _drive(fuzz_driver, "--iterations", str(len(SEEDS)), str(corpus))
+    result = _drive(fuzz_driver, "--iterations", str(len(SEEDS) + NUM_SYNTHETIC), str(corpus))
     assert result.returncode == 0, _report(result)
     outcomes = dict(re.findall(r"^seed ([\w.]+)\.pte: (.+)$", result.stdout, re.MULTILINE))
     assert outcomes.keys() == set(SEEDS), _report(result)
     for name, outcome in outcomes.items():
         assert outcome == "ran", f"{name}: {outcome}\n{_report(result)}"
+    synthetic = dict(re.findall(r"^seed synthetic:(\S+): (.+)$", result.stdout, re.MULTILINE))
+    assert len(synthetic) == NUM_SYNTHETIC, _report(result)
+    assert synthetic.items() >= SYNTHETIC.items(), _report(result)
 
 
 def test_fuzzing_finds_no_crash(fuzz_driver: Path, corpus: Path, tmp_path: Path) -> None:
@@ -115,3 +96,66 @@ def test_the_driver_saves_a_crashing_input_and_goes_on(
     assert "AddressSanitizer: ABRT" in result.stderr  # the report of the crash, with its stack
     replayed = _drive(fuzz_driver, "--replay", str(saved))
     assert replayed.returncode == 0 and replayed.stdout.startswith(f"{saved}: "), _report(replayed)
+
+
+def test_the_program_is_mapped_read_only(fuzz_driver: Path, corpus: Path, tmp_path: Path) -> None:
+    """A write into the loaded program's bytes (as a kernel writing into a constant would) is a
+    crash, as it is in kiln_runner and kiln.load(path), whose files are mapped PROT_READ."""
+    options = ["--iterations", "10", "--write-at", "3", "--crash-dir", str(tmp_path)]
+    result = _drive(fuzz_driver, *options, "--no-synthetic", str(corpus))
+    assert result.returncode == 1 and "crashes: 1" in result.stdout, _report(result)
+    assert "crash: iteration 3 " in result.stdout, _report(result)
+    assert "SEGV" in result.stderr and "WRITE memory access" in result.stderr, _report(result)
+
+
+def test_mutate_to_writes_the_runs_inputs(fuzz_driver: Path, corpus: Path, tmp_path: Path) -> None:
+    """--mutate-to writes iteration i's input as i.pte (the seeds, then mutants), the same for
+    the same --seed: what another harness (e.g. kiln.load's) feeds on."""
+    count = len(SEEDS) + NUM_SYNTHETIC + 200
+    first, again = tmp_path / "a", tmp_path / "b"
+    for out in (first, again):
+        args = ["--mutate-to", str(out), "--count", str(count), "--seed", "5", str(corpus)]
+        result = _drive(fuzz_driver, *args)
+        assert result.returncode == 0 and f"wrote {count} inputs" in result.stdout, _report(result)
+    written = [first / f"{i}.pte" for i in range(count)]
+    assert sorted(first.iterdir()) == sorted(written)
+    assert all(p.read_bytes() == (again / p.name).read_bytes() for p in written)
+    seeds = sorted(corpus.glob("*.pte"))
+    assert [p.read_bytes() for p in written[: len(seeds)]] == [s.read_bytes() for s in seeds]
+    # Mutants, nearly all distinct (a mutation can rewrite a field with the value it had).
+    mutants = {p.read_bytes() for p in written[len(seeds) + NUM_SYNTHETIC :]}
+    assert len(mutants - {s.read_bytes() for s in seeds}) > 150
+    # The mutants are inputs the fuzz target accepts at every stage, some of them to the end.
+    replayed = _drive(fuzz_driver, "--replay", *map(str, written[len(seeds) + NUM_SYNTHETIC :]))
+    assert replayed.returncode == 0, _report(replayed)
+    assert "ran" in replayed.stdout and "program refused" in replayed.stdout
+
+
+def test_loading_is_linear_in_the_file_size(fuzz_driver: Path) -> None:
+    """Programs that share one table among many offsets (a long list named by every value, one
+    instruction of 255 arguments repeated) take load time linear in their size: the loader's
+    work budget (plan_checks.h) refuses them once they would examine more than 256 items a byte.
+    A quadratic load would take 16 times longer at 4 times the size; a linear one 4 times."""
+    result = _drive(fuzz_driver, "--scaling", "--scaling-min", "2048", "--scaling-max", "8192")
+    assert result.returncode == 0, _report(result)
+    rows = re.findall(
+        r"^scaling (\w+) n=(\d+) bytes=(\d+) ns=(\d+) outcome=(.+)$", result.stdout, re.MULTILINE
+    )
+    table: dict[str, dict[int, tuple[int, int, str]]] = {}
+    for shape, n, size, ns, outcome in rows:
+        table.setdefault(shape, {})[int(n)] = (int(size), int(ns), outcome)
+    assert set(table) == {
+        "chain",
+        "shared_instruction",
+        "shared_list",
+        "shared_tensor_list",
+        "shared_tensor",
+    }, _report(result)
+    for shape, sizes in table.items():
+        (small_bytes, small_ns, _), (large_bytes, large_ns, _) = sizes[2048], sizes[8192]
+        growth = (large_ns / large_bytes) / (small_ns / small_bytes)
+        assert growth < 3, f"{shape}: time per byte grew {growth:.1f}x\n{_report(result)}"
+    # The valid large plans load and run; the shared lists pass the budget and are refused.
+    assert table["chain"][8192][2] == "ran" and table["shared_tensor"][8192][2] == "ran"
+    for shape in ("shared_instruction", "shared_list", "shared_tensor_list"):
+        assert table[shape][8192][2] == "program refused", _report(result)

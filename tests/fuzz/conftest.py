@@ -1,0 +1,57 @@
+"""The fuzz tests' builds: the sanitized program fuzz driver and runner (tests/fuzz/CMakeLists.txt)
+in one tree, and the seed corpus."""
+
+from __future__ import annotations
+
+import fcntl
+import sys
+from pathlib import Path
+
+import pytest
+from corpus import export_corpus
+
+from buildtools import BUILD_ROOT, cmake_build, run
+
+FUZZ_DIR = Path(__file__).resolve().parent
+BUILD = BUILD_ROOT / "pytest-fuzz"
+
+
+def _build(*targets: str) -> None:
+    """Configures the fuzz tree and builds `targets` (incremental across runs)."""
+    BUILD_ROOT.mkdir(exist_ok=True)
+    with open(BUILD_ROOT / "pytest-fuzz.lock", "w") as lock:  # one session builds at a time
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        run(
+            [
+                "cmake",
+                "-S",
+                str(FUZZ_DIR),
+                "-B",
+                str(BUILD),
+                "-G",
+                "Ninja",
+                f"-DKILN_PYTHON_EXECUTABLE={sys.executable}",
+            ]
+        )
+        cmake_build(BUILD, *targets)
+
+
+@pytest.fixture(scope="session")
+def fuzz_driver() -> Path:
+    """program_fuzz_driver: the program fuzz target under a standalone driver."""
+    _build("program_fuzz_driver")
+    return BUILD / "program_fuzz_driver"
+
+
+@pytest.fixture(scope="session")
+def fuzz_runner() -> Path:
+    """fuzz_runner: kiln_runner over the fuzz library's kernels, sanitized."""
+    _build("fuzz_runner")
+    return BUILD / "fuzz_runner"
+
+
+@pytest.fixture(scope="session")
+def corpus() -> Path:
+    directory = BUILD / "corpus"
+    export_corpus(directory)
+    return directory
