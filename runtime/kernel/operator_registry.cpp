@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 
 #include "runtime/kernel/kernel_key.h"
 #include "runtime/platform/last_error.h"
@@ -27,6 +28,14 @@ struct RegistryState {
 RegistryState& state() {
   static RegistryState registry;
   return registry;
+}
+
+// The fallback statistics change while programs run: Methods on several threads (one per thread
+// over a shared Program, or separate Programs, as Python's runs are) record their fallbacks at
+// the same time, and Python reads them meanwhile. The tables are written at start-up only.
+std::mutex& fallback_mutex() {
+  static std::mutex mutex;
+  return mutex;
 }
 
 // Orders kernels as the codegen sorts tables.
@@ -152,6 +161,7 @@ const Kernel& registered_kernel(size_t index) {
 }
 
 void record_fallback(const Kernel& kernel, Backend requested, const char* reason) {
+  const std::lock_guard<std::mutex> lock(fallback_mutex());
   RegistryState& registry = state();
   ++registry.fallback_total;
   for (size_t i = 0; i < registry.fallback_record_count; ++i) {
@@ -256,9 +266,13 @@ bool has_operator(std::string_view name, ArrayRef<Backend> backends) {
          }) != nullptr;
 }
 
-uint64_t fallback_count() { return state().fallback_total; }
+uint64_t fallback_count() {
+  const std::lock_guard<std::mutex> lock(fallback_mutex());
+  return state().fallback_total;
+}
 
 size_t fallback_records(Span<FallbackRecord> records) {
+  const std::lock_guard<std::mutex> lock(fallback_mutex());
   const RegistryState& registry = state();
   for (size_t i = 0; i < registry.fallback_record_count && i < records.size(); ++i) {
     records[i] = registry.fallbacks[i];
@@ -267,6 +281,7 @@ size_t fallback_records(Span<FallbackRecord> records) {
 }
 
 void reset_fallback_stats() {
+  const std::lock_guard<std::mutex> lock(fallback_mutex());
   state().fallback_total = 0;
   state().fallback_record_count = 0;
 }

@@ -3,7 +3,8 @@
 // Each operator library contributes one KernelTable that the codegen emits sorted by
 // (name_hash, name, backend, key). The registry stores only pointers to those tables, so its
 // kernel capacity is exactly what was selected, it never allocates, and lookup is a hash plus a
-// binary search per table. Registration is meant for program start-up and is not thread-safe.
+// binary search per table. Registration is meant for program start-up and is not thread-safe;
+// after it, lookups and the fallback statistics may be used from any number of threads at once.
 #pragma once
 
 #include <cstddef>
