@@ -3,13 +3,15 @@
 //
 //   kiln_runner program.pte [input.bin | scalar ...] [--method forward]
 //               [--backends portable,ascend] [--repeat N] [--profile] [--output-dir DIR]
-//               [--seed S] [--threads 1] [--max-memory BYTES]
+//               [--seed S] [--threads 1] [--max-memory BYTES] [--no-fold]
 //
 // An input file holds the tensor's bytes, little-endian, dense in the program's dim order (what
 // numpy's tofile() writes for a contiguous array). Without input arguments every tensor input
 // gets seeded values in [-1, 1). --threads N runs the kernels on a pool of N threads (default 1,
 // at most kiln::PthreadPool::kMaxThreads). --max-memory bounds the planned memory the program
-// may ask for (default 1 GiB). Counts are plain decimal integers; anything else is a usage error.
+// may ask for (default 1 GiB), constant folding's results included. --no-fold runs every
+// instruction at each run instead of folding those on constants at load. Counts are plain decimal
+// integers; anything else is a usage error.
 // Built by kiln_add_runner() against one operator library, whose registration function
 // KILN_RUNNER_REGISTER names.
 #include <cinttypes>
@@ -52,6 +54,7 @@ struct Options {
   uint64_t seed = 0;
   uint64_t threads = 1;
   uint64_t max_memory = kDefaultMaxMemory;
+  bool fold = true;
 };
 
 int usage(const char* message) {
@@ -59,7 +62,7 @@ int usage(const char* message) {
                "kiln_runner: %s\n"
                "usage: kiln_runner program.pte [input.bin|scalar ...] [--method NAME] "
                "[--backends portable,ascend] [--repeat N] [--profile] [--output-dir DIR] "
-               "[--seed S] [--threads N] [--max-memory BYTES]\n",
+               "[--seed S] [--threads N] [--max-memory BYTES] [--no-fold]\n",
                message);
   return 2;
 }
@@ -133,6 +136,8 @@ int parse(int argc, char** argv, Options* options) {
       }
     } else if (arg == "--profile") {
       options->profile = true;
+    } else if (arg == "--no-fold") {
+      options->fold = false;
     } else if (arg == "-h" || arg == "--help") {
       return usage("runs a .pte program");
     } else if (arg.rfind("--", 0) == 0) {
@@ -168,8 +173,10 @@ void print_profile(kiln::Method& method, const std::vector<uint64_t>& total, uin
     const kiln::InstructionInfo info = method.instruction_info(i);
     const double us = static_cast<double>(total[i]) / static_cast<double>(runs) / 1000.0;
     sum += total[i];
-    std::printf("%4zu  %-48s %-9s %9.2f us\n", i, info.op ? info.op : info.kind,
-                info.served ? kiln::to_string(info.served->backend) : "", us);
+    const char* backend = info.folded   ? "folded"
+                          : info.served ? kiln::to_string(info.served->backend)
+                                        : "";
+    std::printf("%4zu  %-48s %-9s %9.2f us\n", i, info.op ? info.op : info.kind, backend, us);
   }
   std::printf("%4s  %-48s %-9s %9.2f us\n", "", "total", "",
               static_cast<double>(sum) / static_cast<double>(runs) / 1000.0);
@@ -206,14 +213,6 @@ int main(int argc, char** argv) {
                  options.program, kiln::last_error());
     return 1;
   }
-  kiln::Result<kiln::Method> method =
-      kiln::Method::load(*program, options.method, memory.memory(),
-                         {options.backends.data(), options.backends.size()});
-  if (!method.ok()) {
-    std::fprintf(stderr, "kiln_runner: %s: %s\n", options.program, kiln::last_error());
-    return 1;
-  }
-  const uint64_t load_ns = kiln::monotonic_ns() - load_start;
   kiln::Result<kiln::PthreadPool> pool =
       kiln::PthreadPool::create(static_cast<size_t>(options.threads));
   if (!pool.ok()) {
@@ -221,6 +220,17 @@ int main(int argc, char** argv) {
                  kiln::last_error());
     return 1;
   }
+  kiln::LoadOptions load_options;
+  load_options.fold_constants = options.fold;
+  load_options.thread_pool = &pool.get();
+  kiln::Result<kiln::Method> method =
+      kiln::Method::load(*program, options.method, memory.memory(),
+                         {options.backends.data(), options.backends.size()}, nullptr, load_options);
+  if (!method.ok()) {
+    std::fprintf(stderr, "kiln_runner: %s: %s\n", options.program, kiln::last_error());
+    return 1;
+  }
+  const uint64_t load_ns = kiln::monotonic_ns() - load_start;
   method->set_thread_pool(&pool.get());
 
   kiln::runner::Inputs inputs;
@@ -246,6 +256,12 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::printf("load: %.1f us\n", static_cast<double>(load_ns) / 1000.0);
+  const kiln::FoldReport& folded = method->fold_report();
+  std::printf("folded: %zu instructions, %zu bytes", folded.instructions, folded.bytes);
+  if (folded.over_limit > 0) {
+    std::printf(" (%zu more left to run: over --max-memory)", folded.over_limit);
+  }
+  std::printf("\n");
   if (options.repeat > 0) {
     const uint64_t start = kiln::monotonic_ns();
     for (uint64_t r = 0; r < options.repeat; ++r) {

@@ -69,6 +69,18 @@ RUNTIME_TESTS = (
     "WriteMaskTest.RefusesWritingAnInputThroughAMiddleArgument",
     "WriteMaskTest.TakesAnInputAsAnArgumentTheKernelOnlyReads",
     "WriteMaskTest.WithoutAMaskTheNameRuleSeesNoWriteInTheMiddle",
+    "ConstantFolding.RunsACallOnConstantsOnceAtLoadAndSkipsItAtEveryRun",
+    "ConstantFolding.OffRunsEveryCallAtEachRunWithTheSameResults",
+    "ConstantFolding.KeepsOnlyTheResultsThatRunsRead",
+    "ConstantFolding.LeavesABufferUpdatedInPlaceToEveryRun",
+    "ConstantFolding.LeavesAValueTwoCallsWriteToEveryRun",
+    "ConstantFolding.LeavesAValueReadBeforeItsWriteToEveryRun",
+    "ConstantFolding.LeavesCallsAfterAJumpToEveryRun",
+    "ConstantFolding.LeavesAResultAViewSharesToEveryRun",
+    "ConstantFolding.FoldsAResultWhoseBytesAViewOfALaterTensorReads",
+    "ConstantFolding.LeavesACallDrawingRandomNumbersToEveryRun",
+    "ConstantFolding.LeavesWhatPassesTheMemoryBoundToEveryRunAndSaysSo",
+    "ConstantFolding.AKernelFailingOnConstantsFailsTheLoadNamingTheCall",
 )
 
 

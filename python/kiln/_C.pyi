@@ -64,12 +64,22 @@ class Program:
 
     @staticmethod
     def from_file(
-        path: str, method: str, backends: list[str], max_memory: int | None
+        path: str,
+        method: str,
+        backends: list[str],
+        max_memory: int | None,
+        fold_constants: bool = True,
     ) -> Program: ...
     @staticmethod
     def from_bytes(
-        data: bytes, method: str, backends: list[str], max_memory: int | None
+        data: bytes,
+        method: str,
+        backends: list[str],
+        max_memory: int | None,
+        fold_constants: bool = True,
     ) -> Program: ...
+    # (instructions, bytes, peak bytes, over limit) of constant folding at load.
+    def folded(self) -> tuple[int, int, int, int]: ...
     def operators(self) -> list[str]: ...
     def instructions(self) -> list[tuple[int, str, str, str]]: ...
     def load_status(self) -> tuple[str, str]: ...

@@ -52,6 +52,16 @@ class ProfileRow:
     ns: int
 
 
+@dataclass(frozen=True)
+class FoldReport:
+    """What constant folding did when the program loaded (all 0 when it was off)."""
+
+    instructions: int  # kernel calls run once at load and skipped by every run
+    bytes: int  # their results, kept beside the planned memory (counted in max_memory)
+    peak_bytes: int  # the most folding held at once during load
+    over_limit: int  # foldable calls left to run at each run: max_memory had no room for them
+
+
 class Profile(tuple[ProfileRow, ...]):
     """Per-instruction times of one run; str() is a table, slowest operators summed at the end."""
 
@@ -77,20 +87,30 @@ class Program:
         method: str,
         backends: tuple[str, ...],
         max_memory: int | None = DEFAULT_MAX_MEMORY,
+        fold_constants: bool = True,
     ) -> None:
         """Loads `method` of the program at the path `source` (mapped, not read), or in the
-        bytes `source`, its planned memory bounded by `max_memory` bytes (None: unbounded). The
-        native loader raises KilnError with the runtime's code."""
+        bytes `source`, its planned memory bounded by `max_memory` bytes (None: unbounded), with
+        its calls on constants folded at load unless `fold_constants` is False. The native
+        loader raises KilnError with the runtime's code."""
         if max_memory is not None and (isinstance(max_memory, bool) or max_memory < 0):
             raise ValueError(f"max_memory must be a byte count >= 0 or None, got {max_memory!r}")
         self.path = "<bytes>" if isinstance(source, bytes) else source
         self.method = method
         self.backends = backends
+        # An extension built before constant folding takes no fold_constants (and folds nothing).
+        fold: dict[str, bool] = (
+            {"fold_constants": fold_constants} if hasattr(_C.Program, "folded") else {}
+        )
         try:
             if isinstance(source, bytes):
-                self._native = _C.Program.from_bytes(source, method, list(backends), max_memory)
+                self._native = _C.Program.from_bytes(
+                    source, method, list(backends), max_memory, **fold
+                )
             else:
-                self._native = _C.Program.from_file(source, method, list(backends), max_memory)
+                self._native = _C.Program.from_file(
+                    source, method, list(backends), max_memory, **fold
+                )
         except ValueError as error:  # an unknown backend name
             raise KilnError(str(error), "InvalidArgument") from None
         code, message = self._native.load_status()
@@ -107,8 +127,16 @@ class Program:
         self.operators: tuple[str, ...] = tuple(self._native.operators())
         self._profile: Profile | None = None
 
+    @property
+    def folded(self) -> FoldReport:
+        """What constant folding did at load: the calls on constants it ran once and the bytes
+        their results keep (see docs/programs.md, "Constant folding at load")."""
+        report = getattr(self._native, "folded", None)
+        return FoldReport(*report()) if report is not None else FoldReport(0, 0, 0, 0)
+
     def instructions(self) -> tuple[Instruction, ...]:
-        """The method's instructions: kind, operator and the backend that ran each last."""
+        """The method's instructions: kind, operator and the backend that ran each last
+        ("folded" for a call run once at load, which the runs skip)."""
         return tuple(Instruction(*row) for row in self._native.instructions())
 
     def missing_operators(self) -> list[MissingOperator]:
@@ -272,6 +300,7 @@ def load(
     method: str = "forward",
     backends: tuple[str, ...] | list[str] = ("portable",),
     max_memory: int | None = DEFAULT_MAX_MEMORY,
+    fold_constants: bool = True,
 ) -> Program:
     """Loads `method` of a .pte program (a path, whose file is mapped, or the file's bytes),
     resolving its operators on `backends` in preference order. The program's planned memory
@@ -282,7 +311,13 @@ def load(
     InvalidProgram for a bad program, MemoryAllocationFailed for a plan over `max_memory`, and
     ProgramLoadError naming the missing operators (also in ``.missing``).
 
+    With `fold_constants` (the default) the kernel calls whose inputs are all constants of the
+    program (the transposes and copies of weights an exporter leaves) run once, at load, and
+    every run skips them: the results are the same bytes a run computes, kept beside the planned
+    memory within `max_memory`; calls that do not fit run at each run instead
+    (:attr:`Program.folded` reports both). Pass False to run every instruction at each run.
+
     A Program may be run from several threads: its runs take turns (one lock per Program), so
     threads that want to run in parallel load one Program each."""
     source = path if isinstance(path, bytes) else os.fspath(path)
-    return Program(source, method, tuple(backends), max_memory)
+    return Program(source, method, tuple(backends), max_memory, fold_constants)

@@ -60,20 +60,22 @@ class LoadedProgram {
   static std::unique_ptr<LoadedProgram> from_file(const std::string& path,
                                                   const std::string& method_name,
                                                   const std::vector<std::string>& backend_names,
-                                                  std::optional<size_t> max_memory) {
+                                                  std::optional<size_t> max_memory,
+                                                  bool fold_constants) {
     auto loaded = std::unique_ptr<LoadedProgram>(new LoadedProgram(backend_names));
     MappedFile file = MappedFile::open(path.c_str());
     if (!file.ok()) raise(Error::AccessFailed, last_error());
     loaded->file_.emplace(std::move(file));
     loaded->load(static_cast<const uint8_t*>(loaded->file_->data()), loaded->file_->size(),
-                 method_name, max_memory.value_or(HeapMethodMemory::kUnbounded));
+                 method_name, max_memory.value_or(HeapMethodMemory::kUnbounded), fold_constants);
     return loaded;
   }
 
   static std::unique_ptr<LoadedProgram> from_bytes(const py::bytes& data,
                                                    const std::string& method_name,
                                                    const std::vector<std::string>& backend_names,
-                                                   std::optional<size_t> max_memory) {
+                                                   std::optional<size_t> max_memory,
+                                                   bool fold_constants) {
     auto loaded = std::unique_ptr<LoadedProgram>(new LoadedProgram(backend_names));
     const std::string_view view = data;
     loaded->bytes_.reset(
@@ -82,7 +84,7 @@ class LoadedProgram {
       raise(Error::MemoryAllocationFailed, "no memory for the program");
     std::memcpy(loaded->bytes_.get(), view.data(), view.size());
     loaded->load(loaded->bytes_.get(), view.size(), method_name,
-                 max_memory.value_or(HeapMethodMemory::kUnbounded));
+                 max_memory.value_or(HeapMethodMemory::kUnbounded), fold_constants);
     return loaded;
   }
 
@@ -232,8 +234,7 @@ class LoadedProgram {
     py::list rows;
     for (size_t i = 0; i < m.num_instructions(); ++i) {
       const InstructionInfo info = m.instruction_info(i);
-      rows.append(py::make_tuple(i, info.kind, text(info.op),
-                                 info.served ? to_string(info.served->backend) : ""));
+      rows.append(py::make_tuple(i, info.kind, text(info.op), backend_of(info)));
     }
     return rows;
   }
@@ -244,10 +245,15 @@ class LoadedProgram {
     py::list rows;
     for (size_t i = 0; i < m.num_instructions() && i < times_.size(); ++i) {
       const InstructionInfo info = m.instruction_info(i);
-      rows.append(py::make_tuple(i, info.kind, text(info.op),
-                                 info.served ? to_string(info.served->backend) : "", times_[i]));
+      rows.append(py::make_tuple(i, info.kind, text(info.op), backend_of(info), times_[i]));
     }
     return rows;
+  }
+
+  // (instructions, bytes, peak bytes, over limit): what constant folding did at load.
+  py::tuple folded() {
+    const FoldReport& report = method().fold_report();
+    return py::make_tuple(report.instructions, report.bytes, report.peak_bytes, report.over_limit);
   }
 
   size_t num_inputs() { return method().num_inputs(); }
@@ -290,9 +296,18 @@ class LoadedProgram {
   explicit LoadedProgram(const std::vector<std::string>& backend_names)
       : backends_(parse_backends(backend_names)) {}
 
+  // What ran an instruction: "folded" for one computed at load, else the backend of the kernel
+  // that ran it last ("" before the first run).
+  static std::string backend_of(const InstructionInfo& info) {
+    if (info.folded) return "folded";
+    return info.served ? to_string(info.served->backend) : "";
+  }
+
   // Loads `method_name` of the program in `data`. A bad program or an unknown method raises; a
   // method whose operators are missing is kept as load_status() and missing_operators().
-  void load(const uint8_t* data, size_t size, const std::string& method_name, size_t max_memory) {
+  // `fold_constants` runs the calls on constants once here (LoadOptions::fold_constants).
+  void load(const uint8_t* data, size_t size, const std::string& method_name, size_t max_memory,
+            bool fold_constants) {
     Result<Program> program = Program::load(data, size);
     if (!program.ok()) raise(program.error(), last_error());
     program_.emplace(std::move(*program));
@@ -306,8 +321,13 @@ class LoadedProgram {
     }
     missing_.resize(meta->num_operators());
     MissingReport report{{missing_.data(), missing_.size()}, 0};
+    // Folding runs kernels at load, on the pool the runs use (kiln.set_num_threads).
+    const std::shared_ptr<ThreadPool> pool = current_thread_pool();
+    LoadOptions options;
+    options.fold_constants = fold_constants;
+    options.thread_pool = pool.get();
     Result<Method> method = Method::load(*program_, method_name, memory_->memory(),
-                                         {backends_.data(), backends_.size()}, &report);
+                                         {backends_.data(), backends_.size()}, &report, options);
     if (!method.ok()) {
       missing_.resize(std::min(report.count, missing_.size()));
       load_error_ = last_error();
@@ -370,9 +390,10 @@ class LoadedProgram {
 void bind_program(py::module_& m) {
   py::class_<LoadedProgram>(m, "Program", py::module_local())
       .def_static("from_file", &LoadedProgram::from_file, py::arg("path"), py::arg("method"),
-                  py::arg("backends"), py::arg("max_memory"))
+                  py::arg("backends"), py::arg("max_memory"), py::arg("fold_constants") = true)
       .def_static("from_bytes", &LoadedProgram::from_bytes, py::arg("data"), py::arg("method"),
-                  py::arg("backends"), py::arg("max_memory"))
+                  py::arg("backends"), py::arg("max_memory"), py::arg("fold_constants") = true)
+      .def("folded", &LoadedProgram::folded)
       .def("acquire", &LoadedProgram::acquire)
       .def("release", &LoadedProgram::release)
       .def("cancel", &LoadedProgram::cancel)

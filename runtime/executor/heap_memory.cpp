@@ -27,6 +27,41 @@ void HeapAllocator::reset() {
   blocks_.clear();
 }
 
+HeapFoldMemory::~HeapFoldMemory() {
+  for (const auto& block : blocks_) std::free(block.first);
+}
+
+void* HeapFoldMemory::allocate(size_t size, size_t alignment) {
+  if (size > limit_ - used_) return nullptr;
+  return allocate_block(size, alignment, size);
+}
+
+void* HeapFoldMemory::allocate_scratch(size_t size, size_t alignment) {
+  return allocate_block(size, alignment, 0);
+}
+
+void* HeapFoldMemory::allocate_block(size_t size, size_t alignment, size_t counted) {
+  if (alignment < sizeof(void*)) alignment = sizeof(void*);
+  if (size > SIZE_MAX - alignment || (alignment & (alignment - 1)) != 0) return nullptr;
+  const size_t rounded = (size + alignment - 1) / alignment * alignment;
+  void* memory = std::aligned_alloc(alignment, rounded > 0 ? rounded : alignment);
+  if (memory == nullptr) return nullptr;
+  blocks_.emplace_back(memory, counted);
+  used_ += counted;
+  return memory;
+}
+
+void HeapFoldMemory::release(void* block) {
+  // Load releases its most recent blocks first (scratch, then short-lived results).
+  for (size_t i = blocks_.size(); i-- > 0;) {
+    if (blocks_[i].first != block) continue;
+    used_ -= blocks_[i].second;
+    std::free(block);
+    blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(i));
+    return;
+  }
+}
+
 HeapMethodMemory::Block HeapMethodMemory::allocate_block(size_t size) {
   if (size > SIZE_MAX - kBlockAlignment) return Block(nullptr);
   const size_t rounded = (size + kBlockAlignment - 1) / kBlockAlignment * kBlockAlignment;
@@ -43,6 +78,8 @@ HeapMethodMemory::HeapMethodMemory(const MethodMeta& meta, size_t max_bytes)
     status_ = Error::MemoryAllocationFailed;
     return;
   }
+  const size_t fixed = meta.metadata_bytes() + planned_bytes_;  // within max_bytes, checked
+  folded_.set_limit(max_bytes - fixed);
   metadata_ = allocate_block(metadata_size_);
   if (metadata_ == nullptr) {
     KILN_SET_ERROR("the heap has no %zu bytes for the method's metadata", metadata_size_);

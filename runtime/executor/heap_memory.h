@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "runtime/core/memory_allocator.h"
@@ -29,6 +30,30 @@ class HeapAllocator : public MemoryAllocator {
   std::vector<void*> blocks_;
 };
 
+// Heap memory for constant folding's results (FoldMemory), bounded: allocate() returns nullptr
+// once the blocks held would pass the limit. Freed with the object.
+class HeapFoldMemory : public FoldMemory {
+ public:
+  explicit HeapFoldMemory(size_t limit) : limit_(limit) {}
+  ~HeapFoldMemory();
+  HeapFoldMemory(const HeapFoldMemory&) = delete;
+  HeapFoldMemory& operator=(const HeapFoldMemory&) = delete;
+  void* allocate(size_t size, size_t alignment) override;
+  // Outside the limit: the analysis's scratch follows the program's size, not its plan.
+  void* allocate_scratch(size_t size, size_t alignment) override;
+  void release(void* block) override;
+  size_t limit() const { return limit_; }
+  void set_limit(size_t limit) { limit_ = limit; }
+  size_t used() const { return used_; }
+
+ private:
+  void* allocate_block(size_t size, size_t alignment, size_t counted);
+
+  size_t limit_;
+  size_t used_ = 0;                               // bytes of allocate()'s blocks held
+  std::vector<std::pair<void*, size_t>> blocks_;  // each block and what it counts in used_
+};
+
 class HeapMethodMemory {
  public:
   static constexpr size_t kUnbounded = SIZE_MAX;
@@ -36,7 +61,9 @@ class HeapMethodMemory {
   // Sized from `meta`: metadata_bytes() and every arena_size(), 64-byte aligned. The sizes come
   // from the program file, so the caller bounds them: when the metadata and the arenas together
   // would exceed `max_bytes`, nothing is allocated and status() is MemoryAllocationFailed, with
-  // kiln::last_error() naming the arena, its size and the limit.
+  // kiln::last_error() naming the arena, its size and the limit. What is left of `max_bytes`
+  // bounds the results of constant folding (MethodMemory::folded): Method::load leaves the calls
+  // that do not fit to run at each execute() (FoldReport::over_limit).
   explicit HeapMethodMemory(const MethodMeta& meta, size_t max_bytes = kUnbounded);
   HeapMethodMemory(const HeapMethodMemory&) = delete;
   HeapMethodMemory& operator=(const HeapMethodMemory&) = delete;
@@ -45,7 +72,7 @@ class HeapMethodMemory {
   Error status() const { return status_; }
   // Valid while this object lives; it must outlive the Method loaded with it.
   MethodMemory memory() {
-    return {{metadata_.get(), metadata_size_}, {spans_.data(), spans_.size()}, &temp_};
+    return {{metadata_.get(), metadata_size_}, {spans_.data(), spans_.size()}, &temp_, &folded_};
   }
   // The arenas' sizes together, as planned (saturating), whether or not they were allocated.
   size_t planned_bytes() const { return planned_bytes_; }
@@ -64,6 +91,7 @@ class HeapMethodMemory {
   std::vector<Block> arenas_;
   std::vector<Span<uint8_t>> spans_;
   HeapAllocator temp_;
+  HeapFoldMemory folded_{0};
   size_t planned_bytes_ = 0;
   Error status_ = Error::Ok;
 };

@@ -1,5 +1,6 @@
 #include "runtime/executor/method.h"
 
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -12,6 +13,7 @@
 #include "runtime/executor/program_generated.h"
 #include "runtime/executor/tensor_bytes.h"
 #include "runtime/kernel/kernel_key.h"
+#include "runtime/kernel/random_generator.h"
 #include "runtime/platform/clock.h"
 #include "runtime/platform/last_error.h"
 
@@ -25,6 +27,8 @@ struct Method::Step {
   StepKind kind;
   uint8_t num_kernels;  // candidates in backend preference order
   uint8_t served;       // index of the kernel that ran last, kNumBackends before any run
+  bool trimmed;         // the program's trailing result value was dropped from the stack
+  bool folded;          // run at load (constant folding); execute() skips it
   uint32_t op_index;
   int32_t a;  // move source, jump condition, freed value
   int32_t b;  // move destination, jump destination (within the chain)
@@ -156,7 +160,7 @@ class MethodBuilder {
         backends_(backends),
         allocator_(memory.metadata.data(), memory.metadata.size()) {}
 
-  Error build(Method& method, MissingReport* missing) {
+  Error build(Method& method, MissingReport* missing, const LoadOptions& options) {
     method.ctx_ = KernelRuntimeContext(memory_.temp);
     method.first_backend_ = backends_.size() > 0 ? backends_[0] : Backend{};
     method.name_ = plan_.name()->c_str();
@@ -164,7 +168,10 @@ class MethodBuilder {
     KILN_RETURN_IF_ERROR(build_values(method));
     KILN_RETURN_IF_ERROR(build_operator_names(method));
     KILN_RETURN_IF_ERROR(build_steps(method));
-    return resolve_kernels(method, missing);
+    KILN_RETURN_IF_ERROR(resolve_kernels(method, missing));
+    // Every check above has passed: only now may a kernel run on the program's values.
+    if (!options.fold_constants || memory_.folded == nullptr) return Error::Ok;
+    return ConstantFolder(*this, method, *memory_.folded).fold(options.thread_pool);
   }
 
  private:
@@ -479,6 +486,7 @@ class MethodBuilder {
       if (any.ok() && (*any)->return_slots == 0 &&
           step.stack.size() == size_t{(*any)->arguments} + 1) {
         step.stack = {step.stack.data(), step.stack.size() - 1};
+        step.trimmed = true;
       }
       for (Backend backend : backends_) {
         Result<const Kernel*> kernel =
@@ -522,27 +530,11 @@ class MethodBuilder {
                      const Kernel& kernel) {
     const size_t size = step.stack.size();
     if (kernel.arguments == 0 && size > 0) return Error::Ok;  // a table without the schema's count
-    const size_t arguments = kernel.arguments < size ? kernel.arguments : size;
     bool written[kMaxCallArguments] = {};
-    for (size_t p = arguments; p < size; ++p) written[p] = true;
     const char* name = method.op_names_[step.op_index];
+    mark_written(name, step.stack, kernel, written);
     const char* overload = std::strchr(name, '.');
     const size_t base = overload == nullptr ? std::strlen(name) : size_t(overload - name);
-    if (kernel.writes != kUnknownWrites) {
-      for (size_t p = 0; p < arguments && p < 64; ++p) written[p] = (kernel.writes >> p) & 1u;
-    } else {
-      const bool in_place = base > 0 && name[base - 1] == '_';
-      if (is_out_overload(overload) && kernel.return_slots == 0 && arguments > 0) {
-        written[arguments - 1] = true;
-      }
-      if (in_place && size > 0) written[0] = true;
-    }
-    for (size_t p = 0; p < size; ++p) {
-      if (written[p]) continue;
-      for (size_t q = 0; q < size && !written[p]; ++q) {
-        written[p] = written[q] && q != p && step.stack[q] == step.stack[p] && q >= arguments;
-      }
-    }
     const bool copy_back =
         base == std::strlen("aten::copy_") && std::strncmp(name, "aten::copy_", base) == 0;
     for (size_t p = 0; p < size; ++p) {
@@ -565,6 +557,34 @@ class MethodBuilder {
       }
     }
     return Error::Ok;
+  }
+
+  // Sets written[p] for each position of `stack` (the call's values as the program lists them)
+  // that `kernel` writes: the values after the schema's arguments, the arguments its writes mask
+  // names (or, without the mask, the name rule's), and every argument that is one of the values
+  // after the arguments. `kernel` knows its schema's argument count.
+  static void mark_written(const char* name, Span<EValue*> stack, const Kernel& kernel,
+                           bool* written) {
+    const size_t size = stack.size();
+    const size_t arguments = kernel.arguments < size ? kernel.arguments : size;
+    for (size_t p = arguments; p < size; ++p) written[p] = true;
+    const char* overload = std::strchr(name, '.');
+    const size_t base = overload == nullptr ? std::strlen(name) : size_t(overload - name);
+    if (kernel.writes != kUnknownWrites) {
+      for (size_t p = 0; p < arguments && p < 64; ++p) written[p] = (kernel.writes >> p) & 1u;
+    } else {
+      const bool in_place = base > 0 && name[base - 1] == '_';
+      if (is_out_overload(overload) && kernel.return_slots == 0 && arguments > 0) {
+        written[arguments - 1] = true;
+      }
+      if (in_place && size > 0) written[0] = true;
+    }
+    for (size_t p = 0; p < size; ++p) {
+      if (written[p]) continue;
+      for (size_t q = 0; q < size && !written[p]; ++q) {
+        written[p] = written[q] && q != p && stack[q] == stack[p] && q >= arguments;
+      }
+    }
   }
 
   // A move copies a value's tensor (its TensorImpl) into another value's slot: moving a constant
@@ -627,6 +647,556 @@ class MethodBuilder {
     return Error::NotFound;
   }
 
+  // Constant folding (docs/programs.md, "Constant folding at load"). A kernel call folds when it
+  // comes before the method's first JumpFalseCall (so every run executes it, once, before any
+  // later instruction), is a plain out-variant call (no return slots, no argument it both reads
+  // and writes), reads only constants of the program or results of calls folded before it (and
+  // scalars no instruction writes), and writes only planned tensors that no other instruction
+  // writes or moves and that nothing reads before it. Such a call computes the same bytes on
+  // every run: it runs once here, its results in FoldMemory, and execute() skips it. Its planned
+  // bytes then stay unwritten, which changes nothing unless a view (a planned tensor no
+  // instruction writes, on the bytes of the tensor it views) reads them while they hold the
+  // call's result: a view on the result's bytes must find them rewritten by the tensor it views
+  // between the call and its reads (see view_reads_result()). Results that only fed
+  // other folded calls are released after their last reader; a call that draws random numbers is
+  // put back to run at each execute().
+  class ConstantFolder {
+   public:
+    ConstantFolder(MethodBuilder& builder, Method& method, FoldMemory& memory)
+        : builder_(builder), method_(method), memory_(memory) {}
+
+    Error fold(ThreadPool* pool) {
+      const size_t values = method_.num_values_;
+      state_ = scratch<ValueState>(values);
+      outputs_ = scratch<uint32_t>(values);
+      if ((state_ == nullptr || outputs_ == nullptr) && values > 0) return give_up();
+      for (size_t v = 0; v < values; ++v) state_[v] = {0, kNever, kNever, kNever, kNever, 0, 0};
+      for (size_t i = 0; i < method_.num_inputs_; ++i) state_[method_.inputs_[i]].flags |= kInput;
+      for (size_t i = 0; i < method_.num_outputs_; ++i) {
+        state_[method_.outputs_[i]].flags |= kOutput;
+      }
+      first_jump_ = method_.num_steps_;
+      for (size_t s = 0; s < method_.num_steps_; ++s) {
+        if (method_.steps_[s].kind == StepKind::JumpFalse && first_jump_ == method_.num_steps_) {
+          first_jump_ = s;
+        }
+        visit_accesses(s, [&](uint32_t v, bool read, bool written) {
+          ValueState& value = state_[v];
+          if (read && value.first_read == kNever) value.first_read = static_cast<uint32_t>(s);
+          if (read) value.last_read = static_cast<uint32_t>(s);
+          if (written && value.last_writer != s) {
+            ++value.writers;
+            value.last_writer = static_cast<uint32_t>(s);
+          }
+        });
+      }
+      if (!collect_bytes_groups() || !collect_views()) return give_up();
+
+      RandomGenerator generator;  // a kernel drawing from it is not folded
+      method_.ctx_.set_random_generator(&generator);
+      method_.ctx_.set_thread_pool(pool);
+      Error error = Error::Ok;
+      for (size_t s = 0; s < method_.num_steps_ && error == Error::Ok; ++s) {
+        bool folded = false;
+        if (s < first_jump_ && method_.steps_[s].kind == StepKind::Kernel && foldable(s)) {
+          error = fold_step(s, generator, &folded);
+        }
+        if (!folded) {
+          visit_accesses(s, [&](uint32_t v, bool read, bool) {
+            if (read) state_[v].flags |= kNeeded;
+          });
+        } else {
+          release_dead(s);
+        }
+      }
+      method_.ctx_.set_random_generator(nullptr);
+      method_.ctx_.set_thread_pool(nullptr);
+      method_.ctx_.reset_failure();
+      release_scratch();
+      return error;
+    }
+
+   private:
+    static constexpr uint32_t kNever = UINT32_MAX;
+    enum Flag : uint8_t {
+      kInput = 1,    // a method input
+      kOutput = 2,   // a method output: its folded result is kept
+      kNeeded = 4,   // read by an instruction that runs at execute(): its folded result is kept
+      kFolded = 8,   // holds a folded result
+      kClaimed = 16  // already among the outputs of the call being folded
+    };
+    struct ValueState {
+      uint32_t writers;      // instructions writing the value (each counted once) or moving it
+      uint32_t last_writer;  // the last of them, so that each counts once
+      uint32_t first_read;   // kNever when nothing reads it
+      uint32_t last_read;
+      uint32_t bytes_group;  // a written planned tensor: its index in groups_, else kNever
+      size_t bytes;          // its folded block's size while it holds one
+      uint8_t flags;
+    };
+    // Planned bytes [begin, end) of memory arena `arena`.
+    struct Bytes {
+      uint32_t arena;
+      uint64_t begin;
+      uint64_t end;
+      bool operator<(const Bytes& other) const {
+        if (arena != other.arena) return arena < other.arena;
+        return begin != other.begin ? begin < other.begin : end < other.end;
+      }
+      bool operator==(const Bytes& other) const {
+        return arena == other.arena && begin == other.begin && end == other.end;
+      }
+    };
+    // A view: a planned tensor no instruction writes, not an input.
+    struct View {
+      Bytes bytes;
+      uint64_t end_so_far;  // the largest end of the views of its arena up to this one
+      uint32_t value;
+      uint32_t bytes_group;  // the written tensors on exactly its bytes (groups_), or kNever
+    };
+
+    // Scratch of the analysis, sized by the program's values and instructions (so by its file):
+    // FoldMemory::allocate_scratch, outside the bound on folded results.
+    template <typename T>
+    T* scratch(size_t count) {
+      if (count == 0) count = 1;
+      if (count > SIZE_MAX / sizeof(T) || num_scratch_ == kMaxScratch) return nullptr;
+      void* block = memory_.allocate_scratch(count * sizeof(T), alignof(T) < 16 ? 16 : alignof(T));
+      if (block == nullptr) return nullptr;
+      scratch_[num_scratch_++] = block;
+      return static_cast<T*>(block);
+    }
+    void release_scratch() {
+      while (num_scratch_ > 0) memory_.release(scratch_[--num_scratch_]);
+    }
+    void hold(size_t bytes) {
+      held_ += bytes;
+      if (held_ > method_.fold_report_.peak_bytes) method_.fold_report_.peak_bytes = held_;
+    }
+
+    // The analysis's scratch could not be allocated: nothing folds, and every kernel call that
+    // might have is counted as left over.
+    Error give_up() {
+      release_scratch();
+      for (size_t s = 0; s < method_.num_steps_; ++s) {
+        if (method_.steps_[s].kind == StepKind::JumpFalse) break;
+        if (method_.steps_[s].kind == StepKind::Kernel) ++method_.fold_report_.over_limit;
+      }
+      return Error::Ok;
+    }
+
+    const pte_format::EValue& plan_value(uint32_t v) const {
+      return *builder_.plan_.values()->Get(static_cast<flatbuffers::uoffset_t>(v));
+    }
+    const flatbuffers::Vector<int32_t>* list_items(uint32_t v) const {
+      const pte_format::EValue& value = plan_value(v);
+      if (value.val_type() == KernelTypes::TensorList) return value.val_as_TensorList()->items();
+      if (value.val_type() == KernelTypes::OptionalTensorList) {
+        return value.val_as_OptionalTensorList()->items();
+      }
+      return nullptr;
+    }
+    uint32_t index_of(const EValue* value) const {
+      return static_cast<uint32_t>(value - method_.values_);
+    }
+    Span<EValue*> program_stack(const Method::Step& step) const {
+      return {step.stack.data(), step.stack.size() + (step.trimmed ? 1 : 0)};
+    }
+
+    // Which positions of kernel call `step` it writes (written) and reads (read: every position
+    // not written, and a written one the kernel may also read: an in-place self, a buffer it
+    // updates). False when its kernels do not say (a table without the schema's argument count,
+    // or kernels of one operator disagreeing): every position is then read and written.
+    bool call_positions(const Method::Step& step, bool* written, bool* read) const {
+      const Span<EValue*> stack = program_stack(step);
+      const Kernel& first = *step.kernels[0];
+      bool known = first.arguments > 0 || stack.size() == 0;
+      for (uint8_t k = 1; k < step.num_kernels; ++k) {
+        known = known && step.kernels[k]->arguments == first.arguments &&
+                step.kernels[k]->writes == first.writes &&
+                step.kernels[k]->return_slots == first.return_slots;
+      }
+      if (!known) {
+        for (size_t p = 0; p < stack.size(); ++p) written[p] = read[p] = true;
+        return false;
+      }
+      for (size_t p = 0; p < stack.size(); ++p) written[p] = false;
+      const char* name = method_.op_names_[step.op_index];
+      mark_written(name, stack, first, written);
+      // Outs are the trailing arguments of an out overload; any other written argument (an
+      // in-place self, a buffer in the middle of the signature) is read as well.
+      const size_t arguments = first.arguments < stack.size() ? first.arguments : stack.size();
+      size_t outs_begin = arguments;
+      const bool out_overload = is_out_overload(std::strchr(name, '.')) && first.return_slots == 0;
+      while (out_overload && outs_begin > 0 && written[outs_begin - 1]) --outs_begin;
+      for (size_t p = 0; p < stack.size(); ++p) {
+        read[p] = !written[p] || (p < outs_begin);
+      }
+      return true;
+    }
+
+    // Calls visit(value, read, written) for each value instruction s touches; a list's tensors
+    // are visited along with it.
+    template <typename Visit>
+    void visit_accesses(size_t s, Visit&& visit) const {
+      const Method::Step& step = method_.steps_[s];
+      auto with_items = [&](uint32_t v, bool read, bool written) {
+        visit(v, read, written);
+        if (const auto* items = list_items(v)) {
+          for (int32_t item : *items) {
+            if (item >= 0) visit(static_cast<uint32_t>(item), read, written);
+          }
+        }
+      };
+      switch (step.kind) {
+        case StepKind::Kernel: {
+          bool written[kMaxCallArguments + 1];
+          bool read[kMaxCallArguments + 1];
+          call_positions(step, written, read);
+          const Span<EValue*> stack = program_stack(step);
+          for (size_t p = 0; p < stack.size(); ++p) {
+            with_items(index_of(stack[p]), read[p], written[p]);
+          }
+          return;
+        }
+        case StepKind::Move:
+          // The destination then shares the source's tensor: a write through it would change
+          // the source, so both count as written.
+          with_items(static_cast<uint32_t>(step.a), true, true);
+          with_items(static_cast<uint32_t>(step.b), false, true);
+          return;
+        case StepKind::JumpFalse:
+          visit(static_cast<uint32_t>(step.a), true, false);
+          return;
+        case StepKind::Free:
+          return;
+      }
+    }
+
+    // Where a planned tensor's bytes are; false for any other value or a tensor without bytes.
+    bool placement(uint32_t v, Bytes* bytes) const {
+      const auto* tensor = plan_value(v).val_as_Tensor();
+      if (tensor == nullptr || tensor->allocation_info() == nullptr) return false;
+      const size_t nbytes = method_.values_[v].toTensor().nbytes();
+      if (nbytes == 0) return false;
+      const auto* allocation = tensor->allocation_info();
+      bytes->arena = allocation->memory_id();
+      bytes->begin = uint64_t{allocation->memory_offset_low()} |
+                     uint64_t{allocation->memory_offset_high()} << 32;
+      bytes->end = bytes->begin + nbytes;
+      return true;
+    }
+    void* planned_data(uint32_t v) const {
+      const auto* allocation = plan_value(v).val_as_Tensor()->allocation_info();
+      if (allocation == nullptr) return nullptr;
+      const uint64_t offset = uint64_t{allocation->memory_offset_low()} |
+                              uint64_t{allocation->memory_offset_high()} << 32;
+      return builder_.memory_.arenas[allocation->memory_id() - 1].data() + offset;
+    }
+
+    // The written planned tensors grouped by their exact bytes (groups_, sorted), and each
+    // group's writes in instruction order (group_writes_ from group_begin_[g] to group_end_[g]).
+    bool collect_bytes_groups() {
+      size_t count = 0;
+      Bytes bytes;
+      for (uint32_t v = 0; v < method_.num_values_; ++v) {
+        if (state_[v].writers > 0 && placement(v, &bytes)) ++count;
+      }
+      groups_ = scratch<Bytes>(count);
+      group_begin_ = scratch<uint32_t>(count);
+      group_end_ = scratch<uint32_t>(count);
+      if (groups_ == nullptr || group_begin_ == nullptr || group_end_ == nullptr) return false;
+      for (uint32_t v = 0; v < method_.num_values_; ++v) {
+        if (state_[v].writers > 0 && placement(v, &bytes)) groups_[num_groups_++] = bytes;
+      }
+      std::sort(groups_, groups_ + num_groups_);
+      num_groups_ = static_cast<size_t>(std::unique(groups_, groups_ + num_groups_) - groups_);
+      for (size_t g = 0; g < num_groups_; ++g) group_begin_[g] = 0;
+      size_t writes = 0;
+      for (uint32_t v = 0; v < method_.num_values_; ++v) {
+        if (state_[v].writers == 0 || !placement(v, &bytes)) continue;
+        state_[v].bytes_group = group_of(bytes);
+        group_begin_[state_[v].bytes_group] += state_[v].writers;  // a count, for now
+        writes += state_[v].writers;
+      }
+      group_writes_ = scratch<uint32_t>(writes);
+      if (group_writes_ == nullptr) return false;
+      uint32_t next = 0;
+      for (size_t g = 0; g < num_groups_; ++g) {
+        const uint32_t writes_of_group = group_begin_[g];
+        group_begin_[g] = group_end_[g] = next;
+        next += writes_of_group;
+      }
+      // In instruction order, so each group's list is sorted; a call writing a group twice is
+      // listed once (a value counts one write per call).
+      for (size_t s = 0; s < method_.num_steps_; ++s) {
+        visit_accesses(s, [&](uint32_t v, bool, bool written) {
+          const uint32_t g = state_[v].bytes_group;
+          if (!written || g == kNever) return;
+          if (group_end_[g] > group_begin_[g] && group_writes_[group_end_[g] - 1] == s) return;
+          group_writes_[group_end_[g]++] = static_cast<uint32_t>(s);
+        });
+      }
+      return true;
+    }
+    uint32_t group_of(const Bytes& bytes) const {
+      const Bytes* found = std::lower_bound(groups_, groups_ + num_groups_, bytes);
+      if (found == groups_ + num_groups_ || !(*found == bytes)) return kNever;
+      return static_cast<uint32_t>(found - groups_);
+    }
+    // The first write of group g after instruction `after`, or kNever.
+    uint32_t group_write_after(uint32_t g, uint32_t after) const {
+      const uint32_t* begin = group_writes_ + group_begin_[g];
+      const uint32_t* end = group_writes_ + group_end_[g];
+      const uint32_t* next = std::upper_bound(begin, end, after);
+      return next == end ? kNever : *next;
+    }
+    // The last write of group g before instruction `before`, or kNever.
+    uint32_t group_write_before(uint32_t g, uint32_t before) const {
+      const uint32_t* begin = group_writes_ + group_begin_[g];
+      const uint32_t* end = group_writes_ + group_end_[g];
+      const uint32_t* next = std::lower_bound(begin, end, before);
+      return next == begin ? kNever : *(next - 1);
+    }
+
+    // The views, sorted by their bytes, for view_reads_result().
+    bool collect_views() {
+      size_t count = 0;
+      Bytes bytes;
+      for (uint32_t v = 0; v < method_.num_values_; ++v) {
+        if (state_[v].writers == 0 && !(state_[v].flags & kInput) && placement(v, &bytes)) ++count;
+      }
+      views_ = scratch<View>(count);
+      if (views_ == nullptr) return false;
+      for (uint32_t v = 0; v < method_.num_values_; ++v) {
+        if (state_[v].writers == 0 && !(state_[v].flags & kInput) && placement(v, &bytes)) {
+          views_[num_views_++] = {bytes, bytes.end, v, group_of(bytes)};
+        }
+      }
+      std::sort(views_, views_ + num_views_,
+                [](const View& a, const View& b) { return a.bytes < b.bytes; });
+      for (size_t i = 1; i < num_views_; ++i) {
+        if (views_[i].bytes.arena == views_[i - 1].bytes.arena &&
+            views_[i - 1].end_so_far > views_[i].end_so_far) {
+          views_[i].end_so_far = views_[i - 1].end_so_far;
+        }
+      }
+      return true;
+    }
+
+    // Whether a view may read the bytes of `result`, written by call s, while they hold it (so
+    // that folding s would change what the view reads). A view reading them is safe when every
+    // read finds its bytes written, after s, by a tensor on exactly the view's bytes (the tensor
+    // it views): its first read after s must follow such a write, its reads before s must follow
+    // one in the same run (or they read what the last run left there), and when it is an output
+    // the run's last write of its bytes must follow s. Reads on both sides of s are refused.
+    bool view_reads_result(const Bytes& result, uint32_t s) const {
+      const View* last = std::lower_bound(
+          views_, views_ + num_views_, result, [](const View& view, const Bytes& bytes) {
+            return view.bytes.arena != bytes.arena ? view.bytes.arena < bytes.arena
+                                                   : view.bytes.begin < bytes.end;
+          });
+      // The views of the result's arena starting before its end, latest first, while one of
+      // them may still reach past its start.
+      while (last != views_) {
+        --last;
+        if (last->bytes.arena != result.arena || last->end_so_far <= result.begin) break;
+        if (last->bytes.end <= result.begin) continue;
+        const ValueState& view = state_[last->value];
+        const bool output = (view.flags & kOutput) != 0;
+        if (view.first_read == kNever && !output) continue;  // never read
+        const uint32_t g = last->bytes_group;
+        if (g == kNever) return true;
+        if (view.first_read != kNever && group_write_before(g, view.first_read) == kNever) {
+          return true;
+        }
+        if (output && group_write_after(g, s) == kNever) return true;
+        if (view.first_read == kNever || view.last_read < s) continue;
+        if (view.first_read <= s) return true;
+        const uint32_t rewrite = group_write_after(g, s);
+        if (rewrite == kNever || rewrite >= view.first_read) return true;
+      }
+      return false;
+    }
+
+    bool is_constant_tensor(uint32_t v) const {
+      const auto* tensor = plan_value(v).val_as_Tensor();
+      return tensor != nullptr && tensor->allocation_info() == nullptr &&
+             tensor->data_buffer_idx() > 0;
+    }
+
+    // A value instruction s may read and still fold.
+    bool constant_ready(uint32_t v) const {
+      const ValueState& value = state_[v];
+      if (value.flags & kInput) return false;
+      switch (plan_value(v).val_type()) {
+        case KernelTypes::Null:
+          return true;
+        case KernelTypes::Tensor:
+          if (is_constant_tensor(v) || (value.flags & kFolded)) return true;
+          return value.writers == 0 && method_.values_[v].toTensor().nbytes() == 0;
+        case KernelTypes::TensorList:
+        case KernelTypes::OptionalTensorList:
+          if (value.writers != 0) return false;
+          for (int32_t item : *list_items(v)) {
+            if (item >= 0 && !constant_ready(static_cast<uint32_t>(item))) return false;
+          }
+          return true;
+        default:
+          // Scalars and scalar lists: fixed unless an instruction writes them (an IntList's
+          // items were read at load).
+          return value.writers == 0;
+      }
+    }
+
+    // A value call s may write and still fold (see the class comment).
+    bool write_ok(uint32_t v, uint32_t s) const {
+      const ValueState& value = state_[v];
+      const auto* tensor = plan_value(v).val_as_Tensor();
+      if (tensor == nullptr) return plan_value(v).val_type() == KernelTypes::Null;
+      if ((value.flags & (kInput | kFolded)) || value.writers != 1 || value.last_writer != s) {
+        return false;
+      }
+      if (value.first_read != kNever && value.first_read <= s) return false;
+      if (tensor->data_buffer_idx() > 0) return false;  // a constant, or a buffer's initial data
+      Bytes bytes;
+      if (!placement(v, &bytes)) return method_.values_[v].toTensor().nbytes() == 0;
+      return !view_reads_result(bytes, s);
+    }
+
+    bool foldable(size_t s) {
+      const Method::Step& step = method_.steps_[s];
+      for (uint8_t k = 0; k < step.num_kernels; ++k) {
+        if (step.kernels[k]->return_slots != 0) return false;
+      }
+      bool written[kMaxCallArguments + 1];
+      bool read[kMaxCallArguments + 1];
+      if (!call_positions(step, written, read)) return false;
+      const Span<EValue*> stack = program_stack(step);
+      num_outputs_ = 0;
+      bool ok = true;
+      for (size_t p = 0; p < stack.size() && ok; ++p) {
+        const uint32_t v = index_of(stack[p]);
+        if (read[p] && written[p]) ok = false;
+        if (read[p]) ok = ok && constant_ready(v);
+        if (!written[p] || !ok) continue;
+        if (const auto* items = list_items(v)) {
+          for (int32_t item : *items) {
+            if (item >= 0) ok = ok && claim(static_cast<uint32_t>(item), s);
+          }
+        } else {
+          ok = claim(v, s);
+        }
+      }
+      for (size_t o = 0; o < num_outputs_; ++o) state_[outputs_[o]].flags &= ~kClaimed;
+      return ok;
+    }
+    // Adds written value v to the outputs of call s, once.
+    bool claim(uint32_t v, size_t s) {
+      if (state_[v].flags & kClaimed) return true;
+      if (!write_ok(v, static_cast<uint32_t>(s))) return false;
+      if (plan_value(v).val_type() != KernelTypes::Tensor) return true;  // None
+      state_[v].flags |= kClaimed;
+      outputs_[num_outputs_++] = v;
+      return true;
+    }
+
+    // Runs call s (foldable) with its outputs in FoldMemory. Sets *folded unless the memory has
+    // no room or the kernel drew random numbers; a kernel failure is the load's error.
+    Error fold_step(size_t s, RandomGenerator& generator, bool* folded) {
+      Method::Step& step = method_.steps_[s];
+      size_t placed = 0;
+      for (; placed < num_outputs_; ++placed) {
+        const uint32_t v = outputs_[placed];
+        TensorImpl& impl = *method_.values_[v].toTensor().unsafeGetTensorImpl();
+        const size_t bytes = impl.nbytes();  // a dynamic tensor's planned (largest) size
+        void* block = bytes == 0 ? nullptr : memory_.allocate(bytes, kFoldedAlignment);
+        if (block == nullptr && bytes > 0) break;
+        impl.set_storage(block, bytes);
+        state_[v].bytes = bytes;
+        hold(bytes);
+      }
+      if (placed < num_outputs_) {
+        unplace(placed);
+        ++method_.fold_report_.over_limit;
+        return Error::Ok;
+      }
+      method_.ctx_.reset_failure();
+      const Error error = method_.run_kernel(step);
+      const Error failure = error != Error::Ok ? error : method_.ctx_.failure_state();
+      if (failure != Error::Ok) {
+        const char* message = method_.ctx_.failure_message();
+        KILN_SET_ERROR(
+            "method '%s': instruction %zu (%s) fails at load on the program's constants "
+            "(constant folding), with %s: %s",
+            method_.name_, s, method_.op_names_[step.op_index], to_string(failure),
+            message[0] != '\0' ? message : to_string(failure));
+        unplace(placed);
+        return Error::InvalidProgram;
+      }
+      if (generator.offset() != 0) {  // random numbers differ on every run: not a constant
+        generator.set_offset(0);
+        unplace(placed);
+        return Error::Ok;
+      }
+      for (size_t o = 0; o < num_outputs_; ++o) {
+        state_[outputs_[o]].flags |= kFolded;
+        method_.fold_report_.bytes += state_[outputs_[o]].bytes;
+      }
+      step.folded = true;
+      ++method_.fold_report_.instructions;
+      *folded = true;
+      return Error::Ok;
+    }
+
+    // Points the first `count` outputs of the call being folded back at their planned bytes.
+    void unplace(size_t count) {
+      for (size_t o = 0; o < count; ++o) put_back(outputs_[o]);
+    }
+    void put_back(uint32_t v) {
+      TensorImpl& impl = *method_.values_[v].toTensor().unsafeGetTensorImpl();
+      if (state_[v].bytes > 0) memory_.release(impl.mutable_data());
+      impl.set_storage(planned_data(v), state_[v].bytes);
+      held_ -= state_[v].bytes;
+      state_[v].bytes = 0;
+    }
+
+    // After folded call s: releases the folded results nothing that runs at execute() reads and
+    // that no later call reads (those s read for the last time, and its own unread outputs).
+    void release_dead(size_t s) {
+      auto release_if_dead = [&](uint32_t v) {
+        ValueState& value = state_[v];
+        if (!(value.flags & kFolded) || (value.flags & (kNeeded | kOutput))) return;
+        if (value.last_read != kNever && value.last_read > s) return;
+        method_.fold_report_.bytes -= value.bytes;
+        put_back(v);
+        value.flags &= ~kFolded;
+      };
+      visit_accesses(s, [&](uint32_t v, bool, bool) { release_if_dead(v); });
+    }
+
+    static constexpr size_t kFoldedAlignment = 64;
+    static constexpr size_t kMaxScratch = 8;
+
+    MethodBuilder& builder_;
+    Method& method_;
+    FoldMemory& memory_;
+    ValueState* state_ = nullptr;
+    uint32_t* outputs_ = nullptr;  // the tensors the call being folded writes
+    size_t num_outputs_ = 0;
+    View* views_ = nullptr;
+    size_t num_views_ = 0;
+    Bytes* groups_ = nullptr;
+    uint32_t* group_begin_ = nullptr;
+    uint32_t* group_end_ = nullptr;
+    uint32_t* group_writes_ = nullptr;
+    size_t num_groups_ = 0;
+    size_t first_jump_ = 0;
+    void* scratch_[kMaxScratch] = {};
+    size_t num_scratch_ = 0;
+    size_t held_ = 0;  // bytes of folded results held now
+  };
+
   const Program& program_;
   const pte_format::ExecutionPlan& plan_;
   const MethodMemory& memory_;
@@ -641,7 +1211,7 @@ class MethodBuilder {
 
 Result<Method> Method::load(const Program& program, std::string_view name,
                             const MethodMemory& memory, ArrayRef<Backend> backends,
-                            MissingReport* missing) {
+                            MissingReport* missing, const LoadOptions& options) {
   Result<const pte_format::ExecutionPlan*> plan = program.plan(name);
   if (!plan.ok()) return plan.error();
   if (backends.size() == 0 || backends.size() > kNumBackends) {
@@ -650,7 +1220,8 @@ Result<Method> Method::load(const Program& program, std::string_view name,
     return Error::InvalidArgument;
   }
   Method method;
-  KILN_RETURN_IF_ERROR(MethodBuilder(program, **plan, memory, backends).build(method, missing));
+  KILN_RETURN_IF_ERROR(
+      MethodBuilder(program, **plan, memory, backends).build(method, missing, options));
   return method;
 }
 
@@ -763,6 +1334,10 @@ Error Method::execute(Span<uint64_t> instruction_ns) {
                     name_, pc, static_cast<unsigned long long>(budget));
       }
       Step& step = steps_[pc];
+      if (step.folded) {  // its results were computed at load; a profile shows it took 0 ns
+        ++pc;
+        continue;
+      }
       const uint64_t start = profile ? monotonic_ns() : 0;
       size_t next = pc + 1;
       switch (step.kind) {
@@ -805,7 +1380,8 @@ InstructionInfo Method::instruction_info(size_t index) const {
   const Step& step = steps_[index];
   const bool kernel = step.kind == StepKind::Kernel;
   return {kind_name(step.kind), kernel ? op_names_[step.op_index] : nullptr,
-          kernel && step.served < step.num_kernels ? step.kernels[step.served] : nullptr};
+          kernel && step.served < step.num_kernels ? step.kernels[step.served] : nullptr,
+          step.folded};
 }
 
 }  // namespace kiln

@@ -23,12 +23,56 @@
 
 namespace kiln {
 
+// Memory for what Method::load computes ahead of the runs (constant folding, docs/programs.md):
+// the results of the instructions it folds, and its analysis's scratch. A folded result cannot
+// stay in a planned arena, whose bytes the plan gives to other values during a run. The caller
+// bounds it: allocate() returns nullptr past the bound, and load then leaves the instructions
+// that do not fit to run at each execute().
+class FoldMemory {
+ public:
+  // `size` bytes aligned to `alignment` (a power of two), or nullptr when they do not fit.
+  virtual void* allocate(size_t size, size_t alignment) = 0;
+  // Memory for the analysis's scratch, which load releases before it returns. Its size follows
+  // the program's values and instructions (so its file), not its arenas: the default takes it
+  // from allocate(), within the bound.
+  virtual void* allocate_scratch(size_t size, size_t alignment) {
+    return allocate(size, alignment);
+  }
+  // Gives back a block allocate() or allocate_scratch() returned (load frees its scratch and the
+  // folded results that only fed other folded instructions).
+  virtual void release(void* block) = 0;
+
+ protected:
+  ~FoldMemory() = default;
+};
+
 // The memory a Method lives in; the caller owns it and keeps it while the Method is used. The
 // arenas keep mutable buffers' state from one execute() to the next.
 struct MethodMemory {
   Span<uint8_t> metadata;           // at least MethodMeta::metadata_bytes() bytes
   Span<Span<uint8_t>> arenas;       // arena i at least MethodMeta::arena_size(i) bytes
   MemoryAllocator* temp = nullptr;  // kernels' temporaries; without it they fail cleanly
+  FoldMemory* folded = nullptr;     // folded results; without it Method::load folds nothing
+};
+
+// How Method::load prepares a method.
+struct LoadOptions {
+  // Runs once, at load, the kernel calls whose inputs are all constants of the program (or
+  // results of such calls), into MethodMemory::folded, and skips them at every execute().
+  bool fold_constants = true;
+  // The pool the kernels folded at load split their loops over (not owned; nullptr: the calling
+  // thread alone). Their results are what a run on that pool computes.
+  ThreadPool* thread_pool = nullptr;
+};
+
+// What constant folding did at load.
+struct FoldReport {
+  size_t instructions = 0;  // kernel calls folded: run at load, skipped by execute()
+  size_t bytes = 0;         // folded results the Method keeps (in MethodMemory::folded)
+  size_t peak_bytes = 0;    // the most folded results held at once during load
+  // Foldable calls left to run at each execute() because MethodMemory::folded had no room (its
+  // bound): raising the bound folds them.
+  size_t over_limit = 0;
 };
 
 // Receives the operators Method::load finds missing (op is the index in the program's operator
@@ -43,6 +87,7 @@ struct InstructionInfo {
   const char* kind;      // "KernelCall", "MoveCall", "JumpFalseCall", "FreeCall"
   const char* op;        // "aten::add.out" for a KernelCall, else nullptr
   const Kernel* served;  // the kernel that ran it last (nullptr before the first run)
+  bool folded;           // run once at load (constant folding) and skipped by execute()
 };
 
 class Method {
@@ -52,9 +97,13 @@ class Method {
   // inputs; fallbacks are counted (fallback_count()). Errors: InvalidArgument for too little
   // memory, OperatorMissing (with `missing` filled and the log lines written), NotFound for an
   // unknown method; kiln::last_error() says what.
+  //
+  // With options.fold_constants and MethodMemory::folded, load runs the calls whose inputs are
+  // all constants once (docs/programs.md, "Constant folding at load"); a kernel failing on them
+  // fails the load with InvalidProgram, naming the instruction.
   static Result<Method> load(const Program& program, std::string_view name,
                              const MethodMemory& memory, ArrayRef<Backend> backends,
-                             MissingReport* missing = nullptr);
+                             MissingReport* missing = nullptr, const LoadOptions& options = {});
 
   size_t num_inputs() const { return num_inputs_; }
   size_t num_outputs() const { return num_outputs_; }
@@ -103,6 +152,9 @@ class Method {
   size_t num_instructions() const { return num_steps_; }
   InstructionInfo instruction_info(size_t index) const;
 
+  // What constant folding did at load (all zero when it was off).
+  const FoldReport& fold_report() const { return fold_report_; }
+
  private:
   friend class MethodBuilder;
   friend class MethodMeta;
@@ -130,6 +182,7 @@ class Method {
   const char* name_ = "";
   uint64_t instruction_budget_ = 0;
   const std::atomic<bool>* cancel_ = nullptr;
+  FoldReport fold_report_;
 };
 
 }  // namespace kiln
