@@ -165,7 +165,8 @@ Outcome run_method(const kiln::Program& program, std::string_view name) {
   size_t budget = planned_bytes(*meta);
   if (budget > kMaxMethodBytes) return Outcome::TooLarge;
 
-  kiln::HeapMethodMemory memory(*meta);
+  // The bound leaves constant folding what the plan does not take of the fuzzer's memory.
+  kiln::HeapMethodMemory memory(*meta, kMaxMethodBytes);
   if (memory.status() != Error::Ok) return Outcome::NoMemory;
   const kiln::Backend backends[] = {kiln::Backend::Portable};
   std::vector<kiln::MissingOperator> missing(meta->num_operators());
