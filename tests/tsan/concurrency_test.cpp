@@ -5,7 +5,7 @@
 //   kiln_tsan_tests [gtest flags] NAME=PROGRAM.pte ...   the tests, on the named programs
 //   kiln_tsan_tests --deliberate-race=threads|pool       a real data race, for the self-test
 //
-// tests/tsan/programs.py writes the programs: "wide" has tensors large enough that its kernels
+// tests/tsan/tsan_programs.py writes the programs: "wide" has tensors large enough that its kernels
 // split their loops over a pool; "accumulator" mutates a buffer, so its runs depend on the ones
 // before; the others are small models of the program zoo.
 #include <gtest/gtest.h>

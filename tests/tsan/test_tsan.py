@@ -1,7 +1,7 @@
 """Kiln from several threads at once, under ThreadSanitizer (issue #32).
 
 tests/tsan builds concurrency_test.cpp with Kiln's runtime, executor, thread pool and the test
-programs' kernels compiled with -fsanitize=thread, and runs it on programs that programs.py
+programs' kernels compiled with -fsanitize=thread, and runs it on programs that tsan_programs.py
 exports: one Program with a Method per thread, separate Programs per thread, one pool shared by
 concurrent Methods and a pool per thread, a cancel flag set from another thread, last_error() per
 thread, registry lookups and fallback records while Methods run, and the random generators.
@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from programs import export_programs
+from tsan_programs import export_programs
 
 from buildtools import BUILD_ROOT, cmake_build, run
 

@@ -2,7 +2,7 @@
 them: models of the program zoo (tests/program/models.py), and "wide", whose tensors are large
 enough that its kernels split their loops over a thread pool (docs/threads.md's grains).
 
-python tests/tsan/programs.py OUT_DIR    writes them to OUT_DIR and prints NAME=PATH arguments
+python tests/tsan/tsan_programs.py OUT_DIR    writes them to OUT_DIR and prints NAME=PATH arguments
 """
 
 from __future__ import annotations
@@ -62,6 +62,6 @@ def export_programs(out_dir: Path) -> dict[str, Path]:
 
 if __name__ == "__main__":
     if len(sys.argv) != 2:
-        sys.exit("usage: python tests/tsan/programs.py OUT_DIR")
+        sys.exit("usage: python tests/tsan/tsan_programs.py OUT_DIR")
     for program, written in export_programs(Path(sys.argv[1])).items():
         print(f"{program}={written}")
