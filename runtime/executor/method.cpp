@@ -1038,8 +1038,10 @@ class MethodBuilder {
         case KernelTypes::TensorList:
         case KernelTypes::OptionalTensorList:
           if (value.writers != 0) return false;
-          for (int32_t item : *list_items(v)) {
-            if (item >= 0 && !constant_ready(static_cast<uint32_t>(item))) return false;
+          if (const auto* items = list_items(v)) {
+            for (int32_t item : *items) {
+              if (item >= 0 && !constant_ready(static_cast<uint32_t>(item))) return false;
+            }
           }
           return true;
         default:

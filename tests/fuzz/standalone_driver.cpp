@@ -186,6 +186,7 @@ void add_synthetic_seeds(std::vector<Seed>* seeds) {
                                                {Shape::SharedTensorList, 200},
                                                {Shape::SharedTensor, 50},
                                                {Shape::ConstantInput, 1},
+                                               {Shape::ItemlessList, 1},
                                                {Shape::Limits, 3},
                                                {Shape::Limits, 5},
                                                {Shape::Limits, 8},
@@ -439,7 +440,10 @@ int scaling(uint64_t smallest, uint64_t largest, const std::string& dir) {
   if (!dir.empty()) std::filesystem::create_directories(dir);
   for (const kiln_fuzz::Shape shape : kiln_fuzz::kShapes) {
     // Not sized by their scale, or refused at once.
-    if (shape == kiln_fuzz::Shape::Limits || shape == kiln_fuzz::Shape::ConstantInput) continue;
+    if (shape == kiln_fuzz::Shape::Limits || shape == kiln_fuzz::Shape::ConstantInput ||
+        shape == kiln_fuzz::Shape::ItemlessList) {
+      continue;
+    }
     for (uint64_t n = std::max<uint64_t>(smallest, 1); n <= largest; n *= 4) {
       const std::vector<uint8_t> program =
           kiln_fuzz::synthetic_program(shape, static_cast<uint32_t>(n));

@@ -22,6 +22,7 @@ struct PlanParts {
   std::vector<Offset<fmt::Instruction>> instructions;
   std::vector<int64_t> arenas{0};  // arena 0 is never planned into, as the exporters write it
   std::vector<std::vector<uint8_t>> constants;  // constant buffers 1, 2, ... (0 is empty)
+  const char* op = "aten::mul";                 // the method's only operator, an out variant
 };
 
 Offset<fmt::EValue> planned_tensor(FlatBufferBuilder& b, fmt::ScalarType type,
@@ -42,13 +43,13 @@ Offset<fmt::Instruction> kernel_call(FlatBufferBuilder& b, Offset<Vector<int32_t
   return fmt::CreateInstruction(b, fmt::InstructionArguments::KernelCall, call.Union());
 }
 
-// One method, "forward", whose only operator is aten::mul.out.
+// One method, "forward", whose only operator is parts.op (aten::mul.out unless set).
 std::vector<uint8_t> finish(FlatBufferBuilder& b, const PlanParts& parts) {
   const auto chain =
       fmt::CreateChain(b, b.CreateVector(parts.inputs), b.CreateVector(parts.outputs),
                        b.CreateVector(parts.instructions));
   const std::vector<Offset<fmt::Operator>> operators{
-      fmt::CreateOperator(b, b.CreateString("aten::mul"), b.CreateString("out"))};
+      fmt::CreateOperator(b, b.CreateString(parts.op), b.CreateString("out"))};
   const auto plan = fmt::CreateExecutionPlan(
       b, b.CreateString("forward"), 0, b.CreateVector(parts.values), b.CreateVector(parts.inputs),
       b.CreateVector(parts.outputs), b.CreateVector(std::vector<Offset<fmt::Chain>>{chain}),
@@ -153,6 +154,22 @@ std::vector<uint8_t> constant_input() {
   return finish(b, parts);
 }
 
+// aten::cat.out of a tensor list whose items vector is absent (an empty list to the verifier):
+// load once read that vector through a null pointer, deciding whether the call could be folded.
+std::vector<uint8_t> itemless_list() {
+  FlatBufferBuilder b;
+  PlanParts parts;
+  parts.op = "aten::cat";
+  parts.values.push_back(
+      fmt::CreateEValue(b, fmt::KernelTypes::TensorList, fmt::CreateTensorList(b).Union()));
+  parts.values.push_back(fmt::CreateEValue(b, fmt::KernelTypes::Int, fmt::CreateInt(b, 0).Union()));
+  parts.values.push_back(planned_tensor(b, fmt::ScalarType::FLOAT, {0}, 1, 0));
+  parts.instructions.push_back(kernel_call(b, b.CreateVector(std::vector{0, 1, 2, 2})));
+  parts.outputs = {2};
+  parts.arenas.push_back(32);
+  return finish(b, parts);
+}
+
 // n values and arenas, each drawn from sizes, offsets, memory ids and scalars at or near their
 // limits (which ones depends on n), and n calls naming values near the ends of the list.
 std::vector<uint8_t> limits(uint32_t n) {
@@ -229,6 +246,8 @@ const char* to_string(Shape shape) {
       return "shared_tensor";
     case Shape::ConstantInput:
       return "constant_input";
+    case Shape::ItemlessList:
+      return "itemless_list";
     case Shape::Limits:
       return "limits";
   }
@@ -250,6 +269,8 @@ std::vector<uint8_t> synthetic_program(Shape shape, uint32_t n) {
       return shared_tensor(n);
     case Shape::ConstantInput:
       return constant_input();
+    case Shape::ItemlessList:
+      return itemless_list();
     case Shape::Limits:
       return limits(n);
   }

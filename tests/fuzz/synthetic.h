@@ -15,11 +15,12 @@ enum class Shape : uint8_t {
   SharedTensorList,   // n values, all one TensorList of n items
   SharedTensor,       // n tensor values, all one Tensor table (a valid plan)
   ConstantInput,      // a method input that is a constant tensor whose bytes another value shares
+  ItemlessList,       // aten::cat.out of a TensorList stored without its items vector
   Limits,             // n values, arenas and operators with sizes, offsets and ids near limits
 };
 constexpr Shape kShapes[] = {
-    Shape::Chain,        Shape::SharedInstruction, Shape::SharedList, Shape::SharedTensorList,
-    Shape::SharedTensor, Shape::ConstantInput,     Shape::Limits};
+    Shape::Chain,        Shape::SharedInstruction, Shape::SharedList,   Shape::SharedTensorList,
+    Shape::SharedTensor, Shape::ConstantInput,     Shape::ItemlessList, Shape::Limits};
 
 const char* to_string(Shape shape);
 

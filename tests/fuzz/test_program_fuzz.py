@@ -33,8 +33,10 @@ SYNTHETIC = {
     "shared_tensor-50": "ran",
     # Binding its input once wrote into the program's constant (a crash where it is mapped).
     "constant_input-1": "program refused",
+    # Load once read the absent items vector of the list through a null pointer.
+    "itemless_list-1": "method refused",
 }
-NUM_SYNTHETIC = 13
+NUM_SYNTHETIC = 14
 
 
 def _drive(driver: Path, *args: str) -> subprocess.CompletedProcess[str]:
