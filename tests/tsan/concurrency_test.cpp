@@ -195,8 +195,9 @@ Outputs outputs_of(const Method& method) {
 // How the runs of one Method are set up.
 struct RunSetup {
   ArrayRef<Backend> backends{kPortable, 1};
-  kiln::ThreadPool* pool = nullptr;
+  kiln::ThreadPool* pool = nullptr;  // for the runs and for the calls folded at load
   const std::atomic<bool>* cancel = nullptr;
+  bool fold_constants = true;
 };
 
 // A Method of `program` in its own heap memory, with its inputs.
@@ -213,7 +214,11 @@ class Runner {
       error_ = describe("memory", memory_->status());
       return;
     }
-    method_.emplace(Method::load(program, "forward", memory_->memory(), setup.backends));
+    kiln::LoadOptions options;
+    options.fold_constants = setup.fold_constants;
+    options.thread_pool = setup.pool;
+    method_.emplace(
+        Method::load(program, "forward", memory_->memory(), setup.backends, nullptr, options));
     if (!method_->ok()) {
       error_ = describe("Method::load", method_->error());
       return;
@@ -314,16 +319,24 @@ TEST_F(Concurrency, EveryProgramWasGiven) {
 }
 
 // docs/programs.md: a Program is read-only once loaded; every thread loads its own Method into its
-// own memory and runs it. Loads and runs overlap.
+// own memory and runs it. Loads (which fold the constant calls, or not) and runs overlap.
 TEST_F(Concurrency, OneProgramMethodPerThread) {
+  size_t folded = 0;
   for (const std::string& name : program_names()) {
     SCOPED_TRACE(name);
     const Program* shared = program(name);
     ASSERT_NE(shared, nullptr);
     const std::vector<Outputs> expected = reference_runs(*shared);
-    expect_all_ok(on_threads(
-        kThreads, [&](int) { return run_sequence(*shared, RunSetup{}, kRuns, &expected); }));
+    Runner folding(*shared, RunSetup{});
+    ASSERT_EQ(folding.error(), "");
+    folded += folding.method().fold_report().instructions;
+    expect_all_ok(on_threads(kThreads, [&](int t) {
+      RunSetup setup;
+      setup.fold_constants = t % 2 == 0;
+      return run_sequence(*shared, setup, kRuns, &expected);
+    }));
   }
+  EXPECT_GT(folded, 0u);  // the loads above did fold calls at the same time
 }
 
 // Separate Programs on separate threads, each thread mapping and verifying its own copy of a file,
@@ -348,7 +361,8 @@ TEST_F(Concurrency, SeparateProgramsPerThread) {
 
 // docs/threads.md: the pool is the application's, and kernels give the same bits on any number of
 // threads. One pool serves the Methods of several threads at once (Python's kiln.set_num_threads
-// pool serves every Program that runs): PthreadPool::run is called from several threads together.
+// pool serves every Program that runs): PthreadPool::run is called from several threads together,
+// by the runs and by the loads, whose constant folding splits the wide program's broadcast add.
 TEST_F(Concurrency, OnePoolSharedByConcurrentMethods) {
   kiln::Result<kiln::PthreadPool> pool = kiln::PthreadPool::create(3);
   ASSERT_TRUE(pool.ok()) << kiln::last_error();
@@ -543,6 +557,7 @@ TEST_F(Concurrency, FallbackRecordsFromConcurrentRuns) {
   const Backend preference[] = {Backend::Ascend, Backend::Portable};
   RunSetup setup;
   setup.backends = {preference, 2};
+  setup.fold_constants = false;  // every call runs (and falls back) at every execute()
   const std::vector<std::string> names = {"wide", "mlp"};
   std::vector<std::vector<Outputs>> expected;
   std::vector<size_t> calls;

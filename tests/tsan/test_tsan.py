@@ -2,11 +2,12 @@
 
 tests/tsan builds concurrency_test.cpp with Kiln's runtime, executor, thread pool and the test
 programs' kernels compiled with -fsanitize=thread, and runs it on programs that tsan_programs.py
-exports: one Program with a Method per thread, separate Programs per thread, one pool shared by
-concurrent Methods and a pool per thread, a cancel flag set from another thread, last_error() per
-thread, registry lookups and fallback records while Methods run, and the random generators.
-Every run's outputs are compared bit for bit with a single-threaded run, and any ThreadSanitizer
-report fails the test. Nothing is suppressed. The self-tests show that the build is instrumented
+exports: one Program with a Method per thread (loads that fold constants overlapping too),
+separate Programs per thread, one pool shared by concurrent Methods (and their loads' folding)
+and a pool per thread, a cancel flag set from another thread, last_error() per thread, registry
+lookups and fallback records while Methods run, and the random generators. Every run's outputs
+are compared bit for bit with a single-threaded run, and any ThreadSanitizer report fails the
+test. Nothing is suppressed. The self-tests show that the build is instrumented
 and that a real race, in plain threads and among the tasks of a pool batch, is reported.
 """
 
