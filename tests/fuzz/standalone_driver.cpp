@@ -50,6 +50,7 @@ const char kUsage[] =
     "  --mutate-to DIR   write the first --count inputs (seeds, then mutants) to DIR as\n"
     "                    <iteration>.pte, without running them\n"
     "  --count N         how many inputs --mutate-to writes (default 1000)\n"
+    "  --from N          the first iteration --mutate-to writes (default 0)\n"
     "  --scaling         time loads of the synthetic programs at growing sizes (no PATH)\n"
     "  --scaling-min N   the smallest scale --scaling builds (default 1024)\n"
     "  --scaling-max N   the largest scale --scaling builds (default 65536)\n"
@@ -68,6 +69,7 @@ struct Options {
   bool synthetic = true;
   std::string mutate_to;
   uint64_t count = 1000;
+  uint64_t from = 0;
   bool scaling = false;
   uint64_t scaling_min = 1024;
   uint64_t scaling_max = 65536;
@@ -136,8 +138,8 @@ bool parse_options(int argc, char** argv, Options* options) {
       options->scaling_dir = argv[++i];
     } else if ((arg == "--seconds" || arg == "--iterations" || arg == "--seed" ||
                 arg == "--timeout" || arg == "--max-crashes" || arg == "--crash-at" ||
-                arg == "--write-at" || arg == "--count" || arg == "--scaling-min" ||
-                arg == "--scaling-max") &&
+                arg == "--write-at" || arg == "--count" || arg == "--from" ||
+                arg == "--scaling-min" || arg == "--scaling-max") &&
                has_value) {
       if (!parse_number(argv[++i], &number)) {
         std::fprintf(stderr, "%s: '%s' is not a non-negative number\n", arg.c_str(), argv[i]);
@@ -151,6 +153,7 @@ bool parse_options(int argc, char** argv, Options* options) {
       if (arg == "--crash-at") options->crash_at = static_cast<uint64_t>(number);
       if (arg == "--write-at") options->write_at = static_cast<uint64_t>(number);
       if (arg == "--count") options->count = static_cast<uint64_t>(number);
+      if (arg == "--from") options->from = static_cast<uint64_t>(number);
       if (arg == "--scaling-min") options->scaling_min = static_cast<uint64_t>(number);
       if (arg == "--scaling-max") options->scaling_max = static_cast<uint64_t>(number);
     } else if (arg.rfind("--", 0) == 0) {
@@ -336,7 +339,7 @@ class Fuzzer {
     std::error_code error;
     std::filesystem::create_directories(options_.mutate_to, error);
     std::vector<uint8_t> input;
-    for (uint64_t i = 0; i < options_.count; ++i) {
+    for (uint64_t i = options_.from; i < options_.from + options_.count; ++i) {
       make_input(i, &input);
       const std::string path = options_.mutate_to + "/" + std::to_string(i) + ".pte";
       std::ofstream file(path, std::ios::binary);
