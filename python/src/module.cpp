@@ -24,10 +24,15 @@ namespace py = pybind11;
 #ifndef KILN_PYTHON_MODULE
 #define KILN_PYTHON_MODULE _C
 #endif
+// The operator library's registration function: another library's (tests/fuzz builds the module
+// over its operator subset) is named by the build.
+#ifndef KILN_PYTHON_REGISTER_KERNELS
+#define KILN_PYTHON_REGISTER_KERNELS register_kiln_all_ops_kernels
+#endif
 
 PYBIND11_MODULE(KILN_PYTHON_MODULE, m) {
   m.doc() = "Kiln runtime bindings (use the kiln package, not this module)";
-  if (kiln::Error error = register_kiln_all_ops_kernels(); error != kiln::Error::Ok) {
+  if (kiln::Error error = KILN_PYTHON_REGISTER_KERNELS(); error != kiln::Error::Ok) {
     throw py::import_error(std::string("kiln: kernel registration failed: ") + kiln::last_error());
   }
   kiln::python::bind_kiln_error(m);
