@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import math
 import numbers
 from typing import Any
 
@@ -124,6 +125,12 @@ def _tensor(op: str, arg: Argument, value: Any, is_out: bool) -> tuple[Any, ...]
             "tensors without copying, so pass .contiguous()"
         )
     shape = tuple(value.shape)
+    if math.prod(max(size, 1) for size in shape) > _INT64_MAX:
+        # Only a tensor without elements gets here (torch's expand makes them): its dense strides,
+        # which count a 0 as 1, would not fit the int64 strides of a Kiln tensor.
+        raise ValueError(
+            f"{op}: argument '{arg.name}' has sizes {list(shape)}, whose strides would pass int64"
+        )
     return (value, value.data_ptr(), shape, DTYPE_CODES[value.dtype], is_out, dim_order)
 
 

@@ -36,6 +36,9 @@ class TorchTensorViews {
     if (ordered != dim || !is_valid_dim_order({slot.dim_order.data(), dim})) {
       throw py::value_error("kiln internal: a tensor's dim order does not fit its shape");
     }
+    if (!slot.compute_strides(dim)) {
+      throw py::value_error("kiln: a tensor's sizes multiply past int64; no strides can hold them");
+    }
     Tensor view;
     if (slot.make_view(value[0], reinterpret_cast<void*>(data), dtype, dim, is_out, call_, &view) ==
         Overlap::Partial) {

@@ -139,12 +139,20 @@ class LoadedProgram {
   void set_scalar_input(size_t index, const py::object& value) {
     checked_index(index, method().num_inputs(), "input");
     EValue boxed;
-    if (py::isinstance<py::bool_>(value)) {
-      boxed = EValue(value.cast<bool>());
-    } else if (py::isinstance<py::int_>(value)) {
-      boxed = EValue(value.cast<int64_t>());
-    } else {
-      boxed = EValue(value.cast<double>());
+    // A value pybind11 cannot convert (an int past int64, a complex, a string) is the caller's
+    // error: KilnError, not pybind11's RuntimeError.
+    try {
+      if (py::isinstance<py::bool_>(value)) {
+        boxed = EValue(value.cast<bool>());
+      } else if (py::isinstance<py::int_>(value)) {
+        boxed = EValue(value.cast<int64_t>());
+      } else {
+        boxed = EValue(value.cast<double>());
+      }
+    } catch (const py::cast_error&) {
+      raise(Error::InvalidArgument, "input " + std::to_string(index) +
+                                        ": a scalar input takes a bool, an int within " +
+                                        "int64 or a float, got " + std::string(py::repr(value)));
     }
     check(method().set_input(index, boxed));
   }

@@ -103,13 +103,17 @@ Error resize_through_torch(TensorImpl& impl, ArrayRef<SizesType> sizes, void* us
 
 }  // namespace
 
+bool TensorSlot::compute_strides(size_t dim) {
+  return dim_order_to_strides({sizes.data(), dim}, {dim_order.data(), dim},
+                              {strides.data(), dim}) == Error::Ok;
+}
+
 Overlap TensorSlot::make_view(py::object tensor, void* data, ScalarType dtype, size_t dim, bool out,
                               CallTensors& tensors, Tensor* view) {
   torch_tensor = std::move(tensor);
   resize_error.clear();
   is_out = out;
   aliases_input = false;
-  (void)dim_order_to_strides({sizes.data(), dim}, {dim_order.data(), dim}, {strides.data(), dim});
   impl.emplace(dtype, dim, sizes.data(), data, dim_order.data(), strides.data(),
                is_out ? TensorShapeDynamism::DynamicUnbound : TensorShapeDynamism::Static);
   if (is_out) impl->set_resizer(resize_through_torch, this);

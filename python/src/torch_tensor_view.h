@@ -38,7 +38,11 @@ struct TensorSlot {
   TensorSlot* previous = nullptr;
   CallTensors* call = nullptr;
 
-  // Views `data` with the first `dim` sizes and dim order (their dense strides are computed) and
+  // Computes the dense strides of the first `dim` sizes in dim_order; false when they pass int64
+  // (torch makes such tensors, with no elements, by expand): no Kiln tensor can view them.
+  bool compute_strides(size_t dim);
+
+  // Views `data` with the first `dim` sizes, dim order and strides (compute_strides first) and
   // joins `call`. An out is resizable: resize_ on the torch tensor, then the view follows its new
   // memory. Partial when an out and an input of the call partly share memory (the view is made
   // but must not be used); the call must then be refused with kPartialOverlapMessage.

@@ -149,6 +149,7 @@ bool read_tensor(PyObject* value, bool is_out, TensorSlot& slot, CallTensors& ca
   if (PyErr_Occurred()) return decline();
   if (!find_dim_order(value, slot.sizes.data(), torch_strides.data(), dim, slot.dim_order.data()))
     return decline();
+  if (!slot.compute_strides(dim)) return decline();  // the full path explains
   py::object data = steal(PyObject_CallMethodNoArgs(value, torch.data_ptr));
   if (!data) return decline();
   void* address = PyLong_AsVoidPtr(data.ptr());

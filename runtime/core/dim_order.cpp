@@ -33,13 +33,16 @@ Error dim_order_to_strides(ArrayRef<SizesType> sizes, ArrayRef<DimOrderType> dim
     return Error::InvalidArgument;
   }
   StridesType stride = 1;
+  bool overflow = false;
   for (size_t i = dim_order.size(); i > 0; --i) {
     const DimOrderType d = dim_order[i - 1];
     strides[d] = stride;
-    // Size-0 and size-1 dims still advance by at least one element, as ATen does.
-    stride *= sizes[d] > 1 ? sizes[d] : 1;
+    // Size-0 and size-1 dims still advance by at least one element, as ATen does. So a tensor
+    // with no elements can still have sizes whose product passes int64 (torch makes them with
+    // expand): an error, as in ATen, and never a signed overflow.
+    overflow |= __builtin_mul_overflow(stride, sizes[d] > 1 ? sizes[d] : 1, &stride);
   }
-  return Error::Ok;
+  return overflow ? Error::InvalidArgument : Error::Ok;
 }
 
 }  // namespace kiln

@@ -16,7 +16,9 @@ bool is_default_dim_order(ArrayRef<DimOrderType> dim_order);
 bool is_valid_dim_order(ArrayRef<DimOrderType> dim_order);
 
 // Writes the strides of a densely packed tensor with these sizes laid out in `dim_order`.
-// Returns InvalidArgument when the arrays disagree in length or dim_order is not a permutation.
+// Returns InvalidArgument when the arrays disagree in length or dim_order is not a permutation,
+// or when the product of the sizes (a 0 counted as 1) passes int64; the strides written then are
+// not usable.
 Error dim_order_to_strides(ArrayRef<SizesType> sizes, ArrayRef<DimOrderType> dim_order,
                            Span<StridesType> strides);
 

@@ -264,6 +264,13 @@ bool simplify_view(const CopyView& view, CopyView* simplified) {
 
 }  // namespace
 
+namespace {
+// A 16-byte element (ComplexDouble), moved as one value.
+struct Word16 {
+  uint64_t half[2];
+};
+}  // namespace
+
 void copy_view(void* dst, const void* src, const CopyView& view, size_t element_size) {
   CopyView v;
   if (!simplify_view(view, &v)) return;
@@ -276,8 +283,10 @@ void copy_view(void* dst, const void* src, const CopyView& view, size_t element_
       return copy_view_typed<uint16_t>(d, s, v);
     case 4:
       return copy_view_typed<uint32_t>(d, s, v);
-    default:
+    case 8:
       return copy_view_typed<uint64_t>(d, s, v);
+    default:
+      return copy_view_typed<Word16>(d, s, v);
   }
 }
 
@@ -368,6 +377,7 @@ void convert_copy(void* dst, ScalarType dst_type, const void* src, ScalarType sr
 }
 
 void fill_elements(void* dst, const void* value, size_t element_size, int64_t n) {
+  if (n <= 0) return;  // an empty tensor's data may be null, which memset must never be given
   switch (element_size) {
     case 1: {
       std::memset(dst, *static_cast<const uint8_t*>(value), static_cast<size_t>(n));
@@ -383,10 +393,15 @@ void fill_elements(void* dst, const void* value, size_t element_size, int64_t n)
       std::memcpy(&v, value, 4);
       return fill_typed(static_cast<uint32_t*>(dst), v, n);
     }
-    default: {
+    case 8: {
       uint64_t v;
       std::memcpy(&v, value, 8);
       return fill_typed(static_cast<uint64_t*>(dst), v, n);
+    }
+    default: {
+      Word16 v;
+      std::memcpy(&v, value, sizeof(v));
+      return fill_typed(static_cast<Word16*>(dst), v, n);
     }
   }
 }
