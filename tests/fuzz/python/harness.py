@@ -17,6 +17,7 @@ with deliberate faults, to show that each kind of finding is caught.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import select
 import subprocess
@@ -462,7 +463,7 @@ class Parent:
         self.module = ""
         self.env = sanitized.sanitized_environment(options.module_dir)
 
-    def _spawn(self, first: int) -> subprocess.Popen[str]:
+    def _spawn(self, first: int) -> subprocess.Popen[bytes]:
         argv = [a for a in self.argv]
         command = [
             sys.executable,
@@ -477,7 +478,7 @@ class Parent:
             command += ["--iterations", str(left)]
         if self.deadline:
             command += ["--deadline", repr(self.deadline)]
-        return subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=self.env, bufsize=1)
+        return subprocess.Popen(command, stdout=subprocess.PIPE, env=self.env)
 
     def _finished(self, index: int) -> bool:
         if self.options.iterations and index >= self.options.first + self.options.iterations:
@@ -502,10 +503,20 @@ class Parent:
         started = time.time()
         ready = False
         next_index = first
+        # Lines are read from the pipe's descriptor, unbuffered: a buffered reader could hold
+        # the next line while select() reports nothing to read.
+        fd = process.stdout.fileno()
+        pending = b""
+        chunk: bytes | None = None
         while True:
             limit = self.options.timeout if ready else STARTUP_SECONDS
-            readable, _, _ = select.select([process.stdout], [], [], 1.0)
-            if not readable:
+            if b"\n" not in pending:
+                readable, _, _ = select.select([fd], [], [], 1.0)
+                chunk = os.read(fd, 1 << 16) if readable else None
+                if chunk:
+                    pending += chunk
+                    continue
+            if b"\n" not in pending and chunk is None:
                 if time.time() - started > limit:
                     process.kill()
                     process.wait()
@@ -517,8 +528,7 @@ class Parent:
                     self._record(current, "hang", phase)
                     return current[0] + 1
                 continue
-            line = process.stdout.readline()
-            if not line:  # the worker ended
+            if b"\n" not in pending:  # the worker ended (end of file)
                 code = process.wait()
                 if current is not None:
                     self._record(current, f"crash (exit status {code})", phase)
@@ -527,7 +537,10 @@ class Parent:
                     print(f"worker failed before any input (status {code})", file=sys.stderr)
                     return -1
                 return next_index
-            word, *rest = line.split()
+            raw, _, pending = pending.partition(b"\n")
+            if not raw.strip():
+                continue
+            word, *rest = raw.decode(errors="replace").split()
             if word == "READY":
                 ready, self.module, started = True, rest[0], time.time()
             elif word == "B":
@@ -550,7 +563,8 @@ class Parent:
         kind = what.split()[0]
         # A crash inside torch's own reference call is torch's, not the bindings'; still counted.
         where = f" in {phase}" if phase else ""
-        self.counts[surface][kind + ("-in-torch" if phase.startswith("torch") else "")] += 1
+        counts = self.counts.setdefault(surface, Counter())
+        counts[kind + ("-in-torch" if phase.startswith("torch") else "")] += 1
         self.findings[kind] += 1
         print(
             f"{kind}: input {index} ({surface}{where}): {what}; replay with --seed "
