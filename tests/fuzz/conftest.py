@@ -4,6 +4,8 @@ in one tree, and the seed corpus."""
 from __future__ import annotations
 
 import fcntl
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -55,3 +57,16 @@ def corpus() -> Path:
     directory = BUILD / "corpus"
     export_corpus(directory)
     return directory
+
+
+@pytest.fixture(scope="session")
+def driver_mutants(
+    fuzz_driver: Path, corpus: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    """Structure-aware mutants of the corpus and the driver's own seeds, from the driver."""
+    out = tmp_path_factory.mktemp("mutants")
+    seed = os.environ.get("KILN_FUZZ_SEED", "1")
+    args = ["--mutate-to", str(out), "--count", "400", "--seed", seed, str(corpus)]
+    result = subprocess.run([str(fuzz_driver), *args], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return out

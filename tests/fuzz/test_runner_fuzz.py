@@ -11,24 +11,12 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
 from pathlib import Path
 
 import pytest
 from runner_fuzz import Summary, fuzz
 
 from buildtools import run
-
-
-@pytest.fixture(scope="session")
-def mutants(fuzz_driver: Path, corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Structure-aware mutants of the corpus and the driver's own seeds, from the driver."""
-    out = tmp_path_factory.mktemp("mutants")
-    seed = os.environ.get("KILN_FUZZ_SEED", "1")
-    args = ["--mutate-to", str(out), "--count", "400", "--seed", seed, str(corpus)]
-    result = subprocess.run([str(fuzz_driver), *args], capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-    return out
 
 
 def _report(summary: Summary) -> str:
@@ -44,15 +32,17 @@ def test_the_runner_is_sanitized(fuzz_runner: Path) -> None:
 
 
 def test_runner_fuzzing_finds_nothing(
-    fuzz_runner: Path, corpus: Path, mutants: Path, tmp_path: Path
+    fuzz_runner: Path, corpus: Path, driver_mutants: Path, tmp_path: Path
 ) -> None:
     seconds = float(os.environ.get("KILN_RUNNER_FUZZ_SECONDS", "40"))
     seed = int(os.environ.get("KILN_FUZZ_SEED", "1"))
-    summary = fuzz(fuzz_runner, corpus, mutants, seconds, seed, failure_dir=tmp_path / "failures")
+    summary = fuzz(
+        fuzz_runner, corpus, driver_mutants, seconds, seed, failure_dir=tmp_path / "failures"
+    )
     assert not summary.failures, _report(summary)
     # The run got somewhere: every exit code, and seeds whose outputs were compared.
-    assert summary.runs > 100 and set(summary.codes) == {"0", "1", "2"}, _report(summary)
-    assert summary.compared >= 10, _report(summary)
+    assert summary.runs >= 2 * seconds and set(summary.codes) == {"0", "1", "2"}, _report(summary)
+    assert summary.compared >= max(1, seconds / 10), _report(summary)
 
 
 def _fake_runner(directory: Path, body: str) -> Path:
