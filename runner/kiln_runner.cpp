@@ -4,14 +4,17 @@
 //   kiln_runner program.pte [input.bin | scalar ...] [--method forward]
 //               [--backends portable,ascend] [--repeat N] [--profile] [--output-dir DIR]
 //               [--seed S] [--threads 1] [--max-memory BYTES] [--no-fold]
+//               [--no-fuse]
 //
 // An input file holds the tensor's bytes, little-endian, dense in the program's dim order (what
 // numpy's tofile() writes for a contiguous array). Without input arguments every tensor input
 // gets seeded values in [-1, 1). --threads N runs the kernels on a pool of N threads (default 1,
 // at most kiln::PthreadPool::kMaxThreads). --max-memory bounds the planned memory the program
 // may ask for (default 1 GiB), constant folding's results included. --no-fold runs every
-// instruction at each run instead of folding those on constants at load. Counts are plain decimal
-// integers; anything else is a usage error.
+// instruction at each run instead of folding those on constants at load; --no-fuse keeps the
+// activations load would fuse into the calls before them (docs/programs.md). Counts are plain
+// decimal integers; anything else is a usage error.
+//
 // Built by kiln_add_runner() against one operator library, whose registration function
 // KILN_RUNNER_REGISTER names.
 #include <cinttypes>
@@ -55,6 +58,7 @@ struct Options {
   uint64_t threads = 1;
   uint64_t max_memory = kDefaultMaxMemory;
   bool fold = true;
+  bool fuse = true;
 };
 
 int usage(const char* message) {
@@ -62,7 +66,7 @@ int usage(const char* message) {
                "kiln_runner: %s\n"
                "usage: kiln_runner program.pte [input.bin|scalar ...] [--method NAME] "
                "[--backends portable,ascend] [--repeat N] [--profile] [--output-dir DIR] "
-               "[--seed S] [--threads N] [--max-memory BYTES] [--no-fold]\n",
+               "[--seed S] [--threads N] [--max-memory BYTES] [--no-fold] [--no-fuse]\n",
                message);
   return 2;
 }
@@ -138,6 +142,8 @@ int parse(int argc, char** argv, Options* options) {
       options->profile = true;
     } else if (arg == "--no-fold") {
       options->fold = false;
+    } else if (arg == "--no-fuse") {
+      options->fuse = false;
     } else if (arg == "-h" || arg == "--help") {
       return usage("runs a .pte program");
     } else if (arg.rfind("--", 0) == 0) {
@@ -173,10 +179,14 @@ void print_profile(kiln::Method& method, const std::vector<uint64_t>& total, uin
     const kiln::InstructionInfo info = method.instruction_info(i);
     const double us = static_cast<double>(total[i]) / static_cast<double>(runs) / 1000.0;
     sum += total[i];
+    // A fused activation the call before it applied never ran: no kernel served it.
     const char* backend = info.folded   ? "folded"
                           : info.served ? kiln::to_string(info.served->backend)
+                          : info.fused  ? "fused"
                                         : "";
-    std::printf("%4zu  %-48s %-9s %9.2f us\n", i, info.op ? info.op : info.kind, backend, us);
+    std::string op = info.op ? info.op : info.kind;
+    if (info.activation != nullptr) op = op + " + " + info.activation;
+    std::printf("%4zu  %-48s %-9s %9.2f us\n", i, op.c_str(), backend, us);
   }
   std::printf("%4s  %-48s %-9s %9.2f us\n", "", "total", "",
               static_cast<double>(sum) / static_cast<double>(runs) / 1000.0);
@@ -222,6 +232,7 @@ int main(int argc, char** argv) {
   }
   kiln::LoadOptions load_options;
   load_options.fold_constants = options.fold;
+  load_options.fuse = options.fuse;
   load_options.thread_pool = &pool.get();
   kiln::Result<kiln::Method> method =
       kiln::Method::load(*program, options.method, memory.memory(),
@@ -262,6 +273,8 @@ int main(int argc, char** argv) {
     std::printf(" (%zu more left to run: over --max-memory)", folded.over_limit);
   }
   std::printf("\n");
+  std::printf("fused: %zu activations, %zu batch norms\n", folded.fused_activations,
+              folded.fused_batch_norms);
   if (options.repeat > 0) {
     const uint64_t start = kiln::monotonic_ns();
     for (uint64_t r = 0; r < options.repeat; ++r) {

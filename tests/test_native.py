@@ -81,6 +81,18 @@ RUNTIME_TESTS = (
     "ConstantFolding.LeavesACallDrawingRandomNumbersToEveryRun",
     "ConstantFolding.LeavesWhatPassesTheMemoryBoundToEveryRunAndSaysSo",
     "ConstantFolding.AKernelFailingOnConstantsFailsTheLoadNamingTheCall",
+    "Fusion.AKernelTakingTheClampRunsTheActivationAndTheRunSkipsIt",
+    "Fusion.AKernelNotTakingTheClampLeavesTheActivationToRunInPlace",
+    "Fusion.OffKeepsEveryActivation",
+    "Fusion.AnOutOnTheCallsInputMovesOntoTheCallsOut",
+    "Fusion.NotWhenTheOutIsOnTheCallsInputAndTheCallsOutIsReusedWhileItLives",
+    "Fusion.AnOutMovedOntoTheCallsOutLetsAnInPlaceActivationReadItLast",
+    "Fusion.AViewOfTheOutsBytesReadAfterItsTensorRewritesThemLetsItFuse",
+    "Fusion.NotWhenAViewReadsTheOutsBytesWhileTheyHoldIt",
+    "Fusion.NotWhenAnotherInstructionReadsTheOut",
+    "Fusion.NotWhenTheOutIsAMethodOutput",
+    "Fusion.NotWhenAJumpLandsOnTheActivation",
+    "Fusion.AJumpElsewhereLeavesTheFusion",
 )
 
 

@@ -38,7 +38,10 @@ class Instruction:
     index: int
     kind: str  # "KernelCall", "MoveCall", ...
     op: str  # "aten::add.out" for kernel calls, "" otherwise
-    backend: str  # the backend whose kernel ran it last, "" before the first run
+    # the backend whose kernel ran it last, "" before the first run ("folded": run at load;
+    # "fused": an activation the call before it applied)
+    backend: str
+    activation: str = ""  # the activation fused into this call ("aten::relu.out"), if any
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,7 @@ class ProfileRow:
     op: str  # "aten::add.out" for kernel calls
     backend: str  # the backend whose kernel ran it
     ns: int
+    activation: str = ""  # the activation fused into this call, if any
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,8 @@ class FoldReport:
     bytes: int  # their results, kept beside the planned memory (counted in max_memory)
     peak_bytes: int  # the most folding held at once during load
     over_limit: int  # foldable calls left to run at each run: max_memory had no room for them
+    fused_activations: int = 0  # activations fused into the calls before them (fuse=True)
+    fused_batch_norms: int = 0  # batch norms folded into the convolutions before them
 
 
 class Profile(tuple[ProfileRow, ...]):
@@ -69,6 +75,8 @@ class Profile(tuple[ProfileRow, ...]):
         lines = [f"{'#':>4}  {'operator':<48} {'backend':<9} {'time':>12}"]
         for row in self:
             name = row.op or row.kind
+            if row.activation:
+                name = f"{name} + {row.activation}"
             lines.append(f"{row.index:>4}  {name:<48} {row.backend:<9} {_ns(row.ns):>12}")
         lines.append(f"{'':>4}  {'total':<48} {'':<9} {_ns(sum(r.ns for r in self)):>12}")
         return "\n".join(lines)
@@ -88,10 +96,12 @@ class Program:
         backends: tuple[str, ...],
         max_memory: int | None = DEFAULT_MAX_MEMORY,
         fold_constants: bool = True,
+        fuse: bool = True,
     ) -> None:
         """Loads `method` of the program at the path `source` (mapped, not read), or in the
         bytes `source`, its planned memory bounded by `max_memory` bytes (None: unbounded), with
-        its calls on constants folded at load unless `fold_constants` is False. The native
+        its calls on constants folded at load unless `fold_constants` is False, and activations
+        fused into the calls before them unless `fuse` is False. The native
         loader raises KilnError with the runtime's code."""
         if max_memory is not None and (isinstance(max_memory, bool) or max_memory < 0):
             raise ValueError(f"max_memory must be a byte count >= 0 or None, got {max_memory!r}")
@@ -102,6 +112,8 @@ class Program:
         fold: dict[str, bool] = (
             {"fold_constants": fold_constants} if hasattr(_C.Program, "folded") else {}
         )
+        if fold and "fuse" in (_C.Program.from_bytes.__doc__ or ""):
+            fold["fuse"] = fuse
         try:
             if isinstance(source, bytes):
                 self._native = _C.Program.from_bytes(
@@ -129,14 +141,16 @@ class Program:
 
     @property
     def folded(self) -> FoldReport:
-        """What constant folding did at load: the calls on constants it ran once and the bytes
-        their results keep (see docs/programs.md, "Constant folding at load")."""
+        """What constant folding and fusion did at load: the calls on constants it ran once, the
+        bytes their results keep, and the activations fused (see docs/programs.md, "Constant
+        folding at load" and "Fusion at load")."""
         report = getattr(self._native, "folded", None)
         return FoldReport(*report()) if report is not None else FoldReport(0, 0, 0, 0)
 
     def instructions(self) -> tuple[Instruction, ...]:
         """The method's instructions: kind, operator and the backend that ran each last
-        ("folded" for a call run once at load, which the runs skip)."""
+        ("folded" for a call run once at load, which the runs skip; "fused" for an activation
+        the call before it applies, with that call's ``activation`` naming it)."""
         return tuple(Instruction(*row) for row in self._native.instructions())
 
     def missing_operators(self) -> list[MissingOperator]:
@@ -301,6 +315,7 @@ def load(
     backends: tuple[str, ...] | list[str] = ("portable",),
     max_memory: int | None = DEFAULT_MAX_MEMORY,
     fold_constants: bool = True,
+    fuse: bool = True,
 ) -> Program:
     """Loads `method` of a .pte program (a path, whose file is mapped, or the file's bytes),
     resolving its operators on `backends` in preference order. The program's planned memory
@@ -317,7 +332,14 @@ def load(
     memory within `max_memory`; calls that do not fit run at each run instead
     (:attr:`Program.folded` reports both). Pass False to run every instruction at each run.
 
+    With `fuse` (the default) an activation (relu, hardtanh/relu6, clamp with constant bounds)
+    that alone reads the result of the call before it is fused into that call: the call writes
+    the activation's out, and convolution, linear, addmm and mm clamp their float results as
+    they store them, so the runs skip the activation (``backend == "fused"`` in
+    :meth:`Program.instructions`). Results are bit for bit the unfused ones. Pass False to keep
+    every activation.
+
     A Program may be run from several threads: its runs take turns (one lock per Program), so
     threads that want to run in parallel load one Program each."""
     source = path if isinstance(path, bytes) else os.fspath(path)
-    return Program(source, method, tuple(backends), max_memory, fold_constants)
+    return Program(source, method, tuple(backends), max_memory, fold_constants, fuse)

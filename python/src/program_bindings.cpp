@@ -61,13 +61,14 @@ class LoadedProgram {
                                                   const std::string& method_name,
                                                   const std::vector<std::string>& backend_names,
                                                   std::optional<size_t> max_memory,
-                                                  bool fold_constants) {
+                                                  bool fold_constants, bool fuse) {
     auto loaded = std::unique_ptr<LoadedProgram>(new LoadedProgram(backend_names));
     MappedFile file = MappedFile::open(path.c_str());
     if (!file.ok()) raise(Error::AccessFailed, last_error());
     loaded->file_.emplace(std::move(file));
     loaded->load(static_cast<const uint8_t*>(loaded->file_->data()), loaded->file_->size(),
-                 method_name, max_memory.value_or(HeapMethodMemory::kUnbounded), fold_constants);
+                 method_name, max_memory.value_or(HeapMethodMemory::kUnbounded), fold_constants,
+                 fuse);
     return loaded;
   }
 
@@ -75,7 +76,7 @@ class LoadedProgram {
                                                    const std::string& method_name,
                                                    const std::vector<std::string>& backend_names,
                                                    std::optional<size_t> max_memory,
-                                                   bool fold_constants) {
+                                                   bool fold_constants, bool fuse) {
     auto loaded = std::unique_ptr<LoadedProgram>(new LoadedProgram(backend_names));
     const std::string_view view = data;
     loaded->bytes_.reset(
@@ -84,7 +85,7 @@ class LoadedProgram {
       raise(Error::MemoryAllocationFailed, "no memory for the program");
     std::memcpy(loaded->bytes_.get(), view.data(), view.size());
     loaded->load(loaded->bytes_.get(), view.size(), method_name,
-                 max_memory.value_or(HeapMethodMemory::kUnbounded), fold_constants);
+                 max_memory.value_or(HeapMethodMemory::kUnbounded), fold_constants, fuse);
     return loaded;
   }
 
@@ -235,33 +236,38 @@ class LoadedProgram {
     return names;
   }
 
-  // (index, kind, op, backend) per instruction: the operator of a kernel call ("" otherwise) and
-  // the backend whose kernel ran it last ("" before the first run).
+  // (index, kind, op, backend, activation) per instruction: the operator of a kernel call (""
+  // otherwise), the backend whose kernel ran it last ("" before the first run), and the
+  // activation fused into it ("" for none).
   py::list instructions() {
     Method& m = method();
     py::list rows;
     for (size_t i = 0; i < m.num_instructions(); ++i) {
       const InstructionInfo info = m.instruction_info(i);
-      rows.append(py::make_tuple(i, info.kind, text(info.op), backend_of(info)));
+      rows.append(
+          py::make_tuple(i, info.kind, text(info.op), backend_of(info), text(info.activation)));
     }
     return rows;
   }
 
-  // (index, kind, op, backend, ns) per instruction of the last profiled run.
+  // (index, kind, op, backend, ns, activation) per instruction of the last profiled run.
   py::list last_profile() {
     Method& m = method();
     py::list rows;
     for (size_t i = 0; i < m.num_instructions() && i < times_.size(); ++i) {
       const InstructionInfo info = m.instruction_info(i);
-      rows.append(py::make_tuple(i, info.kind, text(info.op), backend_of(info), times_[i]));
+      rows.append(py::make_tuple(i, info.kind, text(info.op), backend_of(info), times_[i],
+                                 text(info.activation)));
     }
     return rows;
   }
 
-  // (instructions, bytes, peak bytes, over limit): what constant folding did at load.
+  // (instructions, bytes, peak bytes, over limit, fused activations, fused batch norms): what
+  // constant folding and fusion did at load.
   py::tuple folded() {
     const FoldReport& report = method().fold_report();
-    return py::make_tuple(report.instructions, report.bytes, report.peak_bytes, report.over_limit);
+    return py::make_tuple(report.instructions, report.bytes, report.peak_bytes, report.over_limit,
+                          report.fused_activations, report.fused_batch_norms);
   }
 
   size_t num_inputs() { return method().num_inputs(); }
@@ -305,17 +311,20 @@ class LoadedProgram {
       : backends_(parse_backends(backend_names)) {}
 
   // What ran an instruction: "folded" for one computed at load, else the backend of the kernel
-  // that ran it last ("" before the first run).
+  // that ran it last, else "fused" for an activation the call before it has applied (and ""
+  // before the first run).
   static std::string backend_of(const InstructionInfo& info) {
     if (info.folded) return "folded";
-    return info.served ? to_string(info.served->backend) : "";
+    if (info.served) return to_string(info.served->backend);
+    return info.fused ? "fused" : "";
   }
 
   // Loads `method_name` of the program in `data`. A bad program or an unknown method raises; a
   // method whose operators are missing is kept as load_status() and missing_operators().
-  // `fold_constants` runs the calls on constants once here (LoadOptions::fold_constants).
+  // `fold_constants` runs the calls on constants once here (LoadOptions::fold_constants); `fuse`
+  // fuses activations into the calls before them (LoadOptions::fuse).
   void load(const uint8_t* data, size_t size, const std::string& method_name, size_t max_memory,
-            bool fold_constants) {
+            bool fold_constants, bool fuse) {
     Result<Program> program = Program::load(data, size);
     if (!program.ok()) raise(program.error(), last_error());
     program_.emplace(std::move(*program));
@@ -333,6 +342,7 @@ class LoadedProgram {
     const std::shared_ptr<ThreadPool> pool = current_thread_pool();
     LoadOptions options;
     options.fold_constants = fold_constants;
+    options.fuse = fuse;
     options.thread_pool = pool.get();
     Result<Method> method = Method::load(*program_, method_name, memory_->memory(),
                                          {backends_.data(), backends_.size()}, &report, options);
@@ -398,9 +408,11 @@ class LoadedProgram {
 void bind_program(py::module_& m) {
   py::class_<LoadedProgram>(m, "Program", py::module_local())
       .def_static("from_file", &LoadedProgram::from_file, py::arg("path"), py::arg("method"),
-                  py::arg("backends"), py::arg("max_memory"), py::arg("fold_constants") = true)
+                  py::arg("backends"), py::arg("max_memory"), py::arg("fold_constants") = true,
+                  py::arg("fuse") = true)
       .def_static("from_bytes", &LoadedProgram::from_bytes, py::arg("data"), py::arg("method"),
-                  py::arg("backends"), py::arg("max_memory"), py::arg("fold_constants") = true)
+                  py::arg("backends"), py::arg("max_memory"), py::arg("fold_constants") = true,
+                  py::arg("fuse") = true)
       .def("folded", &LoadedProgram::folded)
       .def("acquire", &LoadedProgram::acquire)
       .def("release", &LoadedProgram::release)

@@ -9,6 +9,7 @@
 
 #include "runtime/core/dim_order.h"
 #include "runtime/core/tensor_impl.h"
+#include "runtime/executor/fusion.h"
 #include "runtime/executor/limits.h"
 #include "runtime/executor/program_generated.h"
 #include "runtime/executor/tensor_bytes.h"
@@ -29,6 +30,10 @@ struct Method::Step {
   uint8_t served;       // index of the kernel that ran last, kNumBackends before any run
   bool trimmed;         // the program's trailing result value was dropped from the stack
   bool folded;          // run at load (constant folding); execute() skips it
+  bool fused;           // an activation fused into the call before it (LoadOptions::fuse)
+  bool merged;          // a batch norm folded into the convolution before it: never run
+  bool clamps;          // the call an activation is fused into: `clamp` is offered to its kernel
+  KernelRuntimeContext::OutputClamp clamp;
   uint32_t op_index;
   int32_t a;  // move source, jump condition, freed value
   int32_t b;  // move destination, jump destination (within the chain)
@@ -170,8 +175,9 @@ class MethodBuilder {
     KILN_RETURN_IF_ERROR(build_steps(method));
     KILN_RETURN_IF_ERROR(resolve_kernels(method, missing));
     // Every check above has passed: only now may a kernel run on the program's values.
-    if (!options.fold_constants || memory_.folded == nullptr) return Error::Ok;
-    return ConstantFolder(*this, method, *memory_.folded).fold(options.thread_pool);
+    const bool fold = options.fold_constants, fuse = options.fuse;
+    if (!(fold || fuse) || memory_.folded == nullptr) return Error::Ok;
+    return ConstantFolder(*this, method, *memory_.folded).run(options.thread_pool, fold, fuse);
   }
 
  private:
@@ -665,7 +671,9 @@ class MethodBuilder {
     ConstantFolder(MethodBuilder& builder, Method& method, FoldMemory& memory)
         : builder_(builder), method_(method), memory_(memory) {}
 
-    Error fold(ThreadPool* pool) {
+    // Folds (with `fold`), then fuses (with `fuse`) on the same analysis of the program.
+    Error run(ThreadPool* pool, bool fold, bool fuse) {
+      fold_ = fold;
       const size_t values = method_.num_values_;
       state_ = scratch<ValueState>(values);
       outputs_ = scratch<uint32_t>(values);
@@ -691,7 +699,22 @@ class MethodBuilder {
         });
       }
       if (!collect_bytes_groups() || !collect_views()) return give_up();
+      const Error error = fold ? fold_calls(pool) : Error::Ok;
+      if (error == Error::Ok && fuse) {
+        find_landings();
+        moved_ = scratch<Bytes>(method_.num_values_);
+        for (size_t v = 0; moved_ != nullptr && v < method_.num_values_; ++v) moved_[v] = {};
+        if (landing_ != nullptr) {
+          fuse_batch_norms();
+          fuse_activations();
+        }
+      }
+      release_scratch();
+      return error;
+    }
 
+   private:
+    Error fold_calls(ThreadPool* pool) {
       RandomGenerator generator;  // a kernel drawing from it is not folded
       method_.ctx_.set_random_generator(&generator);
       method_.ctx_.set_thread_pool(pool);
@@ -712,11 +735,9 @@ class MethodBuilder {
       method_.ctx_.set_random_generator(nullptr);
       method_.ctx_.set_thread_pool(nullptr);
       method_.ctx_.reset_failure();
-      release_scratch();
       return error;
     }
 
-   private:
     static constexpr uint32_t kNever = UINT32_MAX;
     enum Flag : uint8_t {
       kInput = 1,    // a method input
@@ -778,7 +799,7 @@ class MethodBuilder {
     // might have is counted as left over.
     Error give_up() {
       release_scratch();
-      for (size_t s = 0; s < method_.num_steps_; ++s) {
+      for (size_t s = 0; s < method_.num_steps_ && fold_; ++s) {
         if (method_.steps_[s].kind == StepKind::JumpFalse) break;
         if (method_.steps_[s].kind == StepKind::Kernel) ++method_.fold_report_.over_limit;
       }
@@ -795,6 +816,9 @@ class MethodBuilder {
         return value.val_as_OptionalTensorList()->items();
       }
       return nullptr;
+    }
+    bool is_value(const EValue* value) const {
+      return value >= method_.values_ && value < method_.values_ + method_.num_values_;
     }
     uint32_t index_of(const EValue* value) const {
       return static_cast<uint32_t>(value - method_.values_);
@@ -855,7 +879,8 @@ class MethodBuilder {
           call_positions(step, written, read);
           const Span<EValue*> stack = program_stack(step);
           for (size_t p = 0; p < stack.size(); ++p) {
-            with_items(index_of(stack[p]), read[p], written[p]);
+            // (A batch-norm fusion's weight and bias are not values of the program.)
+            if (is_value(stack[p])) with_items(index_of(stack[p]), read[p], written[p]);
           }
           return;
         }
@@ -875,6 +900,10 @@ class MethodBuilder {
 
     // Where a planned tensor's bytes are; false for any other value or a tensor without bytes.
     bool placement(uint32_t v, Bytes* bytes) const {
+      if (moved_ != nullptr && moved_[v].arena != 0) {  // given other bytes by fusion
+        *bytes = moved_[v];
+        return true;
+      }
       const auto* tensor = plan_value(v).val_as_Tensor();
       if (tensor == nullptr || tensor->allocation_info() == nullptr) return false;
       const size_t nbytes = method_.values_[v].toTensor().nbytes();
@@ -1177,8 +1206,357 @@ class MethodBuilder {
       visit_accesses(s, [&](uint32_t v, bool, bool) { release_if_dead(v); });
     }
 
+    // Activation fusion (docs/programs.md, "Fusion at load"): kernel call P, then activation A
+    // (fusion.h) in the same chain, no jump landing on A, neither folded. P's out O is a planned
+    // tensor that P alone writes (only as an out) and A alone reads (only as its self), neither
+    // a method input nor output, and no view reads its bytes while they hold P's result (as
+    // for a folded call): O's bytes then matter to no one once P writes A's out R instead. R is a
+    // planned tensor of O's dtype, sizes and dim order whose bytes none of P's other arguments
+    // touch, so P may write R while it reads them (else R may move onto O's bytes: can_move_onto).
+    // P then writes R and is offered A's clamp; A reads R: when P's kernel takes the clamp
+    // execute() skips A, else A runs in place on R, elementwise, and leaves what it computed from
+    // O.
+    void fuse_activations() {
+      for (size_t c = 0, begin = 0; c < method_.num_chains_; begin = method_.chain_ends_[c++]) {
+        for (size_t s = begin; s + 1 < method_.chain_ends_[c]; ++s) {
+          // A follows P, or the batch norm folded into P (then P writes what A reads).
+          const size_t t = method_.steps_[s + 1].merged ? s + 2 : s + 1;
+          if (t >= method_.chain_ends_[c] || landing_[s + 1] || landing_[t]) continue;
+          if (fuse_pair(s, t)) s = t;  // A is not the next pair's P
+        }
+      }
+    }
+
+    // landing_[s]: a jump lands on step s (nullptr when the scratch could not be had).
+    void find_landings() {
+      landing_ = scratch<bool>(method_.num_steps_);
+      if (landing_ == nullptr) return;
+      for (size_t s = 0; s < method_.num_steps_; ++s) landing_[s] = false;
+      for (size_t c = 0, begin = 0; c < method_.num_chains_; begin = method_.chain_ends_[c++]) {
+        for (size_t s = begin; s < method_.chain_ends_[c]; ++s) {
+          const Method::Step& step = method_.steps_[s];
+          if (step.kind != StepKind::JumpFalse || step.b < 0) continue;
+          const size_t target = begin + static_cast<size_t>(step.b);
+          if (target < method_.chain_ends_[c]) landing_[target] = true;
+        }
+      }
+    }
+
+    // Whether P (step s) writes value o only as an out and none of its other arguments (nor
+    // their lists' tensors) is o or touches `bytes`, where P is to write instead.
+    bool writes_only_as_out(size_t s, uint32_t o, const Bytes& bytes) const {
+      const Method::Step& p = method_.steps_[s];
+      for (uint8_t k = 0; k < p.num_kernels; ++k) {
+        if (p.kernels[k]->return_slots != 0) return false;
+      }
+      bool written[kMaxCallArguments + 1];
+      bool read[kMaxCallArguments + 1];
+      if (!call_positions(p, written, read)) return false;
+      const Span<EValue*> p_stack = program_stack(p);
+      for (size_t q = 0; q < p_stack.size(); ++q) {
+        // A convolution's weight and bias from batch-norm fusion live in FoldMemory, not among
+        // the program's values, and are no planned tensors.
+        if (!is_value(p_stack[q])) continue;
+        const uint32_t v = index_of(p_stack[q]);
+        if (v == o) {
+          if (!written[q] || read[q]) return false;
+          continue;
+        }
+        if (touches(v, bytes)) return false;
+        if (const auto* items = list_items(v)) {
+          for (int32_t item : *items) {
+            if (item < 0) continue;
+            if (static_cast<uint32_t>(item) == o) return false;
+            if (touches(static_cast<uint32_t>(item), bytes)) return false;
+          }
+        }
+      }
+      return true;
+    }
+    // Points P's (step s) arguments that are value o at value r.
+    void redirect(size_t s, uint32_t o, uint32_t r) {
+      const Span<EValue*> p_stack = program_stack(method_.steps_[s]);
+      for (size_t q = 0; q < p_stack.size(); ++q) {
+        if (p_stack[q] == &method_.values_[o]) p_stack[q] = &method_.values_[r];
+      }
+    }
+    // Value v is a scalar (or None) no instruction writes, not an input.
+    bool fixed_scalar(uint32_t v) const {
+      return !method_.values_[v].isTensor() && state_[v].writers == 0 &&
+             !(state_[v].flags & kInput);
+    }
+
+    bool fuse_pair(size_t s, size_t t) {
+      Method::Step& p = method_.steps_[s];
+      Method::Step& a = method_.steps_[t];
+      if (p.kind != StepKind::Kernel || a.kind != StepKind::Kernel) return false;
+      if (p.folded || a.folded || p.fused || p.merged || a.merged || p.clamps) return false;
+      ActivationCall activation;
+      if (!activation_of(method_.op_names_[a.op_index], a.stack, &activation)) return false;
+      for (size_t q = 0; q < a.stack.size(); ++q) {  // the bounds: scalars no one writes
+        if (q != activation.self && q != activation.out && !fixed_scalar(index_of(a.stack[q]))) {
+          return false;
+        }
+      }
+      const uint32_t o = index_of(a.stack[activation.self]);
+      const uint32_t r = index_of(a.stack[activation.out]);
+      if (o == r || !same_layout(o, r)) return false;
+      const ValueState& out = state_[o];
+      if ((out.flags & (kInput | kOutput)) || (state_[r].flags & kInput)) return false;
+      if (out.writers != 1 || out.last_writer != s || out.first_read != t || out.last_read != t) {
+        return false;
+      }
+      const Span<EValue*> a_stack = program_stack(a);
+      for (size_t q = 0; q < a_stack.size(); ++q) {
+        if (q != activation.self && index_of(a_stack[q]) == o) return false;
+      }
+      Bytes o_bytes, r_bytes;
+      if (!placement(o, &o_bytes) || !placement(r, &r_bytes)) return false;
+      // O's bytes stay unwritten, as a folded call's do (view_reads_result).
+      if (view_reads_result(o_bytes, static_cast<uint32_t>(s))) return false;
+      const bool direct = writes_only_as_out(s, o, r_bytes);
+      if (!direct && !(writes_only_as_out(s, o, o_bytes) && can_move_onto(r, o, o_bytes, t))) {
+        return false;
+      }
+      if (direct) {
+        redirect(s, o, r);
+        a.stack[activation.self] = &method_.values_[r];
+      } else {
+        move_onto(r, o, o_bytes);
+      }
+      p.clamps = true;
+      p.clamp = activation.clamp;
+      a.fused = true;
+      ++method_.fold_report_.fused_activations;
+      return true;
+    }
+
+    // Convolution + batch norm (inference; docs/programs.md, "Fusion at load"): kernel call C,
+    // aten::convolution.out (not transposed) on a weight and bias that are constants (or folded
+    // results), then B, aten::_native_batch_norm_legit_no_training.out of C's out Y on constant
+    // statistics and affine parameters, with B's other two outs never read. Y must be as an
+    // activation's O is (C alone writes it, only as an out; B alone reads it), and B's out0 Z
+    // as an activation's R. C then convolves with weight' and bias' (fusion.h), computed here
+    // into FoldMemory (counted in the fold report's bytes), writes Z, and B never runs.
+    void fuse_batch_norms() {
+      for (size_t c = 0, begin = 0; c < method_.num_chains_; begin = method_.chain_ends_[c++]) {
+        for (size_t s = begin; s + 1 < method_.chain_ends_[c]; ++s) {
+          if (!landing_[s + 1] && fuse_batch_norm(s)) ++s;
+        }
+      }
+    }
+
+    bool fuse_batch_norm(size_t s) {
+      Method::Step& conv = method_.steps_[s];
+      Method::Step& norm = method_.steps_[s + 1];
+      if (conv.kind != StepKind::Kernel || norm.kind != StepKind::Kernel) return false;
+      if (conv.folded || norm.folded) return false;
+      if (std::strcmp(method_.op_names_[conv.op_index], "aten::convolution.out") != 0 ||
+          std::strcmp(method_.op_names_[norm.op_index],
+                      "aten::_native_batch_norm_legit_no_training.out") != 0 ||
+          conv.stack.size() != 10 || norm.stack.size() != 10) {
+        return false;
+      }
+      // Its kernels were chosen for the stack's dtypes: a bias where there was None must not
+      // change the choice.
+      for (uint8_t k = 0; k < conv.num_kernels; ++k) {
+        if (conv.kernels[k]->key[0] != '\0') return false;
+      }
+      auto value = [&](const Method::Step& step, size_t q) { return index_of(step.stack[q]); };
+      // convolution.out(input, weight, bias?, stride, padding, dilation, transposed,
+      // output_padding, groups, *, out)
+      const EValue& transposed = method_.values_[value(conv, 6)];
+      if (!transposed.isBool() || transposed.toBool() || !fixed_scalar(value(conv, 6))) {
+        return false;
+      }
+      // _native_batch_norm_legit_no_training.out(input, weight?, bias?, running_mean,
+      // running_var, momentum, eps, *, out0, out1, out2)
+      const uint32_t y = value(conv, 9), z = value(norm, 7);
+      if (value(norm, 0) != y || !fixed_scalar(value(norm, 6)) ||
+          !method_.values_[value(norm, 6)].isDouble()) {
+        return false;
+      }
+      const uint32_t params[6] = {value(conv, 1), value(conv, 2), value(norm, 1),
+                                  value(norm, 2), value(norm, 3), value(norm, 4)};
+      const Tensor* tensors[6] = {};
+      for (size_t i = 0; i < 6; ++i) {
+        const EValue& param = method_.values_[params[i]];
+        if (param.isNone() && (i == 1 || i == 2 || i == 3)) continue;
+        if (!param.isTensor() || !constant_ready(params[i])) return false;
+        tensors[i] = &param.toTensor();
+      }
+      const BatchNormFold fold = {tensors[0],
+                                  tensors[1],
+                                  tensors[2],
+                                  tensors[3],
+                                  tensors[4],
+                                  tensors[5],
+                                  method_.values_[value(norm, 6)].toDouble()};
+      if (tensors[0] == nullptr || !batch_norm_folds(fold)) return false;
+      if (y == z || !same_layout(y, z)) return false;
+      const ValueState& out = state_[y];
+      if ((out.flags & (kInput | kOutput)) || (state_[z].flags & kInput)) return false;
+      if (out.writers != 1 || out.last_writer != s || out.first_read != s + 1 ||
+          out.last_read != s + 1) {
+        return false;
+      }
+      const ValueState& result = state_[z];
+      if (result.writers != 1 || result.last_writer != s + 1 ||
+          (result.first_read != kNever && result.first_read <= s + 1)) {
+        return false;
+      }
+      const Span<EValue*> norm_stack = program_stack(norm);
+      for (size_t q = 1; q < norm_stack.size(); ++q) {
+        if (index_of(norm_stack[q]) == y) return false;
+      }
+      for (size_t q = 8; q < 10; ++q) {  // the saved statistics: empty, and never read
+        const uint32_t v = value(norm, q);
+        Bytes bytes;
+        if (v == z || v == y || state_[v].first_read != kNever || (state_[v].flags & kOutput)) {
+          return false;
+        }
+        if (placement(v, &bytes) && view_reads(bytes)) return false;
+      }
+      Bytes y_bytes, z_bytes;
+      if (!placement(y, &y_bytes) || !placement(z, &z_bytes) ||
+          view_reads_result(y_bytes, static_cast<uint32_t>(s))) {
+        return false;
+      }
+      // Z on the convolution's input (as an activation's R, see fuse_pair): Z moves onto Y's
+      // bytes.
+      const bool direct = writes_only_as_out(s, y, z_bytes);
+      if (!direct && !(writes_only_as_out(s, y, y_bytes) && can_move_onto(z, y, y_bytes, s + 1))) {
+        return false;
+      }
+      EValue* folded = fold_parameters(fold);
+      if (folded == nullptr) return false;
+      if (!direct) move_onto(z, y, y_bytes);
+      redirect(s, y, z);
+      conv.stack[1] = &folded[0];
+      conv.stack[2] = &folded[1];
+      norm.merged = true;
+      state_[y].writers = 0;
+      state_[y].first_read = state_[y].last_read = kNever;
+      state_[z].last_writer = static_cast<uint32_t>(s);
+      ++method_.fold_report_.fused_batch_norms;
+      return true;
+    }
+
+    // Two values in FoldMemory, the weight and bias `fold` computes, or nullptr when the memory
+    // has no room for them.
+    EValue* fold_parameters(const BatchNormFold& fold) {
+      const Tensor& weight = *fold.weight;
+      const Tensor& mean = *fold.mean;
+      const size_t weight_bytes = weight.nbytes(), bias_bytes = mean.nbytes();
+      const size_t header = 2 * sizeof(EValue) + 2 * sizeof(TensorImpl);
+      const size_t offset = (header + kFoldedAlignment - 1) / kFoldedAlignment * kFoldedAlignment;
+      const size_t bias_offset = offset + (weight_bytes + 63) / 64 * 64;
+      const size_t total = bias_offset + bias_bytes;
+      auto* block = static_cast<char*>(memory_.allocate(total, kFoldedAlignment));
+      if (block == nullptr) return nullptr;
+      hold(total);
+      method_.fold_report_.bytes += total;
+      char* weight_data = block + offset;
+      char* bias_data = block + bias_offset;
+      fold_batch_norm(fold, weight_data, bias_data);
+      // The shapes' arrays are the weight's and the mean's, which live as long as the method.
+      auto* impls = reinterpret_cast<TensorImpl*>(block + 2 * sizeof(EValue));
+      const TensorImpl& w = *weight.unsafeGetTensorImpl();
+      const TensorImpl& m = *mean.unsafeGetTensorImpl();
+      new (&impls[0])
+          TensorImpl(weight.scalar_type(), w.dim(), const_cast<SizesType*>(w.sizes().data()),
+                     weight_data, const_cast<DimOrderType*>(w.dim_order().data()),
+                     const_cast<StridesType*>(w.strides().data()));
+      new (&impls[1])
+          TensorImpl(mean.scalar_type(), m.dim(), const_cast<SizesType*>(m.sizes().data()),
+                     bias_data, const_cast<DimOrderType*>(m.dim_order().data()),
+                     const_cast<StridesType*>(m.strides().data()));
+      auto* values = reinterpret_cast<EValue*>(block);
+      new (&values[0]) EValue(Tensor(&impls[0]));
+      new (&values[1]) EValue(Tensor(&impls[1]));
+      return values;
+    }
+
+    // The plan put R on bytes P reads (its dead input, typically): R moves onto O's bytes
+    // instead, when nothing else touches them while R lives (A at step t, to R's last read, or
+    // to the end for an output) and no view reads R's own bytes. P keeps writing O, and A runs
+    // (or is skipped) in place. Programs that jump are left alone: their order of steps is not
+    // the order of the run.
+    bool can_move_onto(uint32_t r, uint32_t o, const Bytes& o_bytes, size_t t) const {
+      if (first_jump_ != method_.num_steps_ || moved_ == nullptr) return false;
+      const ValueState& value = state_[r];
+      if (value.writers != 1 || value.last_writer != t) return false;
+      if (plan_value(r).val_as_Tensor()->data_buffer_idx() > 0) return false;
+      Bytes r_bytes;
+      if (!placement(r, &r_bytes) || view_reads(r_bytes)) return false;
+      size_t end = value.last_read == kNever ? t : value.last_read;
+      if (value.flags & kOutput) end = method_.num_steps_ - 1;
+      if (end - t > kMaxMoveSteps) return false;  // bounds the load's work
+      bool clear = true;
+      for (size_t u = t + 1; u <= end && clear; ++u) {
+        if (u == value.last_read && in_place_activation(u, r, o_bytes)) continue;
+        visit_accesses(u, [&](uint32_t v, bool, bool) {
+          if (v != r && v != o && touches(v, o_bytes)) clear = false;
+        });
+      }
+      return clear;
+    }
+    // Step u is an activation reading r and writing a tensor of r's layout on exactly `bytes`
+    // (memory planning's in-place relu after a batch norm): once r is there, it runs in place.
+    bool in_place_activation(size_t u, uint32_t r, const Bytes& bytes) const {
+      const Method::Step& step = method_.steps_[u];
+      ActivationCall activation;
+      if (step.kind != StepKind::Kernel ||
+          !activation_of(method_.op_names_[step.op_index], step.stack, &activation)) {
+        return false;
+      }
+      const uint32_t out = index_of(step.stack[activation.out]);
+      Bytes out_bytes;
+      if (index_of(step.stack[activation.self]) != r || !same_layout(r, out) ||
+          !placement(out, &out_bytes) || !(out_bytes == bytes)) {
+        return false;
+      }
+      // Its other arguments are scalars (activation_of), which touch no bytes.
+      return true;
+    }
+    void move_onto(uint32_t r, uint32_t o, const Bytes& o_bytes) {
+      // O's bytes as they are now: O may itself have moved (a batch norm's out0).
+      const TensorImpl& from = *method_.values_[o].toTensor().unsafeGetTensorImpl();
+      TensorImpl& impl = *method_.values_[r].toTensor().unsafeGetTensorImpl();
+      impl.set_storage(from.mutable_data(), from.nbytes());
+      moved_[r] = o_bytes;
+    }
+
+    // Tensors o and r hold the same dtype, sizes and dim order.
+    bool same_layout(uint32_t o, uint32_t r) const {
+      if (!method_.values_[o].isTensor() || !method_.values_[r].isTensor()) return false;
+      const Tensor& x = method_.values_[o].toTensor();
+      const Tensor& y = method_.values_[r].toTensor();
+      return x.scalar_type() == y.scalar_type() && x.sizes().equals(y.sizes()) &&
+             x.dim_order().equals(y.dim_order());
+    }
+    // Value v is a planned tensor on some of `bytes`, or is the tensor there.
+    bool touches(uint32_t v, const Bytes& bytes) const {
+      Bytes own;
+      if (!placement(v, &own)) return false;
+      return own.arena == bytes.arena && own.begin < bytes.end && bytes.begin < own.end;
+    }
+    // A view on some of `bytes` is read, or is a method output.
+    bool view_reads(const Bytes& bytes) const {
+      for (size_t i = 0; i < num_views_; ++i) {
+        const View& view = views_[i];
+        if (view.bytes.arena != bytes.arena || view.bytes.begin >= bytes.end ||
+            bytes.begin >= view.bytes.end) {
+          continue;
+        }
+        const ValueState& value = state_[view.value];
+        if (value.first_read != kNever || (value.flags & kOutput)) return true;
+      }
+      return false;
+    }
+
     static constexpr size_t kFoldedAlignment = 64;
-    static constexpr size_t kMaxScratch = 8;
+    static constexpr size_t kMaxScratch = 10;
 
     MethodBuilder& builder_;
     Method& method_;
@@ -1197,6 +1575,10 @@ class MethodBuilder {
     void* scratch_[kMaxScratch] = {};
     size_t num_scratch_ = 0;
     size_t held_ = 0;  // bytes of folded results held now
+    bool fold_ = false;
+    bool* landing_ = nullptr;  // per step: a jump lands on it (find_landings)
+    Bytes* moved_ = nullptr;   // per value: the bytes fusion moved it onto (arena 0: none)
+    static constexpr size_t kMaxMoveSteps = 4096;
   };
 
   const Program& program_;
@@ -1297,12 +1679,16 @@ Error Method::run_kernel(Step& step) {
   char declined[sizeof(FallbackRecord::reason)] = "";
   for (uint8_t k = 0; k < step.num_kernels; ++k) {
     const Kernel& kernel = *step.kernels[k];
+    // Offered to each kernel tried: one that declines may have taken it.
+    if (step.clamps) ctx_.offer_output_clamp(step.clamp);
     const Error error = kernel.call(ctx_, step.stack);
     if (error != Error::KernelDeclined || k + 1 == step.num_kernels) {
       if (kernel.backend != first_backend_) {
         record_fallback(kernel, first_backend_, declined[0] ? declined : "no kernel");
       }
       step.served = k;
+      clamp_taken_ = step.clamps && ctx_.output_clamp_taken();
+      ctx_.withdraw_output_clamp();
       return error;
     }
     std::snprintf(declined, sizeof(declined), "%s", ctx_.failure_message());
@@ -1321,6 +1707,7 @@ Error Method::execute(Span<uint64_t> instruction_ns) {
   if (profile) std::memset(instruction_ns.data(), 0, num_steps_ * sizeof(uint64_t));
   const uint64_t budget = instruction_budget();
   uint64_t executed = 0;
+  clamp_taken_ = false;
   for (size_t c = 0, begin = 0; c < num_chains_; begin = chain_ends_[c++]) {
     size_t pc = begin;
     while (pc < chain_ends_[c]) {
@@ -1336,7 +1723,11 @@ Error Method::execute(Span<uint64_t> instruction_ns) {
                     name_, pc, static_cast<unsigned long long>(budget));
       }
       Step& step = steps_[pc];
-      if (step.folded) {  // its results were computed at load; a profile shows it took 0 ns
+      // Results computed at load, or by the call before it, which took the activation's clamp:
+      // a profile shows it took 0 ns.
+      if (step.folded || step.merged || (step.fused && clamp_taken_)) {
+        // (A merged batch norm sits between a convolution and the activation fused into it.)
+        if (step.fused) clamp_taken_ = false;
         ++pc;
         continue;
       }
@@ -1381,9 +1772,17 @@ Error Method::execute(Span<uint64_t> instruction_ns) {
 InstructionInfo Method::instruction_info(size_t index) const {
   const Step& step = steps_[index];
   const bool kernel = step.kind == StepKind::Kernel;
-  return {kind_name(step.kind), kernel ? op_names_[step.op_index] : nullptr,
+  // The activation follows the call, or the batch norm merged into it.
+  size_t next = index + 1;
+  if (next < num_steps_ && steps_[next].merged) ++next;
+  const char* activation =
+      step.clamps && next < num_steps_ ? op_names_[steps_[next].op_index] : nullptr;
+  return {kind_name(step.kind),
+          kernel ? op_names_[step.op_index] : nullptr,
           kernel && step.served < step.num_kernels ? step.kernels[step.served] : nullptr,
-          step.folded};
+          step.folded,
+          step.fused || step.merged,
+          activation};
 }
 
 }  // namespace kiln

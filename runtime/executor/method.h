@@ -63,9 +63,14 @@ struct LoadOptions {
   // The pool the kernels folded at load split their loops over (not owned; nullptr: the calling
   // thread alone). Their results are what a run on that pool computes.
   ThreadPool* thread_pool = nullptr;
+  // Fuses, at load, an activation (relu, hardtanh, clamp with constant bounds) into the kernel
+  // call before it that alone produces its input (docs/programs.md, "Fusion at load"): that call
+  // writes the activation's out and is offered the clamp; when its kernel takes it, execute()
+  // skips the activation. Needs MethodMemory::folded for the analysis's scratch.
+  bool fuse = true;
 };
 
-// What constant folding did at load.
+// What constant folding and fusion did at load.
 struct FoldReport {
   size_t instructions = 0;  // kernel calls folded: run at load, skipped by execute()
   size_t bytes = 0;         // folded results the Method keeps (in MethodMemory::folded)
@@ -73,6 +78,10 @@ struct FoldReport {
   // Foldable calls left to run at each execute() because MethodMemory::folded had no room (its
   // bound): raising the bound folds them.
   size_t over_limit = 0;
+  // Activations fused at load into the call before them (LoadOptions::fuse).
+  size_t fused_activations = 0;
+  // Batch norms folded at load into the convolution before them (LoadOptions::fuse).
+  size_t fused_batch_norms = 0;
 };
 
 // Receives the operators Method::load finds missing (op is the index in the program's operator
@@ -88,6 +97,12 @@ struct InstructionInfo {
   const char* op;        // "aten::add.out" for a KernelCall, else nullptr
   const Kernel* served;  // the kernel that ran it last (nullptr before the first run)
   bool folded;           // run once at load (constant folding) and skipped by execute()
+  // An activation fused into the call before it (LoadOptions::fuse): execute() skips it when
+  // that call's kernel clamps its results, and runs it (in place on its out) otherwise.
+  bool fused;
+  // For the call an activation is fused into: the activation's operator ("aten::relu.out"),
+  // else nullptr.
+  const char* activation;
 };
 
 class Method {
@@ -181,6 +196,7 @@ class Method {
   KernelRuntimeContext ctx_;
   const char* name_ = "";
   uint64_t instruction_budget_ = 0;
+  bool clamp_taken_ = false;  // the last kernel call run took the clamp offered to it
   const std::atomic<bool>* cancel_ = nullptr;
   FoldReport fold_report_;
 };

@@ -53,12 +53,38 @@ class KernelRuntimeContext {
   void set_thread_pool(ThreadPool* pool) { thread_pool_ = pool; }
   ThreadPool* thread_pool() const { return thread_pool_; }
 
+  // Activation fusion (docs/programs.md): the executor offers a clamp of the call's out to
+  // [min, max] (relu: [0, inf]); a kernel that can clamp its results as it stores them takes it
+  // and applies it, and the executor then skips the activation, else it runs it. Results equal
+  // the activation's on the stored values: offers are taken for Float and Double outs only,
+  // whose kernels clamp values already in the out's dtype. NaN stays NaN, as torch's clamp.
+  struct OutputClamp {
+    double min;
+    double max;
+  };
+  void offer_output_clamp(const OutputClamp& clamp) {
+    clamp_ = clamp;
+    clamp_state_ = ClampState::Offered;
+  }
+  void withdraw_output_clamp() { clamp_state_ = ClampState::None; }
+  // The offered clamp, now taken, or nullptr (none offered, or out's dtype is not Float/Double).
+  const OutputClamp* take_output_clamp(ScalarType out_dtype) {
+    if (clamp_state_ != ClampState::Offered) return nullptr;
+    if (out_dtype != ScalarType::Float && out_dtype != ScalarType::Double) return nullptr;
+    clamp_state_ = ClampState::Taken;
+    return &clamp_;
+  }
+  bool output_clamp_taken() const { return clamp_state_ == ClampState::Taken; }
+
  private:
   Error failure_ = Error::Ok;
   const char* op_name_ = nullptr;
   MemoryAllocator* temp_allocator_;
   RandomGenerator* random_generator_ = nullptr;
   ThreadPool* thread_pool_ = nullptr;
+  enum class ClampState { None, Offered, Taken };
+  ClampState clamp_state_ = ClampState::None;
+  OutputClamp clamp_ = {0.0, 0.0};
   char message_[256] = {};
 };
 

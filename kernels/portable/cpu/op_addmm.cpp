@@ -42,6 +42,7 @@ Tensor& addmm_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& m
   epilogue.alpha = alpha;
   epilogue.beta = beta;
   epilogue.c = {self.const_data_ptr(), dtype, c_strides[0], c_strides[1]};
+  epilogue.clamp = ctx.take_output_clamp(dtype);
   gemm(ctx, sizes[0], n, k, {mat1.const_data_ptr(), dtype, k, 1},
        {mat2.const_data_ptr(), dtype, n, 1}, {out.mutable_data_ptr(), dtype, n}, epilogue);
   return out;

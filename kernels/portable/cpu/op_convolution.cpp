@@ -58,8 +58,11 @@ Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Te
   if (c.spatial == 1) sizes[2] = c.out_w;
   if (!resize_or_fail(ctx, out, {sizes, static_cast<size_t>(c.spatial + 2)})) return out;
   if (out.numel() == 0) return out;
+  // A fused activation (KernelRuntimeContext::take_output_clamp) clamps results as they are
+  // stored.
+  const KernelRuntimeContext::OutputClamp* clamp = ctx.take_output_clamp(out.scalar_type());
   if (!transposed && depthwise_applies(c, dtype, bias)) {
-    depthwise_convolution(ctx, c, input, weight, bias, out);
+    depthwise_convolution(ctx, c, input, weight, bias, clamp, out);
     return out;
   }
 
@@ -103,6 +106,7 @@ Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Te
                           &geometry};
       if (pointwise) im2col = {geometry.input, dtype, n, 1};  // the channels' rows as they are
       GemmEpilogue epilogue;
+      epilogue.clamp = clamp;
       if (bias.has_value()) {
         epilogue.beta = Scalar(int64_t{1});
         epilogue.c = {static_cast<const char*>(bias->const_data_ptr()) +

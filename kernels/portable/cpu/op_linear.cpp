@@ -99,6 +99,7 @@ Tensor& linear_out(KernelRuntimeContext& ctx, const Tensor& input, const Tensor&
     epilogue.c = {nullptr, dtype, 0, 0, load_bias_row, &bias_rows};
     epilogue.c.data = &bias_rows;  // marks c present; rows come from the loader
   }
+  epilogue.clamp = ctx.take_output_clamp(dtype);
   gemm(ctx, rows, n, k, {input.const_data_ptr(), dtype, k, 1},
        {weight.const_data_ptr(), dtype, 1, matrix_weight ? k : 0},
        {out.mutable_data_ptr(), dtype, n}, epilogue);

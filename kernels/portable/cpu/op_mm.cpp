@@ -32,9 +32,11 @@ Tensor& mm_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& mat2
   if (!resize_or_fail(ctx, out, {out_sizes, 2})) return out;
   const int64_t k = self.size(1);
   const int64_t n = mat2.size(1);
+  GemmEpilogue epilogue;
+  epilogue.clamp = ctx.take_output_clamp(out.scalar_type());
   gemm(ctx, self.size(0), n, k, {self.const_data_ptr(), self.scalar_type(), k, 1},
        {mat2.const_data_ptr(), mat2.scalar_type(), n, 1},
-       {out.mutable_data_ptr(), out.scalar_type(), n});
+       {out.mutable_data_ptr(), out.scalar_type(), n}, epilogue);
   return out;
 }
 

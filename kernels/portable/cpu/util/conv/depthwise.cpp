@@ -64,6 +64,8 @@ struct Plane {
   const T* input;   // the input channel
   const T* weight;  // kernel_h * kernel_w taps
   T bias;
+  bool clamp;  // a fused activation: results clamped to [low, high]
+  T low, high;
   T* out;  // the output plane
 };
 
@@ -119,6 +121,12 @@ KILN_ALWAYS_INLINE void compute_rows(const Plane<T>& p, int64_t first, int64_t c
         KILN_UNROLL
         for (int64_t i = 0; i < block; ++i) acc[i] += w * src[i];
       }
+      if (p.clamp) {
+        KILN_UNROLL
+        for (int64_t i = 0; i < block; ++i) {
+          acc[i] = acc[i] < p.low ? p.low : acc[i] > p.high ? p.high : acc[i];
+        }
+      }
       const int64_t valid = c.out_w - ow < block ? c.out_w - ow : block;
       std::memcpy(out + ow, acc, static_cast<size_t>(valid) * sizeof(T));
     }
@@ -146,7 +154,10 @@ void run_plane(const Plane<double>& p) { double_plane(p); }
 
 template <typename T>
 void convolve(const KernelRuntimeContext& ctx, const ConvShape& c, const Tensor& input,
-              const Tensor& weight, const std::optional<Tensor>& bias, Tensor& out) {
+              const Tensor& weight, const std::optional<Tensor>& bias,
+              const KernelRuntimeContext::OutputClamp* clamp, Tensor& out) {
+  const T low = clamp != nullptr ? static_cast<T>(clamp->min) : T(0);
+  const T high = clamp != nullptr ? static_cast<T>(clamp->max) : T(0);
   const Layout layout = layout_of(c, kCapacity<T>);
   const T* in = static_cast<const T*>(input.const_data_ptr());
   const T* w = static_cast<const T*>(weight.const_data_ptr());
@@ -154,16 +165,16 @@ void convolve(const KernelRuntimeContext& ctx, const ConvShape& c, const Tensor&
   T* o = static_cast<T*>(out.mutable_data_ptr());
   const int64_t plane_in = c.height * c.width, plane_out = c.out_h * c.out_w;
   // Item: one output plane (image, output channel); its input channel is channel / group_out.
-  parallel_for(
-      ctx, 0, c.batches * c.out_channels, items_grain(plane_out * layout.taps),
-      [&](int64_t begin, int64_t end) {
-        for (int64_t item = begin; item < end; ++item) {
-          const int64_t batch = item / c.out_channels, channel = item % c.out_channels;
-          const int64_t source = batch * c.in_channels + channel / c.group_out;
-          run_plane(Plane<T>{&c, &layout, in + source * plane_in, w + channel * layout.taps,
-                             b == nullptr ? T(0) : b[channel], o + item * plane_out});
-        }
-      });
+  parallel_for(ctx, 0, c.batches * c.out_channels, items_grain(plane_out * layout.taps),
+               [&](int64_t begin, int64_t end) {
+                 for (int64_t item = begin; item < end; ++item) {
+                   const int64_t batch = item / c.out_channels, channel = item % c.out_channels;
+                   const int64_t source = batch * c.in_channels + channel / c.group_out;
+                   run_plane(Plane<T>{&c, &layout, in + source * plane_in,
+                                      w + channel * layout.taps, b == nullptr ? T(0) : b[channel],
+                                      clamp != nullptr, low, high, o + item * plane_out});
+                 }
+               });
 }
 
 }  // namespace
@@ -177,11 +188,12 @@ bool depthwise_applies(const ConvShape& c, ScalarType dtype, const std::optional
 
 void depthwise_convolution(const KernelRuntimeContext& ctx, const ConvShape& shape,
                            const Tensor& input, const Tensor& weight,
-                           const std::optional<Tensor>& bias, Tensor& out) {
+                           const std::optional<Tensor>& bias,
+                           const KernelRuntimeContext::OutputClamp* clamp, Tensor& out) {
   if (input.scalar_type() == ScalarType::Float) {
-    convolve<float>(ctx, shape, input, weight, bias, out);
+    convolve<float>(ctx, shape, input, weight, bias, clamp, out);
   } else {
-    convolve<double>(ctx, shape, input, weight, bias, out);
+    convolve<double>(ctx, shape, input, weight, bias, clamp, out);
   }
 }
 

@@ -22,9 +22,11 @@ bool depthwise_applies(const ConvShape& shape, ScalarType dtype, const std::opti
 
 // out = convolution(input, weight, bias) for a shape depthwise_applies to; out is already
 // sized. The taps of an output are summed in (kh, kw) order after the bias, on the context's
-// thread pool one output plane per item, so the bits do not depend on the thread count.
+// thread pool one output plane per item, so the bits do not depend on the thread count. With
+// `clamp` (a fused activation), results are clamped to it as they are stored.
 void depthwise_convolution(const KernelRuntimeContext& ctx, const ConvShape& shape,
                            const Tensor& input, const Tensor& weight,
-                           const std::optional<Tensor>& bias, Tensor& out);
+                           const std::optional<Tensor>& bias,
+                           const KernelRuntimeContext::OutputClamp* clamp, Tensor& out);
 
 }  // namespace kiln::portable

@@ -362,6 +362,8 @@ struct Finisher {
   C beta;
   bool scale;  // alpha != 1
   bool add_c;  // beta != 0 and c given
+  bool clamp;  // a fused activation (floating C only)
+  C low, high;
   const GemmInput* c;
 
   Finisher(const GemmEpilogue& e, ScalarType out_type) {
@@ -374,8 +376,13 @@ struct Finisher {
     beta = scalar_to<C>(e.beta, wide);
     scale = alpha != C(1);
     add_c = e.c.data != nullptr && beta != C(0);
+    clamp = std::is_floating_point_v<C> && e.clamp != nullptr;
+    low = clamp ? static_cast<C>(e.clamp->min) : C(0);
+    high = clamp ? static_cast<C>(e.clamp->max) : C(0);
     c = &e.c;
   }
+
+  bool any() const { return scale || add_c || clamp; }
 
   // Once per output row: out of line, as copies in each of gemm's paths cost bytes for nothing.
   KILN_NOINLINE void apply(C* values, int64_t row, int64_t col0, int64_t n, C* buffer) const {
@@ -386,6 +393,11 @@ struct Finisher {
       const C* c_row = read_row<C>(*c, row, col0, n, buffer);
       for (int64_t j = 0; j < n; ++j) {
         values[j] = wrapping_add(values[j], wrapping_mul(beta, c_row[j]));
+      }
+    }
+    if (clamp) {
+      for (int64_t j = 0; j < n; ++j) {
+        values[j] = values[j] < low ? low : values[j] > high ? high : values[j];
       }
     }
   }
@@ -464,7 +476,7 @@ void gemm_typed(const GemmPart& part, int64_t k, const GemmInput& a, const GemmI
           }
         }
       }
-      if (finish.scale || finish.add_c) {
+      if (finish.any()) {
         for (int64_t i = part.i_begin; i < part.i_end; ++i) {
           finish.apply(dst + i * out.row_stride + j0, i, j0, nc, buffer);
         }

@@ -36,10 +36,13 @@ struct GemmOutput {
 // out = alpha * (a b) + beta * c, where c (when `c.data` is set) is read with its strides (0
 // broadcasts a row or column). beta == 0 ignores c entirely, as ATen's addmm does; alpha and beta
 // are converted like ATen converts them for out's dtype.
+// With `clamp` set (a fused activation, KernelRuntimeContext::take_output_clamp), results are
+// then clamped to [clamp->min, clamp->max] (floating outs; NaN stays NaN).
 struct GemmEpilogue {
   Scalar alpha = Scalar(int64_t{1});
   Scalar beta = Scalar(int64_t{0});
   GemmInput c = {nullptr, ScalarType::Float, 0, 0};
+  const KernelRuntimeContext::OutputClamp* clamp = nullptr;
 };
 
 // out (m x n) = a (m x k) * b (k x n), then the epilogue. Inputs may have any supported dtype;
