@@ -65,6 +65,33 @@ def test_runner_threads_give_the_single_threaded_outputs(
     assert outputs[0] == outputs[1]
 
 
+def test_runner_folds_constants_unless_told_not_to(native_build: Path, tmp_path: Path) -> None:
+    """The weights' transposes ExecuTorch leaves run once at load (the profile shows them as
+    folded, the 'folded:' line counts them); --no-fold runs them at each run, same outputs."""
+    module, (x,) = zoo_model("mlp").create()
+    program = tmp_path / "model.pte"
+    program.write_bytes(pte_bytes(module, (x,)))
+    x.numpy().tofile(tmp_path / "x.bin")
+    outputs = {}
+    for flags in ((), ("--no-fold",)):
+        out_dir = tmp_path / ("off" if flags else "on")
+        out_dir.mkdir()
+        result = run_runner(
+            native_build, program, tmp_path / "x.bin", "--output-dir", out_dir, "--profile", *flags
+        )
+        assert result.returncode == 0, result.stderr
+        outputs[flags] = (out_dir / "output0.bin").read_bytes()
+        transposes = [line for line in result.stdout.splitlines() if "permute_copy" in line]
+        assert len(transposes) == 2
+        if flags:
+            assert "folded: 0 instructions, 0 bytes" in result.stdout
+            assert all("portable" in line for line in transposes)
+        else:
+            assert f"folded: 2 instructions, {(32 * 16 + 8 * 32) * 4} bytes" in result.stdout
+            assert all("folded" in line for line in transposes)
+    assert outputs[()] == outputs[("--no-fold",)]
+
+
 def test_runner_refuses_bad_arguments(native_build: Path, tmp_path: Path) -> None:
     program = tmp_path / "mlp.pte"
     program.write_bytes(pte_bytes(*zoo_model("mlp").create()))
