@@ -12,10 +12,12 @@ and XNNPACK-delegated) and by kiln.export, timed on identical inputs at each thr
   same ExportedProgram.
 
 Every runner's output is compared with eager's (max abs error, and that error relative to the
-largest eager value). Output is markdown: a timing table per thread count (median ms per run,
-ratio to eager, Kiln's ratio to ET+XNNPACK), load times, correctness, and with --profile where
-Kiln's time goes per operator. A runner that cannot export, load or run a model is a cell naming
-why, with the full message in the notes under the table.
+largest eager value). Output is markdown: a timing table per thread count (ms per run, ratio to
+eager, Kiln's ratio to ET+XNNPACK), load times, correctness, and with --profile where Kiln's time
+goes per operator. At one thread a run's time is the process's CPU time (every runner computes on
+the calling thread), its median over the runs, so that other work on a shared machine does not
+count; at more threads it is wall time, the best run. A runner that cannot export, load or run a
+model is a cell naming why, with the full message in the notes under the table.
 
 The extra packages (torchvision, transformers, torchao for XNNPACK's partitioner, onnxruntime...)
 are installed by bench/setup.sh. Models whose package is missing are skipped with a note.
@@ -30,6 +32,7 @@ import importlib.util
 import io
 import os
 import platform
+import re
 import statistics
 import sys
 import time
@@ -177,6 +180,8 @@ def _vit_tiny() -> Any:
     module = vision.VisionTransformer(
         image_size=224, patch_size=16, num_layers=12, num_heads=3, hidden_dim=192, mlp_dim=768
     )
+    # torchvision starts the classifier at zero: every output would be 0 and match anything.
+    nn.init.normal_(module.heads.head.weight, std=0.05)
     return _image_model(module)
 
 
@@ -277,6 +282,110 @@ def _llama_decode() -> Any:
     return module, (_token_ids(config.vocab_size, 1), position)
 
 
+class _RmsNorm(nn.Module):
+    def __init__(self, width: int, epsilon: float = 1e-6) -> None:
+        super().__init__()
+        self.weight = nn.Parameter(1 + 0.1 * torch.randn(width))
+        self.epsilon = epsilon
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        scale = torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.epsilon)
+        return x * scale * self.weight
+
+
+def _rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    half = x.shape[-1] // 2
+    rotated = torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+    return x * cos + rotated * sin
+
+
+class _CachedLayer(nn.Module):
+    """A Llama decoder layer for one token: its keys and values go into static caches (buffers)
+    by index_copy_, and attention reads the whole cache under a mask of the filled positions."""
+
+    def __init__(self, width: int, heads: int, kv_heads: int, hidden: int, cache: int) -> None:
+        super().__init__()
+        self.heads, self.kv_heads, self.head = heads, kv_heads, width // heads
+        self.attention_norm = _RmsNorm(width)
+        self.q = nn.Linear(width, width, bias=False)
+        self.k = nn.Linear(width, kv_heads * self.head, bias=False)
+        self.v = nn.Linear(width, kv_heads * self.head, bias=False)
+        self.o = nn.Linear(width, width, bias=False)
+        self.mlp_norm = _RmsNorm(width)
+        self.gate = nn.Linear(width, hidden, bias=False)
+        self.up = nn.Linear(width, hidden, bias=False)
+        self.down = nn.Linear(hidden, width, bias=False)
+        self.register_buffer("keys", torch.zeros(1, kv_heads, cache, self.head))
+        self.register_buffer("values", torch.zeros(1, kv_heads, cache, self.head))
+
+    def forward(
+        self,
+        x: torch.Tensor,
+        position: torch.Tensor,
+        cos: torch.Tensor,
+        sin: torch.Tensor,
+        mask: torch.Tensor,
+    ) -> torch.Tensor:
+        h = self.attention_norm(x)
+        q = self.q(h).view(1, 1, self.heads, self.head).transpose(1, 2)
+        k = self.k(h).view(1, 1, self.kv_heads, self.head).transpose(1, 2)
+        v = self.v(h).view(1, 1, self.kv_heads, self.head).transpose(1, 2)
+        q, k = _rotate(q, cos, sin), _rotate(k, cos, sin)
+        self.keys.index_copy_(2, position, k)
+        self.values.index_copy_(2, position, v)
+        group = self.heads // self.kv_heads
+        keys = self.keys.repeat_interleave(group, dim=1)
+        values = self.values.repeat_interleave(group, dim=1)
+        scores = q @ keys.transpose(-1, -2) / self.head**0.5 + mask
+        attended = torch.softmax(scores, dim=-1) @ values
+        x = x + self.o(attended.transpose(1, 2).reshape(1, 1, -1))
+        h = self.mlp_norm(x)
+        return x + self.down(nn.functional.silu(self.gate(h)) * self.up(h))
+
+
+class CachedLlama(nn.Module):
+    """A Llama-style decode step written by hand (the sizes of _llama_config), its KV cache in
+    buffers: what a user writes when transformers' StaticCache does not export (see
+    llama_decode_hf)."""
+
+    def __init__(self, vocab: int = 32000, width: int = 256, layers: int = 4) -> None:
+        super().__init__()
+        heads, kv_heads, hidden = 4, 2, 704
+        self.embed = nn.Embedding(vocab, width)
+        self.layers = nn.ModuleList(
+            _CachedLayer(width, heads, kv_heads, hidden, CACHE) for _ in range(layers)
+        )
+        self.norm = _RmsNorm(width)
+        self.head = nn.Linear(width, vocab, bias=False)
+        head = width // heads
+        frequencies = 1.0 / 10000.0 ** (torch.arange(0, head, 2).float() / head)
+        angles = torch.outer(torch.arange(CACHE).float(), frequencies)
+        angles = torch.cat((angles, angles), dim=-1)
+        self.register_buffer("cos", angles.cos())
+        self.register_buffer("sin", angles.sin())
+
+    def forward(self, token: torch.Tensor, position: torch.Tensor) -> torch.Tensor:
+        x = self.embed(token)
+        cos = self.cos.index_select(0, position)
+        sin = self.sin.index_select(0, position)
+        filled = torch.arange(CACHE) <= position
+        mask = torch.where(filled, 0.0, float("-inf")).view(1, 1, 1, CACHE)
+        for layer in self.layers:
+            x = layer(x, position, cos, sin, mask)
+        logits: torch.Tensor = self.head(self.norm(x))
+        return logits
+
+
+def _cached_llama() -> Any:
+    module = CachedLlama().eval()
+    with torch.no_grad():
+        for layer in module.layers:
+            for cache in (layer.keys, layer.values):
+                cache[:, :, :TOKENS].normal_()
+    position = torch.tensor([TOKENS], dtype=torch.long)
+    return module, (torch.randint(0, 32000, (1, 1), dtype=torch.long), position)
+
+
 ZOO = (
     ZooModel("tiny_cnn", "", _tiny_cnn, "a mobilenet-style block, 1x3x56x56 (smoke test)"),
     ZooModel("mobilenet_v2", "torchvision", _vision("mobilenet_v2"), ""),
@@ -292,9 +401,17 @@ ZOO = (
     ZooModel("llama", "transformers", _llama, f"Llama, 4 layers x 256, GQA 4/2, {TOKENS} tokens"),
     ZooModel(
         "llama_decode",
+        "",
+        _cached_llama,
+        f"a hand-written Llama decode step (the sizes above), one token at position {TOKENS}, "
+        f"a static KV cache of {CACHE} in buffers written by index_copy_",
+    ),
+    ZooModel(
+        "llama_decode_hf",
         "transformers",
         _llama_decode,
-        f"the Llama above, one token at position {TOKENS}, StaticCache of {CACHE}",
+        f"the Llama above through transformers' TorchExportableModuleWithStaticCache, one token "
+        f"at position {TOKENS}, StaticCache of {CACHE}",
     ),
 )
 
@@ -323,7 +440,7 @@ class Unavailable(Exception):
 
 
 def _first_line(error: BaseException) -> str:
-    text = str(error).strip()
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(error)).strip()  # no terminal colours
     line = text.splitlines()[0] if text else ""
     return f"{type(error).__name__}: {line}"[:300]
 
@@ -391,19 +508,30 @@ class Runner:
     def run(self, inputs: tuple[torch.Tensor, ...]) -> torch.Tensor:
         raise NotImplementedError
 
-    def median_ms(self, inputs: tuple[torch.Tensor, ...], runs: int, budget: float) -> float:
-        """The median of up to `runs` timed runs after a warm-up, stopping once `budget` seconds
-        are spent (a slow runner still gets one timed run)."""
-        self.run(inputs)
-        samples: list[float] = []
-        start = time.perf_counter()
-        while len(samples) < runs:
-            begin = time.perf_counter_ns()
-            self.run(inputs)
-            samples.append((time.perf_counter_ns() - begin) / 1e6)
-            if time.perf_counter() - start > budget:
-                break
-        return statistics.median(samples)
+    def time_ms(
+        self, inputs: tuple[torch.Tensor, ...], runs: int, budget: float, cpu: bool
+    ) -> float:
+        """Up to `runs` timed runs, stopping once `budget` seconds are spent (a slow runner
+        still gets one timed run); see _summary for the clock and the statistic. The caller ran
+        the model once already (its output checked): that was the warm-up."""
+        return _summary(lambda: self.run(inputs), runs, budget, cpu)
+
+
+def _summary(run: Callable[[], Any], runs: int, budget: float, cpu: bool) -> float:
+    """Milliseconds per run. On one thread (`cpu`): the median of the process's CPU time per
+    run, which other work on a shared machine does not add to (every runner computes on the
+    calling thread then). On more: wall time, the best run, the one least disturbed by other
+    work competing for the cores."""
+    clock = time.process_time_ns if cpu else time.perf_counter_ns
+    samples: list[float] = []
+    start = time.perf_counter()
+    while len(samples) < runs:
+        begin = clock()
+        run()
+        samples.append((clock() - begin) / 1e6)
+        if time.perf_counter() - start > budget:
+            break
+    return statistics.median(samples) if cpu else min(samples)
 
 
 class EagerRunner(Runner):
@@ -433,34 +561,33 @@ class KilnRunner(Runner):
         out: torch.Tensor = self.program.run(*inputs)[0]
         return out
 
-    def median_ms(self, inputs: tuple[torch.Tensor, ...], runs: int, budget: float) -> float:
-        # Timed natively, one run a sample (Method::execute, no Python per run), as a C++ caller
-        # would pay: the inputs stay bound across the samples.
+    def time_ms(
+        self, inputs: tuple[torch.Tensor, ...], runs: int, budget: float, cpu: bool
+    ) -> float:
+        # One native run a sample (Method::execute, no Python per run), as a C++ caller would
+        # pay: the inputs stay bound across the samples.
         program = self.program
-        samples: list[float] = []
         with program._one_run():
             bound = program._bind(inputs)
-            program._native.execute(False)  # warm up
-            start = time.perf_counter()
-            while len(samples) < runs:
-                samples.append(float(program._native.time_execute(1)) / 1e6)
-                if time.perf_counter() - start > budget:
-                    break
+            ms = _summary(lambda: program._native.time_execute(1), runs, budget, cpu)
             del bound
-        return statistics.median(samples)
+        return ms
 
     def profile(self, inputs: tuple[torch.Tensor, ...], runs: int) -> list[tuple[str, int, float]]:
-        """Per operator: (name, instructions, mean ns per run), slowest first."""
-        totals: dict[str, float] = {}
-        counts: dict[str, int] = {}
+        """Per operator: (name, instructions, ns per run), slowest first. Each instruction's
+        time is its fastest over the runs: the one least disturbed by other work."""
+        fastest: dict[int, tuple[str, int]] = {}
         for _ in range(runs):
             self.program.run(*inputs, profile=True)
-            seen: dict[str, int] = {}
             for row in self.program.last_profile():
                 name = row.op or row.kind
-                totals[name] = totals.get(name, 0.0) + row.ns / runs
-                seen[name] = seen.get(name, 0) + 1
-            counts = seen
+                if row.index not in fastest or row.ns < fastest[row.index][1]:
+                    fastest[row.index] = (name, row.ns)
+        totals: dict[str, float] = {}
+        counts: dict[str, int] = {}
+        for name, ns in fastest.values():
+            totals[name] = totals.get(name, 0.0) + ns
+            counts[name] = counts.get(name, 0) + 1
         return sorted(
             ((name, counts[name], ns) for name, ns in totals.items()), key=lambda r: -r[2]
         )
@@ -591,6 +718,9 @@ def measure(
     torch.manual_seed(0)
     with _quiet():
         module, inputs = model.build()
+    # Weights as constants: ExecuTorch's exporter refuses in-place buffer updates (the KV cache)
+    # beside parameters that require grad.
+    module.requires_grad_(False)
     with torch.no_grad():
         reference = module(*inputs)
     result.scale = reference.abs().max().item()
@@ -650,7 +780,7 @@ def measure(
                 error = _compare(out, reference)
                 worst = result.errors.get(name, (0.0, 0.0))
                 result.errors[name] = (max(worst[0], error[0]), max(worst[1], error[1]))
-                times[name] = runner.median_ms(inputs, runs, budget)
+                times[name] = runner.time_ms(inputs, runs, budget, cpu=count == 1)
             except Unavailable as failure:
                 result.unavailable[name] = str(failure)
                 del loaded[name]
@@ -740,7 +870,11 @@ def timing_table(results: Sequence[Result], count: int, runners: Sequence[str]) 
         + [f"({_median(over_eager[r])})" if over_eager[r] else "" for r in shown]
         + [_median(over_xnn[r]) for r in kilns]
     )
-    title = f"Milliseconds per run, {count} thread{'s' if count > 1 else ''}"
+    title = (
+        "Milliseconds per run, 1 thread (median CPU time of the process per run)"
+        if count == 1
+        else f"Milliseconds per run, {count} threads (wall time, best run)"
+    )
     lines = [f"### {title}", "", *_table(header, rows)]
     if notes.reasons:
         lines += ["", *notes.lines()]
@@ -805,7 +939,7 @@ def correctness_table(results: Sequence[Result], runners: Sequence[str]) -> list
 
 
 def profile_lines(results: Sequence[Result], top: int) -> list[str]:
-    lines = ["### Where Kiln's time goes (profile, 1 run's mean, slowest operators)"]
+    lines = ["### Where Kiln's time goes (profile at 1 thread, each instruction's fastest run)"]
     for result in results:
         for name, rows in result.profiles.items():
             total = sum(ns for _, _, ns in rows)
@@ -895,7 +1029,7 @@ def benchmark(argv: Sequence[str] | None = None) -> tuple[list[Result], str]:
                 runs,
                 budget,
                 load_repeats=1 if options.quick else 3,
-                profile_runs=(1 if options.quick else 3) if options.profile else 0,
+                profile_runs=(1 if options.quick else 5) if options.profile else 0,
                 runners=runners,
             )
         except Exception as error:  # the model itself (eager or torch.export) fails

@@ -25,7 +25,7 @@ def test_tiny_model_through_every_runner(bench: ModuleType, tmp_path: object) ->
         "--threads",
         "1",
         "--runners",
-        "eager,kiln,kiln/kx,et,kiln/xnn",
+        "eager,kiln,kiln/kx,et",
         "--profile",
     ]
     results, text = bench.benchmark(argv)
@@ -39,11 +39,7 @@ def test_tiny_model_through_every_runner(bench: ModuleType, tmp_path: object) ->
         assert result.ms[1][runner] > 0
         assert result.load_ms[runner] > 0
     assert result.ms[1]["eager"] > 0
-    # Kiln runs no delegates: the XNNPACK program is a refusal cell (or, without XNNPACK's
-    # partitioner installed, an export that could not be made), never a crash or a time.
-    assert "kiln/xnn" not in result.ms[1]
-    reason = result.unavailable["kiln/xnn"]
-    assert "runs no delegates" in reason or "XNNPACK partitioner unavailable" in reason
+    assert not result.unavailable
     # The profile names the convolutions and sums to a positive time.
     profile = result.profiles["kiln"]
     assert any(op == "aten::convolution.out" for op, _, _ in profile)
@@ -51,7 +47,19 @@ def test_tiny_model_through_every_runner(bench: ModuleType, tmp_path: object) ->
     assert "### Milliseconds per run, 1 thread" in text
     assert "### Correctness against eager" in text
     assert "aten::convolution.out" in text
-    assert "[1]" in text and reason in text  # the refusal cell and its note
+
+
+def test_a_refused_program_is_a_cell_with_its_reason(bench: ModuleType) -> None:
+    # What Kiln says of an XNNPACK-delegated program, or of any file it refuses, becomes the
+    # runner's cell and note instead of stopping the benchmark.
+    with pytest.raises(bench.Unavailable, match="refused at load: .*KilnError"):
+        bench.KilnRunner(b"not a program")
+    reason = "refused at load: KilnError: runs no delegates"
+    result = bench.Result("m", ms={1: {"eager": 2.0, "et+xnn": 1.0}})
+    result.unavailable["kiln"] = reason
+    text = "\n".join(bench.timing_table([result], 1, ["eager", "kiln", "et+xnn"]))
+    assert "| m | 2.00 | [1] | 1.00 (0.50x) |" in text
+    assert f"[1] {reason}" in text
 
 
 def test_a_wrong_output_is_flagged(bench: ModuleType) -> None:
