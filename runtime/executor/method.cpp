@@ -1479,7 +1479,8 @@ class MethodBuilder {
 
     // The plan put R on bytes P reads (its dead input, typically): R moves onto O's bytes
     // instead, when nothing else touches them while R lives (A at step t, to R's last read, or
-    // to the end for an output) and no view reads R's own bytes. P keeps writing O, and A runs
+    // to the end for an output) and no view reads R's planned bytes while they would have held
+    // R (view_reads_result). P keeps writing O, and A runs
     // (or is skipped) in place. Programs that jump are left alone: their order of steps is not
     // the order of the run.
     bool can_move_onto(uint32_t r, uint32_t o, const Bytes& o_bytes, size_t t) const {
@@ -1488,7 +1489,10 @@ class MethodBuilder {
       if (value.writers != 1 || value.last_writer != t) return false;
       if (plan_value(r).val_as_Tensor()->data_buffer_idx() > 0) return false;
       Bytes r_bytes;
-      if (!placement(r, &r_bytes) || view_reads(r_bytes)) return false;
+      // R's planned bytes are no longer written at t.
+      if (!placement(r, &r_bytes) || view_reads_result(r_bytes, static_cast<uint32_t>(t))) {
+        return false;
+      }
       size_t end = value.last_read == kNever ? t : value.last_read;
       if (value.flags & kOutput) end = method_.num_steps_ - 1;
       if (end - t > kMaxMoveSteps) return false;  // bounds the load's work
