@@ -637,6 +637,7 @@ class OrtRunner(Runner):
         self.model = model
         self.ort = onnxruntime
         self.session = self._session(1)
+        self.names = [i.name for i in self.session.get_inputs()]
 
     def _session(self, threads: int) -> Any:
         options = self.ort.SessionOptions()
