@@ -321,6 +321,8 @@ def _torch_outs(
                 return {}
     if kind in values.QUANTIZED:  # torch's quantized cat.out reads a null pointer
         return {}
+    if op.name == "aten::convolution.out" and kind in (torch.float16, torch.bfloat16):
+        return {}  # torch 2.13's oneDNN half convolution segfaults on some dilated shapes
     try:
         copies = {name: _clone(value) for name, value in inputs.items()}
         outs: dict[str, Any] = {}
@@ -346,7 +348,9 @@ def _finite(tensor: torch.Tensor) -> bool:
     if not (tensor.is_floating_point() or tensor.is_complex()):
         return True
     try:
-        return bool(torch.isfinite(tensor).all())
+        # Finite and far from overflow: a sum of squares of 1e300 is inf in one library's order
+        # of operations and NaN in another's.
+        return bool((torch.isfinite(tensor) & (tensor.abs() < 1e30)).all())
     except Exception:  # a dtype torch has no isfinite for
         return False
 
