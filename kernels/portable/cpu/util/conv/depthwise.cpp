@@ -6,6 +6,7 @@
 
 #include "kernels/portable/cpu/util/common/parallel.h"
 #include "kernels/portable/cpu/util/common/target.h"
+#include "kernels/portable/cpu/util/reduce/row_loops.h"
 
 namespace kiln::portable {
 namespace {
@@ -15,9 +16,9 @@ constexpr int64_t kStripBytes = 32 * 1024;
 // Taps precomputed per convolution (larger kernels take the gemm path).
 constexpr int64_t kMaxTaps = 64;
 
-// Outputs accumulated together: two 32-byte vectors of lanes, held in registers across the taps
-// (two independent chains of additions). The last block of a row is computed whole and its
-// lanes past the row dropped, so a block reads up to kBlock elements past the row's last tap.
+// The widest block of outputs accumulated together (two 32-byte vectors): the last block of a
+// row is computed whole and its lanes past the row dropped, so a block reads up to kBlock
+// elements past the row's last tap.
 template <typename T>
 constexpr int64_t kBlock = 64 / sizeof(T);
 
@@ -101,39 +102,52 @@ KILN_ALWAYS_INLINE void fill_strip(const Plane<T>& p, int64_t first_row, int64_t
 }
 
 // Output rows first .. first + count of the plane, from the strip that starts at padded row
-// first * stride_h.
-template <typename T>
+// first * stride_h: blocks of two vectors of kBytes accumulate every tap in registers.
+template <typename T, int kBytes>
 KILN_ALWAYS_INLINE void compute_rows(const Plane<T>& p, int64_t first, int64_t count,
                                      const T* strip) {
+  using V = Vector<T, kBytes>;
+  constexpr int64_t lanes = kBytes / sizeof(T);
+  constexpr int64_t block = 2 * lanes;
+  static_assert(block <= kBlock<T>, "the strip's slack covers a block");
   const ConvShape& c = *p.shape;
   const Layout& layout = *p.layout;
-  constexpr int64_t block = kBlock<T>;
+  const V bias = V{} + p.bias, low = V{} + p.low, high = V{} + p.high;
   for (int64_t r = 0; r < count; ++r) {
     T* out = p.out + (first + r) * c.out_w;
     const T* rows = strip + r * c.stride[0] * layout.row_elements;
     for (int64_t ow = 0; ow < c.out_w; ow += block) {
-      T acc[block];
-      KILN_UNROLL
-      for (int64_t i = 0; i < block; ++i) acc[i] = p.bias;
+      // Separate vectors, each loaded whole: an array copied at once goes through the stack.
+      V acc0 = bias, acc1 = bias;
       for (int64_t t = 0; t < layout.taps; ++t) {
         const T* src = rows + layout.tap_offset[t] + ow;
         const T w = p.weight[t];
-        KILN_UNROLL
-        for (int64_t i = 0; i < block; ++i) acc[i] += w * src[i];
+        V x0, x1;
+        std::memcpy(&x0, src, sizeof(V));
+        std::memcpy(&x1, src + lanes, sizeof(V));
+        acc0 += w * x0;
+        acc1 += w * x1;
       }
       if (p.clamp) {
-        KILN_UNROLL
-        for (int64_t i = 0; i < block; ++i) {
-          acc[i] = acc[i] < p.low ? p.low : acc[i] > p.high ? p.high : acc[i];
-        }
+        acc0 = acc0 < low ? low : acc0;
+        acc0 = acc0 > high ? high : acc0;
+        acc1 = acc1 < low ? low : acc1;
+        acc1 = acc1 > high ? high : acc1;
       }
-      const int64_t valid = c.out_w - ow < block ? c.out_w - ow : block;
-      std::memcpy(out + ow, acc, static_cast<size_t>(valid) * sizeof(T));
+      if (ow + block <= c.out_w) {
+        std::memcpy(out + ow, &acc0, sizeof(V));
+        std::memcpy(out + ow + lanes, &acc1, sizeof(V));
+      } else {
+        T last[block];
+        std::memcpy(last, &acc0, sizeof(V));
+        std::memcpy(last + lanes, &acc1, sizeof(V));
+        std::memcpy(out + ow, last, static_cast<size_t>(c.out_w - ow) * sizeof(T));
+      }
     }
   }
 }
 
-template <typename T>
+template <typename T, int kBytes>
 KILN_ALWAYS_INLINE void compute_plane(const Plane<T>& p) {
   const ConvShape& c = *p.shape;
   alignas(64) T strip[kStripBytes / sizeof(T)];
@@ -142,15 +156,23 @@ KILN_ALWAYS_INLINE void compute_plane(const Plane<T>& p) {
   for (int64_t first = 0; first < c.out_h; first += rows) {
     const int64_t count = c.out_h - first < rows ? c.out_h - first : rows;
     fill_strip(p, first * c.stride[0], (count - 1) * c.stride[0] + kernel_rows, strip);
-    compute_rows(p, first, count, strip);
+    compute_rows<T, kBytes>(p, first, count, strip);
   }
 }
 
-// The hot loops, compiled for the CPU's vector width (KILN_HOT_LOOP).
-KILN_HOT_LOOP void float_plane(const Plane<float>& p) { compute_plane(p); }
-KILN_HOT_LOOP void double_plane(const Plane<double>& p) { compute_plane(p); }
-void run_plane(const Plane<float>& p) { float_plane(p); }
-void run_plane(const Plane<double>& p) { double_plane(p); }
+// A plane's loops over vectors of kBytes, for the ISA room's dispatch (isa/row_loops.h).
+template <typename T>
+struct PlaneLoop {
+  template <int kBytes>
+  KILN_ALWAYS_INLINE static void run(const Plane<T>& p) {
+    compute_plane<T, kBytes>(p);
+  }
+};
+
+template <typename T>
+KILN_NOINLINE void run_plane(const Plane<T>& p) {
+  isa::vector_loop<PlaneLoop<T>, kBaselineVectorBytes>(p);
+}
 
 template <typename T>
 void convolve(const KernelRuntimeContext& ctx, const ConvShape& c, const Tensor& input,
