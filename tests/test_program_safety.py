@@ -130,6 +130,18 @@ def test_runs_from_several_threads_on_one_program_give_each_its_own_outputs(
     assert wrong == [], f"{len(wrong)} of 360 runs gave another thread's outputs"
 
 
+def test_an_input_that_does_not_fit_is_refused_before_it_is_copied(
+    mlp: tuple[Mlp, bytes],
+) -> None:
+    program = kiln.load(mlp[1])
+    # 2^36 float elements, a view of one: making it contiguous would take 256 GiB.
+    huge = torch.ones(1, 1).expand(1 << 18, 1 << 18)
+    with pytest.raises(kiln.KilnError, match=r"input 0: a tensor of shape \[262144, 262144\] "):
+        program.run(huge)
+    with pytest.raises(kiln.KilnError, match="does not fit the program's input of shape"):
+        program.run(torch.ones(16))
+
+
 # --- bounding and cancelling a run ----------------------------------------------------------------
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -61,7 +62,9 @@ class FoldReport:
     """What constant folding did when the program loaded (all 0 when it was off)."""
 
     instructions: int  # kernel calls run once at load and skipped by every run
-    bytes: int  # their results, kept beside the planned memory (counted in max_memory)
+    # their results and batch-norm fusion's weights, kept beside the planned memory (counted in
+    # max_memory)
+    bytes: int
     peak_bytes: int  # the most folding held at once during load
     over_limit: int  # foldable calls left to run at each run: max_memory had no room for them
     fused_activations: int = 0  # activations fused into the calls before them (fuse=True)
@@ -289,7 +292,7 @@ def _refused_kind(tensor: torch.Tensor) -> str:
 def _bindable(index: int, tensor: torch.Tensor, meta: tuple[Any, ...]) -> torch.Tensor:
     """The tensor in the program's dtype-free layout: dense in its dim order (the binding then
     uses its memory in place)."""
-    kind, _, _, dim_order = meta
+    kind, _, sizes, dim_order = meta
     refused = _refused_kind(tensor)
     if refused:
         raise KilnError(
@@ -301,6 +304,14 @@ def _bindable(index: int, tensor: torch.Tensor, meta: tuple[Any, ...]) -> torch.
         )
     if tensor.dtype not in DTYPE_CODES:
         raise KilnError(f"input {index}: dtype {tensor.dtype} is not supported", "InvalidArgument")
+    # Before any copy: an expanded view of billions of elements must not be made contiguous only
+    # for Method::set_input to refuse its shape.
+    if tensor.dim() != len(sizes) or tensor.numel() > math.prod(sizes):
+        raise KilnError(
+            f"input {index}: a tensor of shape {list(tensor.shape)} does not fit the program's "
+            f"input of shape {list(sizes)}",
+            "InvalidArgument",
+        )
     if tensor.dim() == len(dim_order) and dim_order != sorted(dim_order):
         # A channels-last style input: make the strides match the program's dim order.
         physical = tensor.permute(dim_order).contiguous()
