@@ -396,9 +396,10 @@ struct Finisher {
       }
     }
     if (clamp) {
-      for (int64_t j = 0; j < n; ++j) {
-        values[j] = values[j] < low ? low : values[j] > high ? high : values[j];
-      }
+      // Two one-sided passes, each a vector max or min (NaN stays NaN): a nested select
+      // compiles to branches, which mispredict on activations' mixed signs.
+      for (int64_t j = 0; j < n; ++j) values[j] = values[j] < low ? low : values[j];
+      for (int64_t j = 0; j < n; ++j) values[j] = values[j] > high ? high : values[j];
     }
   }
 };
