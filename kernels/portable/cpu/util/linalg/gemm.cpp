@@ -389,7 +389,14 @@ struct Finisher {
     if (scale) {
       for (int64_t j = 0; j < n; ++j) values[j] = wrapping_mul(alpha, values[j]);
     }
-    if (add_c) {
+    if (add_c && c->loader == nullptr && c->col_stride == 0) {
+      // One value per row (a convolution's bias): read once, not spread over a row first.
+      C value;
+      load_row<C>(static_cast<const char*>(c->data) + row * c->row_stride * element_size(c->dtype),
+                  c->dtype, 0, 1, &value);
+      const C add = wrapping_mul(beta, value);
+      for (int64_t j = 0; j < n; ++j) values[j] = wrapping_add(values[j], add);
+    } else if (add_c) {
       const C* c_row = read_row<C>(*c, row, col0, n, buffer);
       for (int64_t j = 0; j < n; ++j) {
         values[j] = wrapping_add(values[j], wrapping_mul(beta, c_row[j]));
