@@ -28,19 +28,24 @@ def conv_atol(k: int, dtype: torch.dtype, *factors: Any) -> float:
     return 4 * eps(dtype) * max(k, 1) * scale
 
 
-def bfloat16_in_float(*args: Any, out: torch.Tensor) -> torch.Tensor:
-    """aten::convolution.out of bfloat16 tensors computed in float32 and rounded once, as Kiln
-    computes it: libtorch's own bfloat16 kernel reads memory it never wrote for some geometries
-    (1e30 where float64 gives 7.3, for a 2x3 kernel at stride (1, 2) with padding (1, 0)), and
-    can crash."""
-    result = aten.convolution(*[a.float() if isinstance(a, torch.Tensor) else a for a in args])
-    if out.dtype != torch.bfloat16:
-        raise RuntimeError(f"Expected out tensor to have dtype BFloat16, but got {out.dtype}")
-    return out.resize_(result.shape).copy_(result)
+def in_float(dtype: torch.dtype) -> Any:
+    """aten::convolution.out of `dtype` (a 16-bit float) tensors computed in float32 and rounded
+    once, as Kiln computes them. libtorch's own 16-bit kernels are no reference: its bfloat16
+    kernel reads memory it never wrote for some geometries (1e30 where float64 gives 7.3, for a
+    2x3 kernel at stride (1, 2) with padding (1, 0)), and its oneDNN half kernel segfaults on some
+    dilated shapes (found by the bindings' fuzzer), taking the test process with it."""
+
+    def convolution(*args: Any, out: torch.Tensor) -> torch.Tensor:
+        result = aten.convolution(*[a.float() if isinstance(a, torch.Tensor) else a for a in args])
+        if out.dtype != dtype:
+            raise RuntimeError(f"Expected out tensor to have dtype {dtype}, but got {out.dtype}")
+        return out.resize_(result.shape).copy_(result)
+
+    return convolution
 
 
 def reference(dtype: torch.dtype) -> Any:
-    return bfloat16_in_float if dtype == torch.bfloat16 else aten.convolution.out
+    return in_float(dtype) if dtype in (torch.float16, torch.bfloat16) else aten.convolution.out
 
 
 @st.composite
