@@ -136,10 +136,8 @@ def test_an_input_that_does_not_fit_is_refused_before_it_is_copied(
     program = kiln.load(mlp[1])
     # 2^36 float elements, a view of one: making it contiguous would take 256 GiB.
     huge = torch.ones(1, 1).expand(1 << 18, 1 << 18)
-    with pytest.raises(kiln.KilnError, match=r"input 0: a tensor of shape \[262144, 262144\] "):
+    with pytest.raises(kiln.KilnError, match=r"input 0: .* \[262144, 262144\] holds 68719476736"):
         program.run(huge)
-    with pytest.raises(kiln.KilnError, match="does not fit the program's input of shape"):
-        program.run(torch.ones(16))
 
 
 # --- bounding and cancelling a run ----------------------------------------------------------------

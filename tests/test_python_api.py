@@ -225,9 +225,11 @@ def test_program_lists_operators_and_instructions_without_the_python_reader(
     program = kiln.load(path)
     assert program.operators == ("aten::add.out", "aten::relu.out")
     before = program.instructions()
+    # The relu is fused into the add at load (docs/programs.md, "Fusion at load").
     assert [(i.index, i.kind, i.op, i.backend) for i in before] == [
         (0, "KernelCall", "aten::add.out", ""),
-        (1, "KernelCall", "aten::relu.out", ""),
+        (1, "KernelCall", "aten::relu.out", "fused"),
     ]
     program.run(torch.ones(2, 3), -torch.ones(2, 3) * 2)
+    # add's kernel does not take the clamp, so the relu ran after it (in place).
     assert [i.backend for i in program.instructions()] == ["portable", "portable"]

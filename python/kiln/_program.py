@@ -305,11 +305,11 @@ def _bindable(index: int, tensor: torch.Tensor, meta: tuple[Any, ...]) -> torch.
     if tensor.dtype not in DTYPE_CODES:
         raise KilnError(f"input {index}: dtype {tensor.dtype} is not supported", "InvalidArgument")
     # Before any copy: an expanded view of billions of elements must not be made contiguous only
-    # for Method::set_input to refuse its shape.
-    if tensor.dim() != len(sizes) or tensor.numel() > math.prod(sizes):
+    # for Method::set_input to refuse its shape (which it checks for the rest).
+    if tensor.numel() > math.prod(sizes):
         raise KilnError(
-            f"input {index}: a tensor of shape {list(tensor.shape)} does not fit the program's "
-            f"input of shape {list(sizes)}",
+            f"input {index}: its shape differs from the program's: {list(tensor.shape)} holds "
+            f"{tensor.numel()} elements, more than the {math.prod(sizes)} of {list(sizes)}",
             "InvalidArgument",
         )
     if tensor.dim() == len(dim_order) and dim_order != sorted(dim_order):
