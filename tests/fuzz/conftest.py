@@ -1,5 +1,5 @@
-"""The fuzz tests' builds: the sanitized program fuzz driver and runner (tests/fuzz/CMakeLists.txt)
-in one tree, and the seed corpus."""
+"""The fuzz tests' builds: the sanitized program fuzz driver, runner and Python module
+(tests/fuzz/CMakeLists.txt) in one tree, the seed corpus and the driver's mutants."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import fcntl
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ FUZZ_DIR = Path(__file__).resolve().parent
 BUILD = BUILD_ROOT / "pytest-fuzz"
 
 
-def _build(*targets: str) -> None:
+def build(*targets: str) -> None:
     """Configures the fuzz tree and builds `targets` (incremental across runs)."""
     BUILD_ROOT.mkdir(exist_ok=True)
     with open(BUILD_ROOT / "pytest-fuzz.lock", "w") as lock:  # one session builds at a time
@@ -41,15 +42,25 @@ def _build(*targets: str) -> None:
 @pytest.fixture(scope="session")
 def fuzz_driver() -> Path:
     """program_fuzz_driver: the program fuzz target under a standalone driver."""
-    _build("program_fuzz_driver")
+    build("program_fuzz_driver")
     return BUILD / "program_fuzz_driver"
 
 
 @pytest.fixture(scope="session")
 def fuzz_runner() -> Path:
     """fuzz_runner: kiln_runner over the fuzz library's kernels, sanitized."""
-    _build("fuzz_runner")
+    build("fuzz_runner")
     return BUILD / "fuzz_runner"
+
+
+@pytest.fixture(scope="session")
+def sanitized_module() -> Path:
+    """The directory of kiln._C built sanitized over the fuzz operators (the tree's
+    kiln_python_fuzz); the build's seconds are written to python-fuzz-build-seconds.txt there."""
+    started = time.monotonic()
+    build("kiln_python_fuzz")
+    (BUILD / "python-fuzz-build-seconds.txt").write_text(f"{time.monotonic() - started:.1f}\n")
+    return BUILD / "python_module"
 
 
 @pytest.fixture(scope="session")

@@ -11,69 +11,19 @@ ValueError or IndexError fails the run. KILN_PY_FUZZ_SECONDS (default 45) and KI
 
 from __future__ import annotations
 
-import fcntl
 import os
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-import pytest
-from corpus import export_corpus
-
-from buildtools import BUILD_ROOT, cmake_build, run
+from buildtools import run
 
 FUZZ_DIR = Path(__file__).resolve().parent
 HARNESS = FUZZ_DIR / "python" / "harness.py"
-BUILD = BUILD_ROOT / "pytest-fuzz"  # shared with test_program_fuzz.py: one sanitized runtime
-MODULE_DIR = BUILD / "python_module"
 
 sys.path.insert(0, str(FUZZ_DIR / "python"))
 import sanitized  # noqa: E402
-
-
-@pytest.fixture(scope="session")
-def sanitized_module() -> Path:
-    """The sanitized kiln._C's directory (incremental across runs); the configure and build
-    seconds are written to python-fuzz-build-seconds.txt in the tree."""
-    BUILD_ROOT.mkdir(exist_ok=True)
-    started = time.monotonic()
-    with open(BUILD_ROOT / "pytest-fuzz.lock", "w") as lock:  # one session builds at a time
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        run(
-            [
-                "cmake",
-                "-S",
-                str(FUZZ_DIR),
-                "-B",
-                str(BUILD),
-                "-G",
-                "Ninja",
-                f"-DKILN_PYTHON_EXECUTABLE={sys.executable}",
-            ]
-        )
-        cmake_build(BUILD, "kiln_python_fuzz", "program_fuzz_driver")
-    (BUILD / "python-fuzz-build-seconds.txt").write_text(f"{time.monotonic() - started:.1f}\n")
-    return MODULE_DIR
-
-
-@pytest.fixture(scope="session")
-def seeds(sanitized_module: Path) -> Path:
-    directory = BUILD / "corpus"
-    export_corpus(directory)
-    return directory
-
-
-@pytest.fixture(scope="session")
-def mutants(sanitized_module: Path, seeds: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Structure-aware mutants of the seeds from the C++ driver's mutator, for the harness to
-    mutate further and load."""
-    directory = tmp_path_factory.mktemp("mutants")
-    driver = BUILD / "program_fuzz_driver"
-    options = ["--mutate-to", str(directory), "--count", "300", "--seed", "1", str(seeds)]
-    run([str(driver), *options])
-    return directory
 
 
 def _harness(module: Path, seeds: Path, *options: str) -> subprocess.CompletedProcess[str]:
@@ -108,7 +58,7 @@ def test_the_module_is_sanitized(sanitized_module: Path) -> None:
     assert "aten::add.out" in manifest.read_text()
 
 
-def test_the_harness_runs_the_sanitized_module(sanitized_module: Path, seeds: Path) -> None:
+def test_the_harness_runs_the_sanitized_module(sanitized_module: Path, corpus: Path) -> None:
     """kiln._C in the worker is the sanitized file, with the fuzz library's operators only."""
     script = (
         f"import sys; sys.path.insert(0, {str(FUZZ_DIR / 'python')!r}); import sanitized; "
@@ -125,12 +75,12 @@ def test_the_harness_runs_the_sanitized_module(sanitized_module: Path, seeds: Pa
 
 
 def test_fuzzing_the_bindings_finds_nothing(
-    sanitized_module: Path, seeds: Path, mutants: Path
+    sanitized_module: Path, corpus: Path, driver_mutants: Path
 ) -> None:
     seconds = os.environ.get("KILN_PY_FUZZ_SECONDS", "45")
     seed = os.environ.get("KILN_PY_FUZZ_SEED", "1")
-    options = ["--seconds", seconds, "--seed", seed, "--mutants", str(mutants)]
-    result = _harness(sanitized_module, seeds, *options)
+    options = ["--seconds", seconds, "--seed", seed, "--mutants", str(driver_mutants)]
+    result = _harness(sanitized_module, corpus, *options)
     assert result.returncode == 0, _report(result)
     for kind in ("crash", "hang", "wrong", "unexpected"):
         assert f"\n{kind}: 0\n" in result.stdout, _report(result)
@@ -145,11 +95,11 @@ def test_fuzzing_the_bindings_finds_nothing(
     assert runs["inputs"] > 100 and runs.get("computed+compared", 0) > 20, _report(result)
 
 
-def test_the_harness_catches_injected_faults(sanitized_module: Path, seeds: Path) -> None:
+def test_the_harness_catches_injected_faults(sanitized_module: Path, corpus: Path) -> None:
     """A hang, a wrong result and a heap use-after-free in Kiln's kernel (a program input bound
     to freed memory) are each found, and the run goes on after each."""
     options = ["--iterations", "4", "--timeout", "3", "--inject", "hang@0,wrong@1,uaf@2"]
-    result = _harness(sanitized_module, seeds, *options)
+    result = _harness(sanitized_module, corpus, *options)
     assert result.returncode == 1, _report(result)
     for kind in ("crash", "hang", "wrong"):
         assert f"\n{kind}: 1\n" in result.stdout, _report(result)
@@ -158,12 +108,12 @@ def test_the_harness_catches_injected_faults(sanitized_module: Path, seeds: Path
     assert "replay with --seed 1 --first 2 --iterations 1" in result.stdout, _report(result)
 
 
-def test_the_bindings_regressions(sanitized_module: Path, seeds: Path) -> None:
+def test_the_bindings_regressions(sanitized_module: Path, corpus: Path) -> None:
     """The harness's past findings, replayed (python/regressions.py)."""
     env = sanitized.sanitized_environment(sanitized_module)
     script = FUZZ_DIR / "python" / "regressions.py"
     result = subprocess.run(
-        [sys.executable, str(script), str(sanitized_module), str(seeds)],
+        [sys.executable, str(script), str(sanitized_module), str(corpus)],
         capture_output=True,
         text=True,
         env=env,
