@@ -34,6 +34,14 @@ def test_diagonal_copy_matches_torch(call_op: Any, data: Any) -> None:
     check_op(call_op, DIAGONAL, aten.diagonal_copy.out, (a, offset, dim1, dim2), out=out)
 
 
+@pytest.mark.parametrize(("offset", "dims"), [(0, (0, 1)), (1, (0, -1)), (-2, (2, 0))])
+def test_diagonal_copy_of_a_known_tensor(call_op: Any, offset: int, dims: tuple[int, int]) -> None:
+    # Every backend compares at least these with torch, whatever the random draws above refuse.
+    a = torch.arange(60, dtype=torch.float32).reshape(3, 4, 5)
+    out = torch.empty(0)
+    check_op(call_op, DIAGONAL, aten.diagonal_copy.out, (a, offset, *dims), out=out)
+
+
 @pytest.mark.parametrize(
     ("shape", "dims", "text"),
     [
