@@ -78,6 +78,8 @@ RUNTIME_TESTS = (
     "ConstantFolding.LeavesCallsAfterAJumpToEveryRun",
     "ConstantFolding.LeavesAResultAViewSharesToEveryRun",
     "ConstantFolding.FoldsAResultWhoseBytesAViewOfALaterTensorReads",
+    "ConstantFolding.FoldsAResultOnBytesAViewOfTheInputReadsBeforeIt",
+    "ConstantFolding.LeavesAResultAViewOfTheInputReadsAfterItToEveryRun",
     "ConstantFolding.LeavesACallDrawingRandomNumbersToEveryRun",
     "ConstantFolding.LeavesWhatPassesTheMemoryBoundToEveryRunAndSaysSo",
     "ConstantFolding.AKernelFailingOnConstantsFailsTheLoadNamingTheCall",

@@ -774,6 +774,7 @@ class MethodBuilder {
       uint64_t end_so_far;  // the largest end of the views of its arena up to this one
       uint32_t value;
       uint32_t bytes_group;  // the written tensors on exactly its bytes (groups_), or kNever
+      bool input_fed;        // on exactly a copied input's bytes: written as each run starts
     };
 
     // Scratch of the analysis, sized by the program's values and instructions (so by its file):
@@ -996,10 +997,20 @@ class MethodBuilder {
         if (state_[v].writers == 0 && !(state_[v].flags & kInput) && placement(v, &bytes)) ++count;
       }
       views_ = scratch<View>(count);
-      if (views_ == nullptr) return false;
+      copied_inputs_ = scratch<Bytes>(method_.num_inputs_);
+      if (views_ == nullptr || copied_inputs_ == nullptr) return false;
+      for (size_t i = 0; i < method_.num_inputs_; ++i) {
+        if (method_.copied_inputs_[i] &&
+            placement(static_cast<uint32_t>(method_.inputs_[i]), &bytes)) {
+          copied_inputs_[num_copied_inputs_++] = bytes;
+        }
+      }
+      std::sort(copied_inputs_, copied_inputs_ + num_copied_inputs_);
       for (uint32_t v = 0; v < method_.num_values_; ++v) {
         if (state_[v].writers == 0 && !(state_[v].flags & kInput) && placement(v, &bytes)) {
-          views_[num_views_++] = {bytes, bytes.end, v, group_of(bytes)};
+          const bool input_fed =
+              std::binary_search(copied_inputs_, copied_inputs_ + num_copied_inputs_, bytes);
+          views_[num_views_++] = {bytes, bytes.end, v, group_of(bytes), input_fed};
         }
       }
       std::sort(views_, views_ + num_views_,
@@ -1034,15 +1045,18 @@ class MethodBuilder {
         const ValueState& view = state_[last->value];
         const bool output = (view.flags & kOutput) != 0;
         if (view.first_read == kNever && !output) continue;  // never read
+        // A copied input's bytes are written before the run's first instruction: every read
+        // before s follows that write.
         const uint32_t g = last->bytes_group;
-        if (g == kNever) return true;
-        if (view.first_read != kNever && group_write_before(g, view.first_read) == kNever) {
+        if (g == kNever && !last->input_fed) return true;
+        if (view.first_read != kNever && !last->input_fed &&
+            group_write_before(g, view.first_read) == kNever) {
           return true;
         }
-        if (output && group_write_after(g, s) == kNever) return true;
+        const uint32_t rewrite = g == kNever ? kNever : group_write_after(g, s);
+        if (output && rewrite == kNever) return true;
         if (view.first_read == kNever || view.last_read < s) continue;
         if (view.first_read <= s) return true;
-        const uint32_t rewrite = group_write_after(g, s);
         if (rewrite == kNever || rewrite >= view.first_read) return true;
       }
       return false;
@@ -1560,7 +1574,7 @@ class MethodBuilder {
     }
 
     static constexpr size_t kFoldedAlignment = 64;
-    static constexpr size_t kMaxScratch = 10;
+    static constexpr size_t kMaxScratch = 11;
 
     MethodBuilder& builder_;
     Method& method_;
@@ -1570,6 +1584,9 @@ class MethodBuilder {
     size_t num_outputs_ = 0;
     View* views_ = nullptr;
     size_t num_views_ = 0;
+    // The bytes of the inputs set_input copies (a view on them reads the caller's input), sorted.
+    Bytes* copied_inputs_ = nullptr;
+    size_t num_copied_inputs_ = 0;
     Bytes* groups_ = nullptr;
     uint32_t* group_begin_ = nullptr;
     uint32_t* group_end_ = nullptr;

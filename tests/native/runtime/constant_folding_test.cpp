@@ -362,6 +362,47 @@ TEST_F(ConstantFolding, FoldsAResultWhoseBytesAViewOfALaterTensorReads) {
   EXPECT_EQ(run(kInput), kWeight);
 }
 
+// v2 is the input at offset 16 and v4 a view of it (its bytes, no writer; ExecuTorch leaves one
+// for a view of a program input), so set_input copies the input into its planned bytes.
+ProgramSpec input_view(std::vector<CallSpec> calls) {
+  return {{{ValueSpec::Constant, 1},
+           {ValueSpec::Planned, 16},  // v1 = neg(v0), on the input's bytes
+           {ValueSpec::Planned, 16},  // v2, the input
+           {ValueSpec::Planned, 48},  // v3, the output
+           {ValueSpec::Planned, 16},  // v4, the view of the input
+           {ValueSpec::Planned, 32}},
+          {kWeight},
+          {2},
+          {3},
+          std::move(calls)};
+}
+
+TEST_F(ConstantFolding, FoldsAResultOnBytesAViewOfTheInputReadsBeforeIt) {
+  // The view's read comes first: each run's set_input writes its bytes before it, so the neg,
+  // which reuses them afterwards, folds (ExecuTorch's language models plan the tied embedding's
+  // transpose over the token ids this way).
+  ASSERT_EQ(load(input_view({{kAdd, {4, 4, 5, 5}}, {kNeg, {0, 1, 1}}, {kAdd, {1, 5, 3, 3}}})),
+            Error::Ok)
+      << last_error();
+  EXPECT_EQ(method_->fold_report().instructions, 1u);
+  EXPECT_TRUE(method_->instruction_info(1).folded);
+  std::vector<float> expected(kElements);
+  for (size_t i = 0; i < kElements; ++i) expected[i] = -kWeight[i] + 2 * kInput[i];
+  EXPECT_EQ(run(kInput), expected);
+  EXPECT_EQ(run(kInput), expected);
+}
+
+TEST_F(ConstantFolding, LeavesAResultAViewOfTheInputReadsAfterItToEveryRun) {
+  // The neg overwrites the input's bytes before the view reads them: the view reads -w.
+  ASSERT_EQ(load(input_view({{kNeg, {0, 1, 1}}, {kAdd, {4, 4, 5, 5}}, {kAdd, {1, 5, 3, 3}}})),
+            Error::Ok)
+      << last_error();
+  EXPECT_EQ(method_->fold_report().instructions, 0u);
+  std::vector<float> expected(kElements);
+  for (size_t i = 0; i < kElements; ++i) expected[i] = -3 * kWeight[i];
+  EXPECT_EQ(run(kInput), expected);
+}
+
 TEST_F(ConstantFolding, LeavesACallDrawingRandomNumbersToEveryRun) {
   ProgramSpec spec = {{{ValueSpec::Planned, 0}}, {}, {}, {0}, {{kRand, {0, 0}}}};
   ASSERT_EQ(load(spec), Error::Ok) << last_error();
