@@ -456,11 +456,12 @@ def _quiet() -> Iterator[None]:
 
 
 def _et_config(module: nn.Module) -> Any:
-    # Buffers the program mutates (the KV cache) keep their initial values in the file.
+    # Buffers the program mutates (the KV cache) keep their initial values in the file. The pass
+    # matches the graph's placeholder names, where a buffer "layers.0.keys" is "b_layers_0_keys".
     from executorch.exir import ExecutorchBackendConfig
     from executorch.exir.passes.init_mutable_pass import InitializedMutableBufferPass
 
-    buffers = [name for name, _ in module.named_buffers()]
+    buffers = [name.replace(".", "_") for name, _ in module.named_buffers()]
     return ExecutorchBackendConfig(passes=[InitializedMutableBufferPass(buffers)])
 
 
