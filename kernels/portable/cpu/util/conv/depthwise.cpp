@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "kernels/portable/cpu/util/common/parallel.h"
 #include "kernels/portable/cpu/util/common/target.h"
@@ -70,9 +71,37 @@ struct Plane {
   T* out;  // the output plane
 };
 
+// dst[j] = src[j * stride] for j < n. Strides 1 and 2 (nearly every depthwise convolution) copy
+// whole vectors: stride 2 takes the even lanes of two, and stops while the odd lane past the
+// last element would lie beyond src[(n - 1) * 2], which may end the tensor.
+template <typename T, int kBytes>
+KILN_ALWAYS_INLINE void copy_strided(const T* src, int64_t stride, int64_t n, T* dst) {
+  if (stride == 1) {
+    std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(T));
+    return;
+  }
+  int64_t j = 0;
+  if (stride == 2) {
+    using V = Vector<T, kBytes>;
+    using Index = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;
+    typedef Index Mask __attribute__((vector_size(kBytes)));
+    constexpr int64_t lanes = kBytes / sizeof(T);
+    Mask even;
+    for (int64_t l = 0; l < lanes; ++l) even[l] = static_cast<Index>(2 * l);
+    for (; j + lanes < n; j += lanes) {
+      V low, high;
+      std::memcpy(&low, src + 2 * j, sizeof(V));
+      std::memcpy(&high, src + 2 * j + lanes, sizeof(V));
+      const V taken = __builtin_shuffle(low, high, even);
+      std::memcpy(dst + j, &taken, sizeof(V));
+    }
+  }
+  for (; j < n; ++j) dst[j] = src[j * stride];
+}
+
 // Fills the strip with padded input rows first_row .. first_row + count (padded coordinates),
 // and zeroes the kBlock elements after them.
-template <typename T>
+template <typename T, int kBytes>
 KILN_ALWAYS_INLINE void fill_strip(const Plane<T>& p, int64_t first_row, int64_t count, T* strip) {
   const ConvShape& c = *p.shape;
   const int64_t stride = c.stride[1], pad = c.padding[1], length = p.layout->phase_length;
@@ -94,7 +123,7 @@ KILN_ALWAYS_INLINE void fill_strip(const Plane<T>& p, int64_t first_row, int64_t
       if (hi > length) hi = length;
       if (lo > hi) lo = hi;
       for (int64_t j = 0; j < lo; ++j) dst[j] = T(0);
-      for (int64_t j = lo; j < hi; ++j) dst[j] = in[j * stride + shift];
+      copy_strided<T, kBytes>(in + lo * stride + shift, stride, hi - lo, dst + lo);
       for (int64_t j = hi; j < length; ++j) dst[j] = T(0);
     }
   }
@@ -155,7 +184,7 @@ KILN_ALWAYS_INLINE void compute_plane(const Plane<T>& p) {
   const int64_t rows = p.layout->rows;
   for (int64_t first = 0; first < c.out_h; first += rows) {
     const int64_t count = c.out_h - first < rows ? c.out_h - first : rows;
-    fill_strip(p, first * c.stride[0], (count - 1) * c.stride[0] + kernel_rows, strip);
+    fill_strip<T, kBytes>(p, first * c.stride[0], (count - 1) * c.stride[0] + kernel_rows, strip);
     compute_rows<T, kBytes>(p, first, count, strip);
   }
 }
