@@ -28,29 +28,29 @@ inline GemmTiles gemm_tiles() {
 // gemm multiplies int64 products one at a time there.
 constexpr bool kBaselineLacksInt64Multiply = kX86;
 
-// A block of tiles: (mc, nc, kc, A, lda, B's panels, dst, ld, accumulate), and the vector width
-// (in bytes) it was compiled for.
-template <typename C, typename Panels>
+// A block of tiles: (mc, nc, kc, A, lda, B's panels, dst, ld, how tiles are stored), and the
+// vector width (in bytes) it was compiled for.
+template <typename C, typename Panels, typename Store>
 using GemmBlockFn = void (*)(int64_t, int64_t, int64_t, const C*, int64_t, const Panels&, C*,
-                             int64_t, bool);
-template <typename C, typename Panels>
+                             int64_t, const Store&);
+template <typename C, typename Panels, typename Store>
 struct GemmBlock {
-  GemmBlockFn<C, Panels> run;
+  GemmBlockFn<C, Panels, Store> run;
   int vector_bytes;
 };
 
 // Block::run<kBytes>, the gemm's plain block of tiles, compiled for the widest tiles worth
 // running: AVX-512's (kBytes 64) when wide_pays() says the product amortises them, else AVX2's
 // (32); {nullptr, 0} where the gemm runs its own baseline tiles.
-template <typename Block, typename C, typename Panels, typename WidePays>
-GemmBlock<C, Panels> gemm_block(const WidePays& wide_pays) {
+template <typename Block, typename C, typename Panels, typename Store, typename WidePays>
+GemmBlock<C, Panels, Store> gemm_block(const WidePays& wide_pays) {
 #if defined(KILN_ISA_X86)
   switch (gemm_tiles()) {
     case GemmTiles::kAvx512:
-      if (wide_pays()) return {&x86::block_avx512<Block, C, Panels>, 64};
+      if (wide_pays()) return {&x86::block_avx512<Block, C, Panels, Store>, 64};
       [[fallthrough]];
     case GemmTiles::kAvx2:
-      return {&x86::block_avx2<Block, C, Panels>, 32};
+      return {&x86::block_avx2<Block, C, Panels, Store>, 32};
     case GemmTiles::kBaseline:
       break;
   }

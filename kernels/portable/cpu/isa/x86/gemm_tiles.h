@@ -14,16 +14,16 @@
 
 namespace kiln::portable::isa::x86 {
 
-template <typename Block, typename C, typename Panels>
+template <typename Block, typename C, typename Panels, typename Store>
 KILN_GEMM_AVX2 void block_avx2(int64_t mc, int64_t nc, int64_t kc, const C* a, int64_t lda,
-                               const Panels& b, C* dst, int64_t ld, bool accumulate) {
-  Block::template run<32>(mc, nc, kc, a, lda, b, dst, ld, accumulate);
+                               const Panels& b, C* dst, int64_t ld, const Store& store) {
+  Block::template run<32>(mc, nc, kc, a, lda, b, dst, ld, store);
 }
 
-template <typename Block, typename C, typename Panels>
+template <typename Block, typename C, typename Panels, typename Store>
 KILN_GEMM_AVX512 void block_avx512(int64_t mc, int64_t nc, int64_t kc, const C* a, int64_t lda,
-                                   const Panels& b, C* dst, int64_t ld, bool accumulate) {
-  Block::template run<64>(mc, nc, kc, a, lda, b, dst, ld, accumulate);
+                                   const Panels& b, C* dst, int64_t ld, const Store& store) {
+  Block::template run<64>(mc, nc, kc, a, lda, b, dst, ld, store);
 }
 
 }  // namespace kiln::portable::isa::x86

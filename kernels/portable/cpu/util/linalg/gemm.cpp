@@ -183,21 +183,63 @@ void pack_b(const GemmInput& b, int64_t k, int64_t p0, int64_t kc, int64_t j0, i
   }
 }
 
+// How a block's tiles are stored: added to what dst holds (`accumulate`: a k block after the
+// first), and, on a floating product's last k block, finished as each tile is stored: a bias
+// added per row or per column of the block, then a clamp (a fused activation), while the tile is
+// in L1, rather than by a second pass over the output. (Finishing the accumulators in registers
+// instead slowed the products' loop: its registers are all taken.) The additions and the clamp
+// are Finisher::apply's, in its order, so the bits are the same.
+template <typename C>
+struct TileStore {
+  bool accumulate = false;
+  const C* row_add = nullptr;  // row_add[i] added to the block's row i
+  const C* col_add = nullptr;  // col_add[j] added to the block's column j
+  bool clamp = false;
+  C low = C(0), high = C(0);
+
+  bool finishes() const { return row_add != nullptr || col_add != nullptr || clamp; }
+};
+
+// Finishes a tile just stored (rows x width at dst, row stride ld, still in L1) as `store`
+// says; row_add and col_add are the tile's own. Each step is a loop of its own, which
+// vectorises.
+template <typename C>
+KILN_ALWAYS_INLINE void finish_tile(const TileStore<C>& store, C* dst, int64_t ld, int rows,
+                                    int width, const C* row_add, const C* col_add) {
+  for (int i = 0; i < rows; ++i) {
+    C* row = dst + i * ld;
+    if (row_add != nullptr) {
+      const C add = row_add[i];
+      for (int j = 0; j < width; ++j) row[j] += add;
+    }
+    if (col_add != nullptr) {
+      for (int j = 0; j < width; ++j) row[j] += col_add[j];
+    }
+    if (store.clamp) {
+      for (int j = 0; j < width; ++j) row[j] = row[j] < store.low ? store.low : row[j];
+      for (int j = 0; j < width; ++j) row[j] = row[j] > store.high ? store.high : row[j];
+    }
+  }
+}
+
 // dst (mr x nr, row stride ld) = (accumulate ? dst : 0) + sum_p a[i][p] * b[p][j] over one
-// kMr x kNr tile (of Shape S): rows of a row-major A, a B panel of kNr columns whose rows are
-// ldb apart (kNr when packed), with vectors of kBytes: each pass covers two vectors of columns
-// for all kRows rows (at most S::kMr), so the accumulators fit the register file of that width.
-// A panel read in place must be whole (nr == kNr): a pass reads all its vectors' columns.
+// kMr x kNr tile (of Shape S), then finished as `store` says (row_add and col_add are the tile's
+// own): rows of a row-major A, a B panel of kNr columns whose rows are ldb apart (kNr when
+// packed), with vectors of kBytes: each pass covers two vectors of columns for all kRows rows (at
+// most S::kMr), so the accumulators fit the register file of that width. A panel read in place
+// must be whole (nr == kNr): a pass reads all its vectors' columns.
 template <typename C, typename S, int kBytes, int kRows = S::kMr>
 __attribute__((always_inline)) inline void micro_kernel(int64_t kc, const C* a_panel, int64_t lda,
                                                         const C* b_panel, int64_t ldb, C* dst_c,
                                                         int64_t ld, int mr, int nr,
-                                                        bool accumulate) {
+                                                        const TileStore<C>& store, const C* row_add,
+                                                        const C* col_add) {
   using E = Elem<C>;
   typedef E V __attribute__((vector_size(kBytes)));
   constexpr int kL = kBytes / static_cast<int>(sizeof(C));
   constexpr int kMr = kRows;
   constexpr int kNr = S::kNr;
+  const bool accumulate = store.accumulate;
   const E* a = reinterpret_cast<const E*>(a_panel);
   const E* rows[kMr];  // row i at a + i * lda (short tiles repeat the last row)
   for (int i = 0; i < kMr; ++i) rows[i] = a + (i < mr ? i : mr - 1) * lda;
@@ -219,7 +261,8 @@ __attribute__((always_inline)) inline void micro_kernel(int64_t kc, const C* a_p
         acc[i][1] += ai * b1;
       }
     }
-    if (mr == kMr && nr - j0 >= 2 * kL) {
+    const int width = nr - j0 < 2 * kL ? nr - j0 : 2 * kL;
+    if (mr == kMr && width == 2 * kL) {
 #pragma GCC unroll 12
       for (int i = 0; i < kMr; ++i) {
         E* row = dst + i * ld + j0;
@@ -233,14 +276,17 @@ __attribute__((always_inline)) inline void micro_kernel(int64_t kc, const C* a_p
         std::memcpy(row, &acc[i][0], sizeof(V));
         std::memcpy(row + kL, &acc[i][1], sizeof(V));
       }
-      continue;
+    } else {
+      E tile[kMr][2 * kL];
+      std::memcpy(tile, acc, sizeof(tile));
+      for (int i = 0; i < mr; ++i) {
+        E* row = dst + i * ld + j0;
+        for (int j = 0; j < width; ++j) row[j] = accumulate ? row[j] + tile[i][j] : tile[i][j];
+      }
     }
-    E tile[kMr][2 * kL];
-    std::memcpy(tile, acc, sizeof(tile));
-    const int width = nr - j0 < 2 * kL ? nr - j0 : 2 * kL;
-    for (int i = 0; i < mr; ++i) {
-      E* row = dst + i * ld + j0;
-      for (int j = 0; j < width; ++j) row[j] = accumulate ? row[j] + tile[i][j] : tile[i][j];
+    if (store.finishes()) {
+      finish_tile(store, dst_c + j0, ld, mr, width, row_add,
+                  col_add == nullptr ? nullptr : col_add + j0);
     }
   }
 }
@@ -256,12 +302,12 @@ struct Panels {
 };
 
 // All tiles of one row-major A block (mc x kc, row stride lda) times one B block (kc x nc) into
-// dst.
+// dst, stored as `store` says.
 template <typename C, typename S, int kBytes>
 __attribute__((always_inline)) inline void block_product(int64_t mc, int64_t nc, int64_t kc,
                                                          const C* a, int64_t lda,
                                                          const Panels<C>& b, C* dst, int64_t ld,
-                                                         bool accumulate) {
+                                                         const TileStore<C>& store) {
   constexpr int kMr = S::kMr;
   constexpr int kNr = S::kNr;
   for (int64_t jr = 0; jr < nc; jr += kNr) {
@@ -271,14 +317,16 @@ __attribute__((always_inline)) inline void block_product(int64_t mc, int64_t nc,
       const C* a_panel = a + ir * lda;
       const C* b_panel = b.data + jr / kNr * b.panel_stride;
       C* tile = dst + ir * ld + jr;
+      const C* row_add = store.row_add != nullptr ? store.row_add + ir : nullptr;
+      const C* col_add = store.col_add != nullptr ? store.col_add + jr : nullptr;
       // A short last tile (64 rows are 5 tiles of 12 and 4 rows) runs with a third of the rows
       // rather than repeating its last row up to a full tile.
       if (mr <= kMr / 3) {
         micro_kernel<C, S, kBytes, kMr / 3>(kc, a_panel, lda, b_panel, b.row_stride, tile, ld, mr,
-                                            nr, accumulate);
+                                            nr, store, row_add, col_add);
       } else {
-        micro_kernel<C, S, kBytes>(kc, a_panel, lda, b_panel, b.row_stride, tile, ld, mr, nr,
-                                   accumulate);
+        micro_kernel<C, S, kBytes>(kc, a_panel, lda, b_panel, b.row_stride, tile, ld, mr, nr, store,
+                                   row_add, col_add);
       }
     }
   }
@@ -290,17 +338,18 @@ template <typename C>
 struct TileBlock {
   template <int kBytes>
   KILN_ALWAYS_INLINE static void run(int64_t mc, int64_t nc, int64_t kc, const C* a, int64_t lda,
-                                     const Panels<C>& b, C* dst, int64_t ld, bool accumulate) {
+                                     const Panels<C>& b, C* dst, int64_t ld,
+                                     const TileStore<C>& store) {
     block_product<C, Shape<C, kBytes == 64 ? 64 : 32>, kBytes>(mc, nc, kc, a, lda, b, dst, ld,
-                                                               accumulate);
+                                                               store);
   }
 };
 
-// One block of tiles: (mc, nc, kc, A, lda, B's panels, dst, ld, accumulate); A is row-major with
+// One block of tiles: (mc, nc, kc, A, lda, B's panels, dst, ld, store); A is row-major with
 // row stride lda (read in place, or a block load_block converted).
 template <typename C>
 using BlockFn = void (*)(int64_t, int64_t, int64_t, const C*, int64_t, const Panels<C>&, C*,
-                         int64_t, bool);
+                         int64_t, const TileStore<C>&);
 
 // A block function with the rows of its register tile.
 template <typename C>
@@ -315,7 +364,8 @@ struct BlockKernel {
 // kNr columns (a multiple of 4), so each group of four reads within its panel.
 template <typename C>
 void block_scalar(int64_t mc, int64_t nc, int64_t kc, const C* a, int64_t lda, const Panels<C>& b,
-                  C* dst, int64_t ld, bool accumulate) {
+                  C* dst, int64_t ld, const TileStore<C>& store) {
+  const bool accumulate = store.accumulate;  // integer products are finished by Finisher
   using E = Elem<C>;
   constexpr int64_t kNr = Blocks<C>::kNr;
   for (int64_t i = 0; i < mc; ++i) {
@@ -336,11 +386,11 @@ void block_scalar(int64_t mc, int64_t nc, int64_t kc, const C* a, int64_t lda, c
 
 template <typename C>
 void block_base(int64_t mc, int64_t nc, int64_t kc, const C* a, int64_t lda, const Panels<C>& b,
-                C* dst, int64_t ld, bool accumulate) {
+                C* dst, int64_t ld, const TileStore<C>& store) {
   if constexpr (std::is_integral_v<C> && isa::kBaselineLacksInt64Multiply) {
-    return block_scalar(mc, nc, kc, a, lda, b, dst, ld, accumulate);
+    return block_scalar(mc, nc, kc, a, lda, b, dst, ld, store);
   }
-  TileBlock<C>::template run<kBaselineVectorBytes>(mc, nc, kc, a, lda, b, dst, ld, accumulate);
+  TileBlock<C>::template run<kBaselineVectorBytes>(mc, nc, kc, a, lda, b, dst, ld, store);
 }
 
 // Whether the AVX-512 tiles beat the AVX2 ones (docs/performance.md). Floating products: only
@@ -383,6 +433,31 @@ struct Finisher {
   }
 
   bool any() const { return scale || add_c || clamp; }
+
+  // Whether the tiles can finish the results as they store them (TileStore), and with what: a
+  // floating product without alpha whose c is a bias of the compute type, added as is and
+  // contiguous per row (a convolution's) or per column (a linear layer's), and any clamp. Else
+  // apply() finishes them in a second pass.
+  bool finishes_in_tiles(TileStore<C>* store) const {
+    if (!std::is_floating_point_v<C> || scale) return false;
+    if (add_c) {
+      if (beta != C(1) || c->loader != nullptr || c->dtype != CppToScalarType<C>::value) {
+        return false;
+      }
+      const C* bias = static_cast<const C*>(c->data);
+      if (c->col_stride == 0 && c->row_stride == 1) {
+        store->row_add = bias;
+      } else if (c->row_stride == 0 && c->col_stride == 1) {
+        store->col_add = bias;
+      } else {
+        return false;
+      }
+    }
+    store->clamp = clamp;
+    store->low = low;
+    store->high = high;
+    return true;
+  }
 
   // Once per output row: out of line, as copies in each of gemm's paths cost bytes for nothing.
   KILN_NOINLINE void apply(C* values, int64_t row, int64_t col0, int64_t n, C* buffer) const {
@@ -446,6 +521,8 @@ void gemm_typed(const GemmPart& part, int64_t k, const GemmInput& a, const GemmI
     const bool b_in_place = std::is_floating_point_v<C> && b.loader == nullptr &&
                             b.dtype == CppToScalarType<C>::value && b.col_stride == 1 &&
                             part.i_end - part.i_begin <= kernel.tile_rows;
+    TileStore<C> finishing;  // the last k block's store, when the tiles finish the results
+    const bool tiles_finish = k > 0 && finish.finishes_in_tiles(&finishing);
     for (int64_t j0 = part.j_begin; j0 < part.j_end; j0 += Cache::kNc) {
       const int64_t nc = part.j_end - j0 < Cache::kNc ? part.j_end - j0 : Cache::kNc;
       if (k == 0) {
@@ -463,6 +540,9 @@ void gemm_typed(const GemmPart& part, int64_t k, const GemmInput& a, const GemmI
             whole > 0 ? static_cast<const C*>(b.data) + p0 * b.row_stride + j0 : nullptr;
         const Panels<C> in_place = {b_rows, b.row_stride, Cache::kNr};
         const Panels<C> rest = {b_packed, Cache::kNr, Cache::kNr * kc};
+        TileStore<C> store = tiles_finish && p0 + kc >= k ? finishing : TileStore<C>{};
+        store.accumulate = p0 > 0;
+        if (store.col_add != nullptr) store.col_add += j0;
         for (int64_t i0 = part.i_begin; i0 < part.i_end; i0 += Cache::kMc) {
           const int64_t mc = part.i_end - i0 < Cache::kMc ? part.i_end - i0 : Cache::kMc;
           const C* a_block = a_packed;
@@ -475,16 +555,20 @@ void gemm_typed(const GemmPart& part, int64_t k, const GemmInput& a, const GemmI
             lda = kc;
           }
           C* dst_block = dst + i0 * out.row_stride + j0;
+          TileStore<C> block_store = store;
+          if (store.row_add != nullptr) block_store.row_add += i0;
           if (whole > 0) {
-            run_block(mc, whole, kc, a_block, lda, in_place, dst_block, out.row_stride, p0 > 0);
+            run_block(mc, whole, kc, a_block, lda, in_place, dst_block, out.row_stride,
+                      block_store);
           }
           if (whole < nc) {
+            if (store.col_add != nullptr) block_store.col_add += whole;
             run_block(mc, nc - whole, kc, a_block, lda, rest, dst_block + whole, out.row_stride,
-                      p0 > 0);
+                      block_store);
           }
         }
       }
-      if (finish.any()) {
+      if (finish.any() && !tiles_finish) {
         for (int64_t i = part.i_begin; i < part.i_end; ++i) {
           finish.apply(dst + i * out.row_stride + j0, i, j0, nc, buffer);
         }
@@ -518,7 +602,7 @@ void gemm_typed(const GemmPart& part, int64_t k, const GemmInput& a, const GemmI
           const int64_t rows = mc - i1 < Cache::kMc ? mc - i1 : Cache::kMc;
           load_block(a, i0 + i1, rows, p0, kc, a_packed);
           const Panels<C> panels = {b_packed, Cache::kNr, Cache::kNr * kc};
-          run_block(rows, nc, kc, a_packed, kc, panels, acc + i1 * nb, nb, p0 > 0);
+          run_block(rows, nc, kc, a_packed, kc, panels, acc + i1 * nb, nb, TileStore<C>{p0 > 0});
         }
       }
       for (int64_t i = 0; i < mc; ++i) {
@@ -709,8 +793,9 @@ void gemm(const KernelRuntimeContext& ctx, int64_t m, int64_t n, int64_t k, cons
       }
       constexpr int64_t kRows = Shape<C, 32>::kMr;
       BlockKernel<C> kernel = {block_base<C>, kRows};
-      const isa::GemmBlock<C, Panels<C>> wide =
-          isa::gemm_block<TileBlock<C>, C, Panels<C>>([&] { return wide_tiles_pay<C>(m, n, k); });
+      const isa::GemmBlock<C, Panels<C>, TileStore<C>> wide =
+          isa::gemm_block<TileBlock<C>, C, Panels<C>, TileStore<C>>(
+              [&] { return wide_tiles_pay<C>(m, n, k); });
       if (wide.run != nullptr) {
         kernel = {wide.run, wide.vector_bytes == 64 ? Shape<C, 64>::kMr : kRows};
       }
