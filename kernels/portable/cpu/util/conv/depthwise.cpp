@@ -16,6 +16,9 @@ namespace {
 constexpr int64_t kStripBytes = 32 * 1024;
 // Taps precomputed per convolution (larger kernels take the gemm path).
 constexpr int64_t kMaxTaps = 64;
+// Column phases (the width's stride) precomputed per convolution (larger strides take the gemm
+// path).
+constexpr int64_t kMaxPhases = 8;
 
 // The widest block of outputs accumulated together (two 32-byte vectors): the last block of a
 // row is computed whole and its lanes past the row dropped, so a block reads up to kBlock
@@ -32,6 +35,11 @@ struct Layout {
   int64_t rows;          // output rows per strip (0: the kernel's rows do not fit)
   int64_t taps;
   int64_t tap_offset[kMaxTaps];  // where tap (kh, kw) reads for output column 0, in the strip
+  // Entry j of phase p holds input column j * stride_w + p - pad_w: inside the row for j in
+  // [phase_begin[p], phase_end[p]), padding elsewhere. The same for every row: computed once, as
+  // their divisions would cost a small plane more than its products.
+  int64_t phase_begin[kMaxPhases];
+  int64_t phase_end[kMaxPhases];
 };
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -50,7 +58,16 @@ Layout layout_of(const ConvShape& c, int64_t capacity) {
   // Rows for r outputs: (r - 1) * stride_h + kernel_rows.
   layout.rows = fitting_rows < kernel_rows ? 0 : (fitting_rows - kernel_rows) / c.stride[0] + 1;
   if (layout.rows > c.out_h) layout.rows = c.out_h;
-  if (layout.taps > kMaxTaps) layout.rows = 0;
+  if (layout.taps > kMaxTaps || c.stride[1] > kMaxPhases) layout.rows = 0;
+  for (int64_t phase = 0; phase < c.stride[1] && layout.rows > 0; ++phase) {
+    const int64_t shift = phase - c.padding[1];
+    int64_t begin = shift >= 0 ? 0 : ceil_div(-shift, c.stride[1]);
+    int64_t end = ceil_div(c.width - shift, c.stride[1]);
+    if (end > layout.phase_length) end = layout.phase_length;
+    if (begin > end) begin = end;
+    layout.phase_begin[phase] = begin;
+    layout.phase_end[phase] = end;
+  }
   for (int64_t t = 0; t < layout.taps && layout.rows > 0; ++t) {
     const int64_t column = t % c.kernel_w * c.dilation[1];
     layout.tap_offset[t] = t / c.kernel_w * c.dilation[0] * layout.row_elements +
@@ -71,13 +88,49 @@ struct Plane {
   T* out;  // the output plane
 };
 
+// The strip's rows are short (a 7x7 plane's are 9 elements): calls to memcpy and memset for their
+// pieces cost more than the copies. These copy and zero inline, in vectors of kBytes and then in
+// halves of one (sizes are whole elements, multiples of 4 bytes).
+template <int kChunk>
+KILN_ALWAYS_INLINE void copy_tail(char* dst, const char* src, size_t bytes) {
+  if constexpr (kChunk >= 4) {
+    if (bytes & kChunk) {
+      std::memcpy(dst, src, kChunk);
+      dst += kChunk;
+      src += kChunk;
+    }
+    copy_tail<kChunk / 2>(dst, src, bytes);
+  }
+}
+
+template <int kBytes, typename T>
+KILN_ALWAYS_INLINE void copy_elements(T* dst_elements, const T* src_elements, int64_t n) {
+  auto* dst = reinterpret_cast<char*>(dst_elements);
+  const auto* src = reinterpret_cast<const char*>(src_elements);
+  size_t bytes = static_cast<size_t>(n) * sizeof(T);
+  for (; bytes >= kBytes; bytes -= kBytes, dst += kBytes, src += kBytes) {
+    std::memcpy(dst, src, kBytes);
+  }
+  copy_tail<kBytes / 2>(dst, src, bytes);
+}
+
+template <int kBytes, typename T>
+KILN_ALWAYS_INLINE void zero_elements(T* dst, int64_t n) {
+  alignas(kBytes) static constexpr T kZeros[kBytes / sizeof(T)] = {};
+  for (; n >= static_cast<int64_t>(kBytes / sizeof(T)); n -= kBytes / sizeof(T)) {
+    copy_elements<kBytes>(dst, kZeros, kBytes / sizeof(T));
+    dst += kBytes / sizeof(T);
+  }
+  copy_elements<kBytes>(dst, kZeros, n);
+}
+
 // dst[j] = src[j * stride] for j < n. Strides 1 and 2 (nearly every depthwise convolution) copy
 // whole vectors: stride 2 takes the even lanes of two, and stops while the odd lane past the
 // last element would lie beyond src[(n - 1) * 2], which may end the tensor.
 template <typename T, int kBytes>
 KILN_ALWAYS_INLINE void copy_strided(const T* src, int64_t stride, int64_t n, T* dst) {
   if (stride == 1) {
-    std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(T));
+    copy_elements<kBytes>(dst, src, n);
     return;
   }
   int64_t j = 0;
@@ -110,24 +163,19 @@ KILN_ALWAYS_INLINE void fill_strip(const Plane<T>& p, int64_t first_row, int64_t
     T* row = strip + r * row_elements;
     const int64_t ih = first_row + r - c.padding[0];
     if (ih < 0 || ih >= c.height) {
-      for (int64_t i = 0; i < row_elements; ++i) row[i] = T(0);
+      zero_elements<kBytes>(row, row_elements);
       continue;
     }
     const T* in = p.input + ih * c.width;
     for (int64_t phase = 0; phase < stride; ++phase) {
-      // Entry j holds input column j * stride + phase - pad: inside the row for j in [lo, hi).
       T* dst = row + phase * length;
-      const int64_t shift = phase - pad;
-      int64_t lo = shift >= 0 ? 0 : ceil_div(-shift, stride);
-      int64_t hi = ceil_div(c.width - shift, stride);
-      if (hi > length) hi = length;
-      if (lo > hi) lo = hi;
-      for (int64_t j = 0; j < lo; ++j) dst[j] = T(0);
-      copy_strided<T, kBytes>(in + lo * stride + shift, stride, hi - lo, dst + lo);
-      for (int64_t j = hi; j < length; ++j) dst[j] = T(0);
+      const int64_t lo = p.layout->phase_begin[phase], hi = p.layout->phase_end[phase];
+      zero_elements<kBytes>(dst, lo);
+      copy_strided<T, kBytes>(in + lo * stride + phase - pad, stride, hi - lo, dst + lo);
+      zero_elements<kBytes>(dst + hi, length - hi);
     }
   }
-  for (int64_t i = 0; i < kBlock<T>; ++i) strip[count * row_elements + i] = T(0);
+  zero_elements<kBytes>(strip + count * row_elements, kBlock<T>);
 }
 
 // Output rows first .. first + count of the plane, from the strip that starts at padded row
@@ -170,7 +218,7 @@ KILN_ALWAYS_INLINE void compute_rows(const Plane<T>& p, int64_t first, int64_t c
         T last[block];
         std::memcpy(last, &acc0, sizeof(V));
         std::memcpy(last + lanes, &acc1, sizeof(V));
-        std::memcpy(out + ow, last, static_cast<size_t>(c.out_w - ow) * sizeof(T));
+        copy_elements<kBytes>(out + ow, last, c.out_w - ow);
       }
     }
   }
