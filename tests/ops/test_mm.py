@@ -68,6 +68,16 @@ def test_mm_few_rows_read_b_in_place(call_op: Any, dtype: torch.dtype, rows: int
         check_mm(call_op, a, make_tensor(dtype, (k, n), n, magnitude=2.0))
 
 
+@pytest.mark.parametrize("rows", [1, 2, 3, 4])
+def test_mm_few_float_rows_stream_b(call_op: Any, rows: int) -> None:
+    # Up to four float rows against a row-major B (a decode step's folded weight) stream B's
+    # rows in 512-column strips, four rows of B a pass: k around those passes (and 0), widths
+    # inside one vector, at and past the vectors and the strips.
+    for k, n in [(0, 5), (1, 16), (3, 17), (4, 15), (5, 530), (301, 1100), (64, 1)]:
+        a = make_tensor(torch.float32, (rows, k), k + n)
+        check_mm(call_op, a, make_tensor(torch.float32, (k, n), n + rows, magnitude=2.0))
+
+
 # mm through the portable kernels in a process whose gemm tiles KILN_CPU_ISA capped: products of
 # few and many rows, against a row-major B and (linear's weight) a transposed one.
 NARROWER_TILES_SCRIPT = """

@@ -760,6 +760,130 @@ void gemm_dot(const KernelRuntimeContext& ctx, int64_t m, int64_t n, int64_t k, 
   });
 }
 
+// A few rows of float A against a row-major float B (a language model's decode step against its
+// transposed weight, which constant folding made contiguous): out's columns are taken
+// kGemvColumns at a time, and for each B streams through the rows of that strip, a long
+// contiguous run per row with the next rows prefetched, while the tiles would walk each 128-byte
+// panel down the rows one cache line per row, page after page, at a fraction of memory's speed.
+// Each element sums its products in k's order, whatever the threads.
+constexpr int64_t kGemvRows = 4;
+constexpr int64_t kGemvColumns = 512;
+// Rows of B prefetched ahead of the one being read.
+constexpr int64_t kGemvAhead = 4;
+
+bool gemv_fits(int64_t m, const GemmInput& a, const GemmInput& b, const GemmOutput& out) {
+  return m <= kGemvRows && a.loader == nullptr && b.loader == nullptr &&
+         a.dtype == ScalarType::Float && b.dtype == ScalarType::Float &&
+         out.dtype == ScalarType::Float && b.col_stride == 1;
+}
+
+// acc[i][0, width) += sum over p < k of a[i][p] * b[p][0, width) for i < m, width a whole
+// number of vectors; A's element (i, p) at a[i * a_row + p * a_col], B's rows ldb apart. Four
+// rows of B at a time: each vector of sums is loaded and stored once per four rows, its four
+// products still added in k's order.
+template <int kBytes>
+KILN_ALWAYS_INLINE void gemv_strip(int64_t m, int64_t k, int64_t width, const float* a,
+                                   int64_t a_row, int64_t a_col, const float* b, int64_t ldb,
+                                   float (*acc)[kGemvColumns]) {
+  using V = Vector<float, kBytes>;
+  constexpr int64_t kL = kBytes / sizeof(float);
+  constexpr int64_t kStep = 4;  // rows of B per pass
+  for (int64_t p0 = 0; p0 < k; p0 += kStep) {
+    const int64_t rows = k - p0 < kStep ? k - p0 : kStep;
+    for (int64_t q = 0; q < kStep && p0 + kGemvAhead + q < k; ++q) {
+      const char* ahead = reinterpret_cast<const char*>(b + (p0 + kGemvAhead + q) * ldb);
+      for (int64_t offset = 0; offset < width * 4; offset += 64) {
+        __builtin_prefetch(ahead + offset, 0, 3);
+      }
+    }
+    for (int64_t i = 0; i < m; ++i) {
+      float* sums = acc[i];
+      V x[kStep];
+      const float* b_rows[kStep];
+      for (int64_t q = 0; q < kStep; ++q) {
+        // (Entries past k's last row are set but never read.)
+        x[q] = V{} + (q < rows ? a[i * a_row + (p0 + q) * a_col] : 0.0f);
+        b_rows[q] = b + (p0 + (q < rows ? q : 0)) * ldb;
+      }
+      if (rows == kStep) {
+        for (int64_t j = 0; j < width; j += kL) {
+          V s;
+          std::memcpy(&s, sums + j, sizeof(V));
+          KILN_UNROLL
+          for (int64_t q = 0; q < kStep; ++q) {
+            V w;
+            std::memcpy(&w, b_rows[q] + j, sizeof(V));
+            s += x[q] * w;
+          }
+          std::memcpy(sums + j, &s, sizeof(V));
+        }
+        continue;
+      }
+      for (int64_t q = 0; q < rows; ++q) {
+        for (int64_t j = 0; j < width; j += kL) {
+          V s, w;
+          std::memcpy(&s, sums + j, sizeof(V));
+          std::memcpy(&w, b_rows[q] + j, sizeof(V));
+          s += x[q] * w;
+          std::memcpy(sums + j, &s, sizeof(V));
+        }
+      }
+    }
+  }
+}
+
+struct GemvLoop {
+  template <int kBytes>
+  KILN_ALWAYS_INLINE static void run(int64_t m, int64_t k, int64_t width, const float* a,
+                                     int64_t a_row, int64_t a_col, const float* b, int64_t ldb,
+                                     float (*acc)[kGemvColumns]) {
+    gemv_strip<kBytes>(m, k, width, a, a_row, a_col, b, ldb, acc);
+  }
+};
+
+void gemm_gemv(const KernelRuntimeContext& ctx, int64_t m, int64_t n, int64_t k, const GemmInput& a,
+               const GemmInput& b, const GemmOutput& out, const GemmEpilogue& epilogue) {
+  const Finisher<float> finish(epilogue, out.dtype);
+  if (finish.alpha == 0.0f) k = 0;  // ATen skips the product (and its NaNs) when alpha is 0
+  const int64_t strip_work = m * kGemvColumns * (k > 0 ? k : 1);
+  const int64_t grain = strip_work >= kGemmGrain ? 1 : (kGemmGrain + strip_work - 1) / strip_work;
+  const auto* a_data = static_cast<const float*>(a.data);
+  const auto* b_data = static_cast<const float*>(b.data);
+  auto* out_data = static_cast<float*>(out.data);
+  parallel_for(
+      ctx, 0, (n + kGemvColumns - 1) / kGemvColumns, grain, [&](int64_t first, int64_t last) {
+        alignas(64) float acc[kGemvRows][kGemvColumns];
+        float buffer[kGemvColumns];
+        constexpr int64_t kVector = 64 / sizeof(float);  // whole vectors at any width
+        for (int64_t strip = first; strip < last; ++strip) {
+          const int64_t j0 = strip * kGemvColumns;
+          const int64_t width = n - j0 < kGemvColumns ? n - j0 : kGemvColumns;
+          const int64_t vectors = width / kVector * kVector;
+          for (int64_t i = 0; i < m; ++i) {
+            for (int64_t j = 0; j < width; ++j) acc[i][j] = 0.0f;
+          }
+          if (vectors > 0) {
+            float (*sums)[kGemvColumns] = acc;
+            isa::dot_loop<GemvLoop, kBaselineVectorBytes>(
+                m, k, vectors, a_data, a.row_stride, a.col_stride, b_data + j0, b.row_stride, sums);
+          }
+          // The columns past the last whole vector, summed in the same order.
+          for (int64_t p = 0; p < k && vectors < width; ++p) {
+            const float* row = b_data + p * b.row_stride + j0;
+            for (int64_t i = 0; i < m; ++i) {
+              const float x = a_data[i * a.row_stride + p * a.col_stride];
+              for (int64_t j = vectors; j < width; ++j) acc[i][j] += x * row[j];
+            }
+          }
+          for (int64_t i = 0; i < m; ++i) {
+            finish.apply(acc[i], i, j0, width, buffer);
+            std::memcpy(out_data + i * out.row_stride + j0, acc[i],
+                        static_cast<size_t>(width) * sizeof(float));
+          }
+        }
+      });
+}
+
 // The product split over ctx's threads in whole cache blocks: column blocks when out is at least
 // as wide as tall, else row blocks. Each part packs its own blocks on its own stack.
 template <typename C>
@@ -790,6 +914,7 @@ void gemm(const KernelRuntimeContext& ctx, int64_t m, int64_t n, int64_t k, cons
     if constexpr (compute_type_selected<C>()) {
       if constexpr (std::is_same_v<C, float>) {  // double and int64 keep their code small
         if (dot_products_fit(m, a, b, out)) return gemm_dot(ctx, m, n, k, a, b, out, epilogue);
+        if (gemv_fits(m, a, b, out)) return gemm_gemv(ctx, m, n, k, a, b, out, epilogue);
       }
       constexpr int64_t kRows = Shape<C, 32>::kMr;
       BlockKernel<C> kernel = {block_base<C>, kRows};
