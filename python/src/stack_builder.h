@@ -141,7 +141,11 @@ CallOutcome run_boxed_call(const std::string& name, const std::vector<std::strin
     error =
         call_operator(ctx, name, stack_span, ArrayRef<Backend>(backends.data(), backends.size()),
                       allow_fallback, &served);
-    for (int i = 1; i < repeat && error == Error::Ok; ++i) error = served->call(ctx, stack_span);
+    // Each repeat reuses the last one's temporaries, as the executor's calls do.
+    for (int i = 1; i < repeat && error == Error::Ok; ++i) {
+      ctx.reset_temp();
+      error = served->call(ctx, stack_span);
+    }
     elapsed = monotonic_ns() - start;
   }
   const std::string backend = served != nullptr ? to_string(served->backend) : "";

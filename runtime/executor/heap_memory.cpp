@@ -17,14 +17,34 @@ void* HeapAllocator::allocate(size_t size, size_t alignment) {
   // Kernels size their temporaries from a program's shapes: a request the rounding below would
   // wrap around, or an alignment aligned_alloc does not take, gets nothing.
   if (size > SIZE_MAX - alignment || (alignment & (alignment - 1)) != 0) return nullptr;
-  void* memory = std::aligned_alloc(alignment, (size + alignment - 1) / alignment * alignment);
-  if (memory != nullptr) blocks_.push_back(memory);
+  if (next_ < blocks_.size()) {
+    Block& block = blocks_[next_];
+    if (block.size >= size && reinterpret_cast<uintptr_t>(block.memory) % alignment == 0) {
+      ++next_;
+      return block.memory;
+    }
+  }
+  const size_t rounded = (size + alignment - 1) / alignment * alignment;
+  void* memory = std::aligned_alloc(alignment, rounded > 0 ? rounded : alignment);
+  if (memory == nullptr) return nullptr;
+  if (next_ < blocks_.size()) {
+    std::free(blocks_[next_].memory);
+    blocks_[next_] = {memory, rounded};
+  } else {
+    blocks_.push_back({memory, rounded});
+  }
+  ++next_;
   return memory;
 }
 
-void HeapAllocator::reset() {
-  for (void* block : blocks_) std::free(block);
-  blocks_.clear();
+HeapAllocator::~HeapAllocator() {
+  for (const Block& block : blocks_) std::free(block.memory);
+}
+
+size_t HeapAllocator::held() const {
+  size_t bytes = 0;
+  for (const Block& block : blocks_) bytes += block.size;
+  return bytes;
 }
 
 HeapFoldMemory::~HeapFoldMemory() {

@@ -16,18 +16,28 @@
 
 namespace kiln {
 
-// Heap memory for kernels' temporaries: each allocation is its own block, all freed by reset().
+// Heap memory for kernels' temporaries: each allocation is a block of its own. reset() keeps the
+// blocks, and the allocations after it reuse them in order (a program's kernels ask for the same
+// sizes run after run), so that steady runs allocate nothing; a block too small for its turn is
+// replaced. Freed with the object.
 class HeapAllocator : public MemoryAllocator {
  public:
   HeapAllocator() : MemoryAllocator(nullptr, 0) {}
-  ~HeapAllocator() override { reset(); }
+  ~HeapAllocator() override;
   HeapAllocator(const HeapAllocator&) = delete;
   HeapAllocator& operator=(const HeapAllocator&) = delete;
   void* allocate(size_t size, size_t alignment) override;
-  void reset() override;
+  void reset() override { next_ = 0; }
+  // Bytes the blocks hold (handed out or kept for reuse).
+  size_t held() const;
 
  private:
-  std::vector<void*> blocks_;
+  struct Block {
+    void* memory;
+    size_t size;
+  };
+  std::vector<Block> blocks_;
+  size_t next_ = 0;  // the first block not handed out since reset()
 };
 
 // Heap memory for constant folding's results (FoldMemory), bounded: allocate() returns nullptr

@@ -1703,6 +1703,7 @@ Error Method::run_kernel(Step& step) {
     // Offered to each kernel tried: one that declines may have taken it.
     if (step.clamps) ctx_.offer_output_clamp(step.clamp);
     const Error error = kernel.call(ctx_, step.stack);
+    ctx_.reset_temp();
     if (error != Error::KernelDeclined || k + 1 == step.num_kernels) {
       if (kernel.backend != first_backend_) {
         record_fallback(kernel, first_backend_, declined[0] ? declined : "no kernel");

@@ -39,6 +39,16 @@ class KernelRuntimeContext {
   const char* op_name() const { return op_name_; }
 
   Result<void*> allocate_temp(size_t size, size_t alignment = 16);
+  // Temporary memory for a faster path that has a slower one without it: nullptr, and no
+  // failure, when the context has no temp allocator or it is exhausted.
+  void* try_allocate_temp(size_t size, size_t alignment = 16) {
+    return temp_allocator_ != nullptr ? temp_allocator_->allocate(size, alignment) : nullptr;
+  }
+  // Frees every temporary. The executor calls it after each kernel call: a kernel's
+  // temporaries last for its call only.
+  void reset_temp() {
+    if (temp_allocator_ != nullptr) temp_allocator_->reset();
+  }
 
   // The generator random kernels draw from: the one set here (not owned; nullptr restores the
   // default), else the process's default_random_generator(). A context per thread with its own

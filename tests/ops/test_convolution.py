@@ -236,6 +236,46 @@ def test_pointwise_convolution(call_op: Any, dtype: torch.dtype, groups: int) ->
     )
 
 
+# Float and Double images are read through a padded copy in temporary memory, so that the
+# im2col rows are plain copies: at resnet's and the stems' sizes, every stride, padding and
+# dilation they combine, batches and groups. A padding far larger than the image keeps the rows
+# built with their bounds checked (the path without temporary memory), as do 16-bit floats.
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16])
+@pytest.mark.parametrize(
+    ("shape", "out_channels", "kernel", "stride", "padding", "dilation", "groups"),
+    [
+        ((1, 16, 28, 28), 24, (3, 3), (1, 1), (1, 1), (1, 1), 1),
+        ((2, 8, 30, 31), 16, (3, 3), (2, 2), (1, 1), (1, 1), 2),
+        ((1, 3, 45, 44), 8, (7, 7), (2, 2), (3, 3), (1, 1), 1),
+        ((1, 6, 17, 19), 6, (3, 2), (1, 3), (2, 0), (2, 1), 3),
+        ((1, 4, 12, 12), 5, (1, 1), (2, 2), (0, 0), (1, 1), 1),
+        ((1, 2, 2, 3), 3, (3, 3), (1, 1), (150, 140), (1, 1), 1),
+    ],
+)
+def test_im2col_convolution(
+    call_op: Any,
+    dtype: torch.dtype,
+    shape: tuple[int, ...],
+    out_channels: int,
+    kernel: tuple[int, int],
+    stride: tuple[int, int],
+    padding: tuple[int, int],
+    dilation: tuple[int, int],
+    groups: int,
+) -> None:
+    x = make_tensor(dtype, shape, 15, magnitude=1.0)
+    w = make_tensor(dtype, (out_channels, shape[1] // groups, *kernel), 16, magnitude=1.0)
+    b = make_tensor(dtype, (out_channels,), 17, magnitude=1.0)
+    check_op(
+        call_op,
+        "aten::convolution.out",
+        reference(dtype),
+        conv_args(x, w, b, stride, padding, dilation, g=groups),
+        out=torch.empty(0, dtype=dtype),
+        atol=conv_atol(shape[1] // groups * kernel[0] * kernel[1] + 1, dtype, x, w),
+    )
+
+
 def test_bias_of_another_dtype_is_converted(call_op: Any) -> None:
     x = make_tensor(torch.float32, (1, 2, 5, 5), 4)
     w = make_tensor(torch.float32, (3, 2, 3, 3), 5)

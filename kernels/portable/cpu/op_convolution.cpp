@@ -90,6 +90,25 @@ Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Te
   // column matrix is the input itself.
   const bool pointwise = !transposed && taps == 1 && c.stride[0] == 1 && c.stride[1] == 1 &&
                          c.padding[0] == 0 && c.padding[1] == 0;
+  // Float and Double images are read through their padded copy (or in place, unpadded) when the
+  // context has temporary memory for it: im2col's rows are then plain copies, where building
+  // them with every bound checked cost as much as the products on few output channels. An
+  // absurd padding (a padded plane far larger than the image) keeps the checked rows.
+  PaddedImage image = {
+      nullptr, dtype, nullptr, width + 2 * c.padding[1], c.out_w, {c.stride[0], c.stride[1]}};
+  void* planes = nullptr;
+  const bool padded = c.padding[0] > 0 || c.padding[1] > 0;
+  const int64_t plane_elements = padded_elements(geometry, group_in);
+  if (!transposed && !pointwise && padded_image_applies(dtype) &&
+      plane_elements <= 4 * group_in * height * width + (int64_t{1} << 16)) {
+    auto* offsets = static_cast<int64_t*>(ctx.try_allocate_temp(k * sizeof(int64_t), 64));
+    if (padded && offsets != nullptr) {
+      planes = ctx.try_allocate_temp(static_cast<size_t>(plane_elements) * size, 64);
+      if (planes == nullptr) offsets = nullptr;
+    }
+    if (offsets != nullptr) fill_row_offsets(geometry, group_in, offsets);
+    image.row_offsets = offsets;
+  }
   for (int64_t b = 0; b < batches; ++b) {
     for (int64_t g = 0; g < c.groups; ++g) {
       geometry.input = static_cast<const char*>(input.const_data_ptr()) +
@@ -105,6 +124,11 @@ Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Te
       GemmInput im2col = {nullptr,  dtype, 0, 0, transposed ? load_col2im_row : load_im2col_row,
                           &geometry};
       if (pointwise) im2col = {geometry.input, dtype, n, 1};  // the channels' rows as they are
+      if (image.row_offsets != nullptr) {
+        if (planes != nullptr) pad_image(geometry, group_in, planes);
+        image.padded = planes != nullptr ? static_cast<const char*>(planes) : geometry.input;
+        im2col = {nullptr, dtype, 0, 0, load_padded_im2col_row, &image};
+      }
       GemmEpilogue epilogue;
       epilogue.clamp = clamp;
       if (bias.has_value()) {

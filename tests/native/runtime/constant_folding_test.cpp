@@ -61,15 +61,26 @@ Error rand_out(KernelRuntimeContext& ctx, Span<EValue*> stack) {
   return Error::Ok;
 }
 
+// test::temp.out(Tensor x, *, Tensor(a!) out): out = -x through kTempBytes of temporary memory.
+constexpr size_t kTempBytes = 1024;
+Error temp_out(KernelRuntimeContext& ctx, Span<EValue*> stack) {
+  Result<void*> memory = ctx.allocate_temp(kTempBytes);
+  if (!memory.ok()) return memory.error();
+  auto* scratch = static_cast<float*>(memory.get());
+  for (size_t i = 0; i < kElements; ++i) scratch[i] = -floats(stack[0])[i];
+  std::memcpy(floats(stack[1]), scratch, kTensorBytes);
+  return Error::Ok;
+}
+
 // test::fail.out(Tensor x, *, Tensor(a!) out)
 Error fail_out(KernelRuntimeContext& ctx, Span<EValue*>) {
   ctx.fail(Error::InvalidArgument, "test::fail.out refuses its input");
   return Error::InvalidArgument;
 }
 
-constexpr const char* kOps[] = {"test::neg.out", "test::add.out", "test::acc_", "test::rand.out",
-                                "test::fail.out"};
-enum Op : int32_t { kNeg, kAdd, kAcc, kRand, kFail, kJump = -1 };
+constexpr const char* kOps[] = {"test::neg.out",  "test::add.out",  "test::acc_",
+                                "test::rand.out", "test::fail.out", "test::temp.out"};
+enum Op : int32_t { kNeg, kAdd, kAcc, kRand, kFail, kTemp, kJump = -1 };
 
 Kernel g_kernels[] = {
     {kOps[kNeg], hash_operator_name(kOps[kNeg]), "", Backend::Portable, neg_out, "test", 0, 2, 0x2},
@@ -79,13 +90,13 @@ Kernel g_kernels[] = {
      0x1},
     {kOps[kFail], hash_operator_name(kOps[kFail]), "", Backend::Portable, fail_out, "test", 0, 2,
      0x2},
+    {kOps[kTemp], hash_operator_name(kOps[kTemp]), "", Backend::Portable, temp_out, "test", 0, 2,
+     0x2},
 };
 // One table per kernel: a table must be sorted by hash, and one entry always is.
-KernelTable g_tables[] = {{"fold_neg", &g_kernels[0], 1},
-                          {"fold_add", &g_kernels[1], 1},
-                          {"fold_acc", &g_kernels[2], 1},
-                          {"fold_rand", &g_kernels[3], 1},
-                          {"fold_fail", &g_kernels[4], 1}};
+KernelTable g_tables[] = {{"fold_neg", &g_kernels[0], 1},  {"fold_add", &g_kernels[1], 1},
+                          {"fold_acc", &g_kernels[2], 1},  {"fold_rand", &g_kernels[3], 1},
+                          {"fold_fail", &g_kernels[4], 1}, {"fold_temp", &g_kernels[5], 1}};
 
 // A value of the test programs: a float[4] tensor (a constant, or planned at an arena offset;
 // an input is planned too), or Bool false (a jump's condition).
@@ -401,6 +412,20 @@ TEST_F(ConstantFolding, LeavesAResultAViewOfTheInputReadsAfterItToEveryRun) {
   std::vector<float> expected(kElements);
   for (size_t i = 0; i < kElements; ++i) expected[i] = -3 * kWeight[i];
   EXPECT_EQ(run(kInput), expected);
+}
+
+TEST_F(ConstantFolding, AKernelsTemporariesLastForItsCallOnly) {
+  // The temp call runs at every run (it reads the input): its temporary memory is reused from
+  // one call to the next, not held for the method's life.
+  ProgramSpec spec = {
+      {{ValueSpec::Planned, 0}, {ValueSpec::Planned, 16}}, {}, {0}, {1}, {{kTemp, {0, 1, 1}}}};
+  ASSERT_EQ(load(spec), Error::Ok) << last_error();
+  std::vector<float> expected(kElements);
+  for (size_t i = 0; i < kElements; ++i) expected[i] = -kInput[i];
+  for (int r = 0; r < 50; ++r) ASSERT_EQ(run(kInput), expected);
+  const auto* temp = static_cast<const HeapAllocator*>(memory_->memory().temp);
+  EXPECT_GE(temp->held(), kTempBytes);
+  EXPECT_LT(temp->held(), 2 * kTempBytes);
 }
 
 TEST_F(ConstantFolding, LeavesACallDrawingRandomNumbersToEveryRun) {

@@ -1,7 +1,11 @@
 // im2col for the convolution gemm: rows of the virtual column matrices, loaded on the fly.
 #include "kernels/portable/cpu/util/conv/im2col.h"
 
+#include <cstring>
+
 #include "kernels/portable/cpu/util/common/dtypes.h"
+#include "kernels/portable/cpu/util/common/target.h"
+#include "kernels/portable/cpu/util/conv/strided_copy.h"
 #include "kernels/portable/cpu/util/vec/convert.h"
 
 namespace kiln::portable {
@@ -48,6 +52,24 @@ void im2col_row(const ConvGeometry& g, int64_t row, int64_t col0, int64_t n, C* 
       }
       fill_zero(out + done + (last - ow), ow + run - last);
     }
+    done += run;
+    ow = 0;
+    ++oh;
+  }
+}
+
+// load_im2col_row's row from the padded planes: runs of columns within an output row, each a
+// copy (strided by the width's stride).
+template <typename T>
+void padded_im2col_row(const PaddedImage& image, int64_t row, int64_t col0, int64_t n, T* out) {
+  const T* base = reinterpret_cast<const T*>(image.padded) + image.row_offsets[row];
+  const int64_t row_step = image.stride[0] * image.padded_width;
+  int64_t oh = col0 / image.out_width;
+  int64_t ow = col0 % image.out_width;
+  for (int64_t done = 0; done < n;) {
+    const int64_t run = n - done < image.out_width - ow ? n - done : image.out_width - ow;
+    copy_strided<T, kBaselineVectorBytes>(base + oh * row_step + ow * image.stride[1],
+                                          image.stride[1], run, out + done);
     done += run;
     ow = 0;
     ++oh;
@@ -124,6 +146,60 @@ void load_typed(const void* user, void* dst, F&& load) {
 }
 
 }  // namespace
+
+bool padded_image_applies(ScalarType dtype) {
+  return dtype == ScalarType::Float || dtype == ScalarType::Double;
+}
+
+int64_t padded_elements(const ConvGeometry& g, int64_t channels) {
+  return channels * (g.height + 2 * g.padding[0]) * (g.width + 2 * g.padding[1]);
+}
+
+void pad_image(const ConvGeometry& g, int64_t channels, void* padded) {
+  const size_t size = element_size(g.dtype);
+  const int64_t padded_w = g.width + 2 * g.padding[1];
+  const size_t left = static_cast<size_t>(g.padding[1]) * size;
+  const size_t row_bytes = static_cast<size_t>(g.width) * size;
+  const size_t padded_row_bytes = static_cast<size_t>(padded_w) * size;
+  const size_t pad_rows_bytes = static_cast<size_t>(g.padding[0]) * padded_row_bytes;
+  char* dst = static_cast<char*>(padded);
+  const char* src = g.input;
+  for (int64_t c = 0; c < channels; ++c) {
+    std::memset(dst, 0, pad_rows_bytes);
+    dst += pad_rows_bytes;
+    for (int64_t h = 0; h < g.height; ++h) {
+      std::memset(dst, 0, left);
+      std::memcpy(dst + left, src, row_bytes);
+      std::memset(dst + left + row_bytes, 0, padded_row_bytes - left - row_bytes);
+      dst += padded_row_bytes;
+      src += row_bytes;
+    }
+    std::memset(dst, 0, pad_rows_bytes);
+    dst += pad_rows_bytes;
+  }
+}
+
+void fill_row_offsets(const ConvGeometry& g, int64_t channels, int64_t* row_offsets) {
+  const int64_t padded_h = g.height + 2 * g.padding[0];
+  const int64_t padded_w = g.width + 2 * g.padding[1];
+  int64_t row = 0;
+  for (int64_t c = 0; c < channels; ++c) {
+    for (int64_t kh = 0; kh < g.kernel_h; ++kh) {
+      for (int64_t kw = 0; kw < g.kernel_w; ++kw) {
+        row_offsets[row++] = (c * padded_h + kh * g.dilation[0]) * padded_w + kw * g.dilation[1];
+      }
+    }
+  }
+}
+
+void load_padded_im2col_row(const void* user, int64_t row, int64_t col0, int64_t n, void* dst) {
+  const auto& image = *static_cast<const PaddedImage*>(user);
+  if (image.dtype == ScalarType::Float) {
+    padded_im2col_row(image, row, col0, n, static_cast<float*>(dst));
+  } else {
+    padded_im2col_row(image, row, col0, n, static_cast<double*>(dst));
+  }
+}
 
 void load_batched_im2col_row(const void* user, int64_t row, int64_t col0, int64_t n, void* dst) {
   const auto& batched = *static_cast<const BatchedConvGeometry*>(user);

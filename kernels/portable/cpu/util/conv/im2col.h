@@ -40,9 +40,33 @@ struct BatchedColumns {
   int64_t first_column;
 };
 
+// One image of one group with its padding written out as zeros (pad_planes; or the input itself
+// when there is no padding), so that each row of im2col's B is a run of plain copies, without
+// bounds to check: B(row, (oh, ow)) = padded[row_offsets[row] + oh * stride_h * padded_width +
+// ow * stride_w]. For Float and Double, with temporary memory for the planes.
+struct PaddedImage {
+  const char* padded;
+  ScalarType dtype;            // the input's, which is the compute type
+  const int64_t* row_offsets;  // per row (c, kh, kw) of B: its column (0, 0)'s element
+  int64_t padded_width, out_width;
+  int64_t stride[2];
+};
+
+// Whether PaddedImage serves convolutions of `dtype`.
+bool padded_image_applies(ScalarType dtype);
+// Elements of `channels` padded planes of g's input: (height + 2 * padding_h) x (width + 2 *
+// padding_w) each.
+int64_t padded_elements(const ConvGeometry& g, int64_t channels);
+// Writes g's first `channels` input planes into `padded`, zeros around them.
+void pad_image(const ConvGeometry& g, int64_t channels, void* padded);
+// The offsets of B's channels * kernel_h * kernel_w rows in the padded planes.
+void fill_row_offsets(const ConvGeometry& g, int64_t channels, int64_t* row_offsets);
+
 // GemmRowLoader functions (see linalg/gemm.h); `user` is a ConvGeometry unless said otherwise.
 // B(row, col) = input[c][oh * s - p + kh * d][ow * s - p + kw * d], or 0 in the padding.
 void load_im2col_row(const void* user, int64_t row, int64_t col0, int64_t n, void* dst);
+// `user` is a PaddedImage: load_im2col_row's B from the padded planes.
+void load_padded_im2col_row(const void* user, int64_t row, int64_t col0, int64_t n, void* dst);
 // Transposed: B(row, col) = input[c][ih][iw] where oh = ih * s - p + kh * d (same for w).
 void load_col2im_row(const void* user, int64_t row, int64_t col0, int64_t n, void* dst);
 // Transposed: A(co, (ci, kh, kw)) = weight[ci][co][kh][kw] within the group.
