@@ -314,6 +314,24 @@ def _gemm() -> list[ThreadCase]:
             atol=1e-3,
         ),
         ThreadCase(
+            # Groups of 8 channels: too small to split, they run side by side.
+            "grouped conv2d",
+            "aten::convolution.out",
+            lambda: (
+                _make(2, 48, 28, 28),
+                _make(48, 8, 3, 3, seed=1),
+                _make(48, seed=2),
+                [1, 1],
+                [1, 1],
+                [1, 1],
+                False,
+                [0, 0],
+                6,
+            ),
+            reference=aten.convolution,
+            atol=1e-3,
+        ),
+        ThreadCase(
             "conv_transpose2d",
             "aten::convolution.out",
             lambda: (

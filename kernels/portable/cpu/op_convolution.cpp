@@ -5,6 +5,7 @@
 
 #include "kernels/portable/cpu/util/common/checks.h"
 #include "kernels/portable/cpu/util/common/dtypes.h"
+#include "kernels/portable/cpu/util/common/parallel.h"
 #include "kernels/portable/cpu/util/conv/convolution.h"
 #include "kernels/portable/cpu/util/conv/depthwise.h"
 #include "kernels/portable/cpu/util/conv/im2col.h"
@@ -96,52 +97,73 @@ Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Te
   // absurd padding (a padded plane far larger than the image) keeps the checked rows.
   PaddedImage image = {
       nullptr, dtype, nullptr, width + 2 * c.padding[1], c.out_w, {c.stride[0], c.stride[1]}};
-  void* planes = nullptr;
+  // Groups too small for their product to be split over the threads (regnet's, of 8 or 16
+  // channels) run side by side instead, each product on one thread.
+  const int64_t group_work = group_out * n * (k > 0 ? k : 1);
+  const bool groups_in_parallel =
+      c.groups > 1 && ctx.thread_pool() != nullptr && group_work < 4 * kGemmGrain;
+  const int64_t slices = groups_in_parallel ? c.groups : 1;  // padded copies at once
+  char* planes = nullptr;
   const bool padded = c.padding[0] > 0 || c.padding[1] > 0;
   const int64_t plane_elements = padded_elements(geometry, group_in);
   if (!transposed && !pointwise && padded_image_applies(dtype) &&
       plane_elements <= 4 * group_in * height * width + (int64_t{1} << 16)) {
     auto* offsets = static_cast<int64_t*>(ctx.try_allocate_temp(k * sizeof(int64_t), 64));
     if (padded && offsets != nullptr) {
-      planes = ctx.try_allocate_temp(static_cast<size_t>(plane_elements) * size, 64);
+      planes = static_cast<char*>(
+          ctx.try_allocate_temp(static_cast<size_t>(plane_elements * slices) * size, 64));
       if (planes == nullptr) offsets = nullptr;
     }
     if (offsets != nullptr) fill_row_offsets(geometry, group_in, offsets);
     image.row_offsets = offsets;
   }
+  // Group g of image b, its product on `gemm_ctx`'s threads; `slice` picks its padded copy.
+  const auto run_group = [&](const KernelRuntimeContext& gemm_ctx, int64_t b, int64_t g,
+                             int64_t slice) {
+    ConvGeometry group = geometry;
+    group.input = static_cast<const char*>(input.const_data_ptr()) +
+                  (b * in_channels + g * group_in) * height * width * size;
+    GemmInput a = {static_cast<const char*>(weight.const_data_ptr()) + g * group_out * k * size,
+                   dtype, k, 1};
+    if (transposed) {
+      group.weight = static_cast<const char*>(weight.const_data_ptr()) +
+                     g * group_in * group_out * taps * size;
+      a.loader = load_transposed_weight_row;
+      a.user = &group;
+    }
+    GemmInput im2col = {nullptr, dtype, 0, 0, transposed ? load_col2im_row : load_im2col_row,
+                        &group};
+    if (pointwise) im2col = {group.input, dtype, n, 1};  // the channels' rows as they are
+    PaddedImage group_image = image;
+    if (image.row_offsets != nullptr) {
+      char* copy = planes != nullptr ? planes + slice * plane_elements * size : nullptr;
+      if (copy != nullptr) pad_image(group, group_in, copy);
+      group_image.padded = copy != nullptr ? copy : group.input;
+      im2col = {nullptr, dtype, 0, 0, load_padded_im2col_row, &group_image};
+    }
+    GemmEpilogue epilogue;
+    epilogue.clamp = clamp;
+    if (bias.has_value()) {
+      epilogue.beta = Scalar(int64_t{1});
+      epilogue.c = {static_cast<const char*>(bias->const_data_ptr()) +
+                        g * group_out * element_size(bias->scalar_type()),
+                    bias->scalar_type(), 1, 0};
+    }
+    gemm(
+        gemm_ctx, group_out, n, k, a, im2col,
+        {static_cast<char*>(out.mutable_data_ptr()) + (b * out_channels + g * group_out) * n * size,
+         dtype, n},
+        epilogue);
+  };
   for (int64_t b = 0; b < batches; ++b) {
-    for (int64_t g = 0; g < c.groups; ++g) {
-      geometry.input = static_cast<const char*>(input.const_data_ptr()) +
-                       (b * in_channels + g * group_in) * height * width * size;
-      GemmInput a = {static_cast<const char*>(weight.const_data_ptr()) + g * group_out * k * size,
-                     dtype, k, 1};
-      if (transposed) {
-        geometry.weight = static_cast<const char*>(weight.const_data_ptr()) +
-                          g * group_in * group_out * taps * size;
-        a.loader = load_transposed_weight_row;
-        a.user = &geometry;
-      }
-      GemmInput im2col = {nullptr,  dtype, 0, 0, transposed ? load_col2im_row : load_im2col_row,
-                          &geometry};
-      if (pointwise) im2col = {geometry.input, dtype, n, 1};  // the channels' rows as they are
-      if (image.row_offsets != nullptr) {
-        if (planes != nullptr) pad_image(geometry, group_in, planes);
-        image.padded = planes != nullptr ? static_cast<const char*>(planes) : geometry.input;
-        im2col = {nullptr, dtype, 0, 0, load_padded_im2col_row, &image};
-      }
-      GemmEpilogue epilogue;
-      epilogue.clamp = clamp;
-      if (bias.has_value()) {
-        epilogue.beta = Scalar(int64_t{1});
-        epilogue.c = {static_cast<const char*>(bias->const_data_ptr()) +
-                          g * group_out * element_size(bias->scalar_type()),
-                      bias->scalar_type(), 1, 0};
-      }
-      gemm(ctx, group_out, n, k, a, im2col,
-           {static_cast<char*>(out.mutable_data_ptr()) +
-                (b * out_channels + g * group_out) * n * size,
-            dtype, n},
-           epilogue);
+    if (groups_in_parallel) {
+      const KernelRuntimeContext one_thread;
+      const int64_t grain = (kGemmGrain + group_work - 1) / group_work;
+      parallel_for(ctx, 0, c.groups, grain, [&](int64_t first, int64_t last) {
+        for (int64_t g = first; g < last; ++g) run_group(one_thread, b, g, g);
+      });
+    } else {
+      for (int64_t g = 0; g < c.groups; ++g) run_group(ctx, b, g, 0);
     }
   }
   return out;
