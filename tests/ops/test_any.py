@@ -70,6 +70,23 @@ def test_any_all_long(call_op: Any, dtype: torch.dtype) -> None:
                 check_op(call_op, f"aten::{op}.dims_out", packet.dims_out, (a, dims), out=out)
 
 
+@pytest.mark.parametrize("length", [0, 1, 7, 8, 9, 197])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_any_all_of_bool_rows(call_op: Any, length: int, keepdim: bool) -> None:
+    # Bool rows over the last dim (attention's masked-row test) are scanned eight bytes at a
+    # time: all-false and all-true rows, and rows with a single flipped element at every position.
+    rows = [torch.zeros(length, dtype=torch.bool), torch.ones(length, dtype=torch.bool)]
+    for i in range(length):
+        one = torch.zeros(length, dtype=torch.bool)
+        one[i] = True
+        rows += [one, ~one]
+    a = torch.stack(rows).reshape(2, len(rows) // 2, length)
+    for op in ("any", "all"):
+        packet = getattr(aten, op)
+        out = torch.empty(0, dtype=torch.bool)
+        check_op(call_op, f"aten::{op}.out", packet.out, (a, -1, keepdim), out=out)
+
+
 def test_any_all_of_nothing(call_op: Any) -> None:
     a = torch.ones(2, 0)
     out = call_op("aten::any.out", a, 1, out=torch.empty(0, dtype=torch.bool))

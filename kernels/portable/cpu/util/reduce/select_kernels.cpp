@@ -1,13 +1,54 @@
 // The shared bodies of the selecting reductions: any/all, amax/amin, argmax/argmin, max/min.
 #include "kernels/portable/cpu/util/reduce/select_kernels.h"
 
+#include <cstdint>
+#include <cstring>
+
 #include "kernels/portable/cpu/util/common/checks.h"
 #include "kernels/portable/cpu/util/common/scalars.h"
 #include "kernels/portable/cpu/util/reduce/select.h"
 #include "kernels/portable/cpu/util/vec/convert.h"
 #include "runtime/core/dense_tensor.h"
+#include "runtime/core/dim_order.h"
 
 namespace kiln::portable {
+namespace {
+
+// any/all of Bool rows into a Bool out, over the last dim of a contiguous input (the safe
+// softmax that scaled_dot_product_attention decomposes into tests each row of its attention for
+// a whole masked row): each row scanned eight bytes at a time. False when the call is not one of
+// those, for select_reduce.
+bool bool_rows(const Tensor& self, DimMask mask, bool any, Tensor& out) {
+  const int64_t dims = self.dim();
+  if (self.scalar_type() != ScalarType::Bool || out.scalar_type() != ScalarType::Bool ||
+      dims == 0 || mask != (DimMask{1} << (dims - 1)) || !is_default_dim_order(self.dim_order()) ||
+      !is_default_dim_order(out.dim_order())) {
+    return false;
+  }
+  const int64_t length = self.size(dims - 1);
+  const int64_t rows = length == 0 ? out.numel() : self.numel() / length;
+  const auto* in = static_cast<const uint8_t*>(self.const_data_ptr());
+  auto* result = static_cast<bool*>(out.mutable_data_ptr());
+  for (int64_t r = 0; r < rows; ++r) {
+    const uint8_t* row = in + r * length;
+    if (!any) {  // all: no zero byte
+      result[r] = length == 0 || std::memchr(row, 0, static_cast<size_t>(length)) == nullptr;
+      continue;
+    }
+    uint64_t found = 0;
+    int64_t i = 0;
+    for (; i + 8 <= length; i += 8) {
+      uint64_t word;
+      std::memcpy(&word, row + i, sizeof(word));
+      found |= word;
+    }
+    for (; i < length; ++i) found |= row[i];
+    result[r] = found != 0;
+  }
+  return true;
+}
+
+}  // namespace
 
 Tensor& any_all(KernelRuntimeContext& ctx, const Tensor& self, std::optional<IntArrayRef> dims,
                 bool keepdim, bool any, Tensor& out) {
@@ -30,7 +71,7 @@ Tensor& any_all(KernelRuntimeContext& ctx, const Tensor& self, std::optional<Int
   // for a one-element input, which it tests for nonzero directly.
   options.via_byte = out_type == ScalarType::Byte && self.numel() != 1;
   options.values = &out;
-  select_reduce(self, mask, options);
+  if (!bool_rows(self, mask, any, out)) select_reduce(self, mask, options);
   return out;
 }
 
