@@ -300,9 +300,17 @@ def _gemm() -> list[ThreadCase]:
             kwargs=(("beta", 0.5), ("alpha", 2.0)),
         ),
         ThreadCase(
+            # Four batches on two threads run side by side; three split each product.
             "bmm",
             "aten::bmm.out",
             lambda: (_make(4, 128, 256), _make(4, 256, 128, seed=1)),
+            reference=torch.bmm,
+            atol=1e-3,
+        ),
+        ThreadCase(
+            "bmm of 3",
+            "aten::bmm.out",
+            lambda: (_make(3, 197, 64), _make(3, 64, 197, seed=1)),
             reference=torch.bmm,
             atol=1e-3,
         ),

@@ -491,9 +491,9 @@ struct GemmPart {
   int64_t i_begin, i_end, j_begin, j_end;
 };
 
-// One part of the product, running each block through `run_block`. A part starts on a cache
-// block boundary (a multiple of kMc rows, kNc columns), so every output element sums over k in the
-// same blocks, in the same order, whatever the partition.
+// One part of the product, running each block through `run_block`. A part starts on a whole
+// panel of columns (a multiple of kNr) or cache block of rows (kMc), and every output element
+// sums over k in the same kKc blocks, in the same order, whatever the partition.
 template <typename C>
 void gemm_typed(const GemmPart& part, int64_t k, const GemmInput& a, const GemmInput& b,
                 const GemmOutput& out, const GemmEpilogue& epilogue, const BlockKernel<C>& kernel) {
@@ -884,15 +884,17 @@ void gemm_gemv(const KernelRuntimeContext& ctx, int64_t m, int64_t n, int64_t k,
       });
 }
 
-// The product split over ctx's threads in whole cache blocks: column blocks when out is at least
-// as wide as tall, else row blocks. Each part packs its own blocks on its own stack.
+// The product split over ctx's threads: in whole panels of columns (kNr) when out is at least as
+// wide as tall, else in whole cache blocks of rows. Panels rather than cache blocks of columns
+// balance the threads on the products of a few blocks (attention's 197 columns were 128 and 69).
+// Each part packs its own blocks on its own stack.
 template <typename C>
 void gemm_parts(const KernelRuntimeContext& ctx, int64_t m, int64_t n, int64_t k,
                 const GemmInput& a, const GemmInput& b, const GemmOutput& out,
                 const GemmEpilogue& epilogue, const BlockKernel<C>& kernel) {
   using Cache = Blocks<C>;
   const bool by_columns = n >= m;
-  const int64_t block = by_columns ? Cache::kNc : Cache::kMc;
+  const int64_t block = by_columns ? Cache::kNr : Cache::kMc;
   const int64_t extent = by_columns ? n : m;
   const int64_t block_work = block * (by_columns ? m : n) * (k > 0 ? k : 1);
   const int64_t grain = block_work >= kGemmGrain ? 1 : (kGemmGrain + block_work - 1) / block_work;

@@ -2,6 +2,7 @@
 #include "kernels/portable/cpu/util/linalg/matmul.h"
 
 #include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/common/parallel.h"
 #include "kernels/portable/cpu/util/linalg/gemm.h"
 
 namespace kiln::portable {
@@ -85,7 +86,7 @@ void batched_gemm(const KernelRuntimeContext& ctx, const Tensor& batch1, const T
   const ScalarType dtype = batch1.scalar_type();
   const size_t size = element_size(dtype);
   const size_t c_size = element_size(c_type);
-  for (int64_t i = 0; i < batches; ++i) {
+  const auto product = [&](const KernelRuntimeContext& gemm_ctx, int64_t i) {
     GemmEpilogue epilogue;
     epilogue.alpha = alpha;
     epilogue.beta = beta;
@@ -93,11 +94,28 @@ void batched_gemm(const KernelRuntimeContext& ctx, const Tensor& batch1, const T
       epilogue.c = {static_cast<const char*>(c) + i * c_strides[0] * c_size, c_type, c_strides[1],
                     c_strides[2]};
     }
-    gemm(ctx, n, p, m,
+    gemm(gemm_ctx, n, p, m,
          {static_cast<const char*>(batch1.const_data_ptr()) + i * n * m * size, dtype, m, 1},
          {static_cast<const char*>(batch2.const_data_ptr()) + i * m * p * size, dtype, p, 1},
          {static_cast<char*>(out.mutable_data_ptr()) + i * n * p * size, dtype, p}, epilogue);
+  };
+  // Batches that share out evenly over the threads (attention's heads: 8 on 2 threads), or many
+  // of them, run side by side, each product on one thread: one hand-off for them all, where
+  // splitting each product paid one per batch (16 of 128x128 by 128x128: 1.8x faster on 2
+  // threads split, 2.05x side by side). Uneven few (3 on 2: at best 1.5x side by side) keep
+  // splitting each product. The same bits either way: a product's split never changes them.
+  const int64_t threads =
+      ctx.thread_pool() != nullptr ? static_cast<int64_t>(ctx.thread_pool()->num_threads()) : 1;
+  if (threads > 1 && batches >= threads && (batches % threads == 0 || batches >= 4 * threads)) {
+    const KernelRuntimeContext one_thread;
+    const int64_t work = n * p * (m > 0 ? m : 1);
+    const int64_t grain = work >= kGemmGrain ? 1 : (kGemmGrain + work - 1) / work;
+    parallel_for(ctx, 0, batches, grain, [&](int64_t first, int64_t last) {
+      for (int64_t i = first; i < last; ++i) product(one_thread, i);
+    });
+    return;
   }
+  for (int64_t i = 0; i < batches; ++i) product(ctx, i);
 }
 
 }  // namespace kiln::portable
