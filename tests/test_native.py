@@ -83,6 +83,7 @@ RUNTIME_TESTS = (
     "ConstantFolding.FoldsAResultOnBytesAViewOfTheInputReadsBeforeIt",
     "ConstantFolding.LeavesAResultAViewOfTheInputReadsAfterItToEveryRun",
     "ConstantFolding.AKernelsTemporariesLastForItsCallOnly",
+    "ConstantFolding.ATensorACallReturnsLastsUntilTheNextRun",
     "ConstantFolding.LeavesACallDrawingRandomNumbersToEveryRun",
     "ConstantFolding.LeavesWhatPassesTheMemoryBoundToEveryRunAndSaysSo",
     "ConstantFolding.AKernelFailingOnConstantsFailsTheLoadNamingTheCall",

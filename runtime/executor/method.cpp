@@ -1703,7 +1703,10 @@ Error Method::run_kernel(Step& step) {
     // Offered to each kernel tried: one that declines may have taken it.
     if (step.clamps) ctx_.offer_output_clamp(step.clamp);
     const Error error = kernel.call(ctx_, step.stack);
-    ctx_.reset_temp();
+    // A call's temporaries last for the call only (as in ExecuTorch), unless a call of this run
+    // returned tensors, which live there until the next run.
+    if (kernel.return_slots != 0) temps_held_ = true;
+    if (!temps_held_) ctx_.reset_temp();
     if (error != Error::KernelDeclined || k + 1 == step.num_kernels) {
       if (kernel.backend != first_backend_) {
         record_fallback(kernel, first_backend_, declined[0] ? declined : "no kernel");
@@ -1730,6 +1733,8 @@ Error Method::execute(Span<uint64_t> instruction_ns) {
   const uint64_t budget = instruction_budget();
   uint64_t executed = 0;
   clamp_taken_ = false;
+  ctx_.reset_temp();  // the last run's returned tensors, if it kept any
+  temps_held_ = false;
   for (size_t c = 0, begin = 0; c < num_chains_; begin = chain_ends_[c++]) {
     size_t pc = begin;
     while (pc < chain_ends_[c]) {

@@ -197,6 +197,9 @@ class Method {
   const char* name_ = "";
   uint64_t instruction_budget_ = 0;
   bool clamp_taken_ = false;  // the last kernel call run took the clamp offered to it
+  // A call of this run returned tensors (a functional op), which live in temporary memory: the
+  // temporaries stay until the next run instead of being reused after each call.
+  bool temps_held_ = false;
   const std::atomic<bool>* cancel_ = nullptr;
   FoldReport fold_report_;
 };

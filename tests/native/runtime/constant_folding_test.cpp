@@ -61,14 +61,32 @@ Error rand_out(KernelRuntimeContext& ctx, Span<EValue*> stack) {
   return Error::Ok;
 }
 
-// test::temp.out(Tensor x, *, Tensor(a!) out): out = -x through kTempBytes of temporary memory.
+// test::temp.out(Tensor x, *, Tensor(a!) out): out = -x through kTempBytes of temporary memory,
+// which it first fills with NaN (so that a tensor wrongly left in reused temporaries shows).
 constexpr size_t kTempBytes = 1024;
 Error temp_out(KernelRuntimeContext& ctx, Span<EValue*> stack) {
   Result<void*> memory = ctx.allocate_temp(kTempBytes);
   if (!memory.ok()) return memory.error();
+  std::memset(memory.get(), 0xff, kTempBytes);
   auto* scratch = static_cast<float*>(memory.get());
   for (size_t i = 0; i < kElements; ++i) scratch[i] = -floats(stack[0])[i];
   std::memcpy(floats(stack[1]), scratch, kTensorBytes);
+  return Error::Ok;
+}
+
+// test::made(Tensor x) -> Tensor: a functional op, its result 2 * x (kTempBytes of data) and its
+// TensorImpl in temporary memory, as the portable kernels return tensors.
+SizesType g_made_sizes[] = {kElements};
+DimOrderType g_made_order[] = {0};
+StridesType g_made_strides[] = {1};
+Error made(KernelRuntimeContext& ctx, Span<EValue*> stack) {
+  Result<void*> data = ctx.allocate_temp(kTempBytes);
+  Result<void*> impl = ctx.allocate_temp(sizeof(TensorImpl), alignof(TensorImpl));
+  if (!data.ok() || !impl.ok()) return Error::MemoryAllocationFailed;
+  auto* values = static_cast<float*>(data.get());
+  for (size_t i = 0; i < kElements; ++i) values[i] = 2 * floats(stack[0])[i];
+  *stack[1] = EValue(Tensor(new (impl.get()) TensorImpl(ScalarType::Float, 1, g_made_sizes, values,
+                                                        g_made_order, g_made_strides)));
   return Error::Ok;
 }
 
@@ -78,9 +96,9 @@ Error fail_out(KernelRuntimeContext& ctx, Span<EValue*>) {
   return Error::InvalidArgument;
 }
 
-constexpr const char* kOps[] = {"test::neg.out",  "test::add.out",  "test::acc_",
-                                "test::rand.out", "test::fail.out", "test::temp.out"};
-enum Op : int32_t { kNeg, kAdd, kAcc, kRand, kFail, kTemp, kJump = -1 };
+constexpr const char* kOps[] = {"test::neg.out",  "test::add.out",  "test::acc_", "test::rand.out",
+                                "test::fail.out", "test::temp.out", "test::made"};
+enum Op : int32_t { kNeg, kAdd, kAcc, kRand, kFail, kTemp, kMade, kJump = -1 };
 
 Kernel g_kernels[] = {
     {kOps[kNeg], hash_operator_name(kOps[kNeg]), "", Backend::Portable, neg_out, "test", 0, 2, 0x2},
@@ -92,11 +110,13 @@ Kernel g_kernels[] = {
      0x2},
     {kOps[kTemp], hash_operator_name(kOps[kTemp]), "", Backend::Portable, temp_out, "test", 0, 2,
      0x2},
+    {kOps[kMade], hash_operator_name(kOps[kMade]), "", Backend::Portable, made, "test", 1, 1, 0x0},
 };
 // One table per kernel: a table must be sorted by hash, and one entry always is.
 KernelTable g_tables[] = {{"fold_neg", &g_kernels[0], 1},  {"fold_add", &g_kernels[1], 1},
                           {"fold_acc", &g_kernels[2], 1},  {"fold_rand", &g_kernels[3], 1},
-                          {"fold_fail", &g_kernels[4], 1}, {"fold_temp", &g_kernels[5], 1}};
+                          {"fold_fail", &g_kernels[4], 1}, {"fold_temp", &g_kernels[5], 1},
+                          {"fold_made", &g_kernels[6], 1}};
 
 // A value of the test programs: a float[4] tensor (a constant, or planned at an arena offset;
 // an input is planned too), or Bool false (a jump's condition).
@@ -426,6 +446,23 @@ TEST_F(ConstantFolding, AKernelsTemporariesLastForItsCallOnly) {
   const auto* temp = static_cast<const HeapAllocator*>(memory_->memory().temp);
   EXPECT_GE(temp->held(), kTempBytes);
   EXPECT_LT(temp->held(), 2 * kTempBytes);
+}
+
+TEST_F(ConstantFolding, ATensorACallReturnsLastsUntilTheNextRun) {
+  // v1 = made(v0) lives in temporary memory; the temp call after it takes temporaries of its own
+  // (and fills them with NaN): they must not be v1's.
+  ProgramSpec spec = {{{ValueSpec::Planned, 0}, {ValueSpec::Planned, 16}, {ValueSpec::Planned, 32}},
+                      {},
+                      {0},
+                      {2},
+                      {{kMade, {0, 1}}, {kTemp, {1, 2, 2}}}};
+  ASSERT_EQ(load(spec), Error::Ok) << last_error();
+  std::vector<float> expected(kElements);
+  for (size_t i = 0; i < kElements; ++i) expected[i] = -2 * kInput[i];
+  for (int r = 0; r < 3; ++r) ASSERT_EQ(run(kInput), expected);
+  // Each run starts over: its temporaries do not pile up.
+  const auto* temp = static_cast<const HeapAllocator*>(memory_->memory().temp);
+  EXPECT_LT(temp->held(), 3 * kTempBytes);
 }
 
 TEST_F(ConstantFolding, LeavesACallDrawingRandomNumbersToEveryRun) {
