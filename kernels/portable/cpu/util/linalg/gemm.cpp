@@ -173,7 +173,18 @@ void pack_b(const GemmInput& b, int64_t k, int64_t p0, int64_t kc, int64_t j0, i
   const int64_t rest = nc - full;
   // The last, partial panel: zeroed whole, then each row's columns copied in.
   if (rest > 0) std::memset(packed + full * kc, 0, static_cast<size_t>(kc) * kNr * sizeof(C));
+  // A row-major B read in place: each of its rows here is a short run (nc elements), and rows
+  // a wide B holds a page or more apart, too many at once for the hardware prefetchers. Rows
+  // kPackAhead ahead are asked for while this one is copied.
+  constexpr int64_t kPackAhead = 8;
+  const bool in_place = b.loader == nullptr && b.col_stride == 1;
+  const int64_t size = static_cast<int64_t>(element_size(b.dtype));
   for (int64_t p = 0; p < kc; ++p) {
+    if (in_place && p0 + p + kPackAhead < k) {
+      const char* ahead =
+          static_cast<const char*>(b.data) + ((p0 + p + kPackAhead) * b.row_stride + j0) * size;
+      for (int64_t offset = 0; offset < nc * size; offset += 64) __builtin_prefetch(ahead + offset);
+    }
     const C* row = read_row<C>(b, p0 + p, j0, nc, buffer);
     C* dst = packed + p * kNr;
     for (int64_t j = 0; j < full; j += kNr) {
