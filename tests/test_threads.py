@@ -359,7 +359,31 @@ def _gemm() -> list[ThreadCase]:
     ]
 
 
-CASES = _elementwise() + _rows() + _gemm()
+def _copies() -> list[ThreadCase]:
+    # Copies of at least two 256 KiB chunks split along their outermost dim (or their bytes).
+    return [
+        ThreadCase(
+            "permute_copy",
+            "aten::permute_copy.out",
+            lambda: (_make(64, 128, 96), [2, 0, 1]),
+            reference=lambda t, d: t.permute(d).contiguous(),
+        ),
+        ThreadCase(
+            "view_copy",
+            "aten::view_copy.out",
+            lambda: (_make(1024, 512), [512, 1024]),
+            reference=lambda t, s: t.reshape(s).clone(),
+        ),
+        ThreadCase(
+            "slice_copy of every other row",
+            "aten::slice_copy.Tensor_out",
+            lambda: (_make(2048, 300), 0, 1, 2047, 2),
+            reference=lambda t, d, b, e, s: t[b:e:s].clone(),
+        ),
+    ]
+
+
+CASES = _elementwise() + _rows() + _gemm() + _copies()
 
 
 def _run(case: ThreadCase) -> tuple[torch.Tensor, ...]:

@@ -57,8 +57,8 @@ Tensor& as_strided_copy_out(KernelRuntimeContext& ctx, const Tensor& self, IntAr
       !check_out_dtype_is(ctx, out, self.scalar_type()) || !resize_or_fail(ctx, out, size)) {
     return out;
   }
-  copy_strided_to_out(self, size.data(), stride.data(), static_cast<int64_t>(size.size()), offset,
-                      out);
+  copy_strided_to_out(ctx, self, size.data(), stride.data(), static_cast<int64_t>(size.size()),
+                      offset, out);
   return out;
 }
 

@@ -49,7 +49,7 @@ Tensor& copy_(KernelRuntimeContext& ctx, Tensor& self, const Tensor& src, bool n
   }
   CopyView view;
   view_in_dim_order(self, src_strides, &view);
-  convert_copy_view(self.mutable_data_ptr(), self.scalar_type(), src.const_data_ptr(),
+  convert_copy_view(ctx, self.mutable_data_ptr(), self.scalar_type(), src.const_data_ptr(),
                     src.scalar_type(), view);
   return self;
 }

@@ -44,7 +44,7 @@ Tensor& diagonal_copy_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t
   if (!prepare_copy_out(ctx, self, out, {sizes, static_cast<size_t>(m)})) return out;
   const int64_t start =
       length == 0 ? 0 : (offset >= 0 ? offset * strides[d2] : -offset * strides[d1]);
-  copy_strided_to_out(self, sizes, src_strides, m, start, out);
+  copy_strided_to_out(ctx, self, sizes, src_strides, m, start, out);
   return out;
 }
 

@@ -49,7 +49,7 @@ Tensor& expand_copy_out(KernelRuntimeContext& ctx, const Tensor& self, IntArrayR
     sizes[i] = target;
   }
   if (!prepare_copy_out(ctx, self, out, {sizes, static_cast<size_t>(ndim)})) return out;
-  copy_strided_to_out(self, sizes, src_strides, ndim, 0, out);
+  copy_strided_to_out(ctx, self, sizes, src_strides, ndim, 0, out);
   return out;
 }
 

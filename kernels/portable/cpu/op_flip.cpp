@@ -30,7 +30,7 @@ Tensor& flip_out(KernelRuntimeContext& ctx, const Tensor& self, IntArrayRef dims
       strides[i] = -strides[i];
     }
   }
-  copy_strided_to_out(self, sizes, strides, rank, offset, out);
+  copy_strided_to_out(ctx, self, sizes, strides, rank, offset, out);
   return out;
 }
 

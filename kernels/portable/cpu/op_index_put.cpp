@@ -163,7 +163,7 @@ Tensor& put_into(KernelRuntimeContext& ctx, const Tensor& self,
                         format_shape(value_sizes).text,
                         format_shape({plan.result_sizes, plan.result_dim}).text);
   if (!resize_or_fail(ctx, out, self.sizes())) return out;
-  copy_bytes(self, out);
+  copy_bytes(ctx, self, out);
   if (fill_all) {
     if (plan.zero_dim_mask == 0) return out;
     dispatch_by_width(self.element_size(), [&](auto* tag) {

@@ -55,7 +55,7 @@ std::tuple<Tensor&, Tensor&> native_dropout_out(KernelRuntimeContext& ctx, const
   const int64_t n = input.numel();
   bool* keep = out1.mutable_data_ptr<bool>();
   if (train.has_value() && !*train) {
-    copy_bytes(input, out0);
+    copy_bytes(ctx, input, out0);
     for (int64_t i = 0; i < n; ++i) keep[i] = true;
     return result;
   }

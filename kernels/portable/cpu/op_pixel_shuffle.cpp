@@ -59,7 +59,7 @@ Tensor& pixel_shuffle_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t
   view.push(r, out_width, r * plane);
   view.push(width, r, 1);
   view.push(r, 1, plane);
-  copy_view(out.mutable_data_ptr(), self.const_data_ptr(), view, self.element_size());
+  copy_view(ctx, out.mutable_data_ptr(), self.const_data_ptr(), view, self.element_size());
   return out;
 }
 

@@ -57,7 +57,7 @@ Tensor& pixel_unshuffle_out(KernelRuntimeContext& ctx, const Tensor& self, int64
   const int64_t view_sizes[6] = {batch, channels, r, r, out_height, out_width};
   const int64_t src_strides[6] = {
       channels * height * width, height * width, width, 1, r * width, r};
-  copy_strided_to_out(self, view_sizes, src_strides, 6, 0, out);
+  copy_strided_to_out(ctx, self, view_sizes, src_strides, 6, 0, out);
   return out;
 }
 

@@ -36,7 +36,7 @@ Tensor& repeat_out(KernelRuntimeContext& ctx, const Tensor& self, IntArrayRef re
     view_strides[2 * i + 1] = d < 0 ? 0 : strides[d];
   }
   if (!prepare_copy_out(ctx, self, out, {sizes, static_cast<size_t>(ndim)})) return out;
-  copy_strided_to_out(self, view_sizes, view_strides, 2 * ndim, 0, out);
+  copy_strided_to_out(ctx, self, view_sizes, view_strides, 2 * ndim, 0, out);
   return out;
 }
 

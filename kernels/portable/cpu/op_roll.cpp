@@ -67,7 +67,7 @@ Tensor& roll_out(KernelRuntimeContext& ctx, const Tensor& self, IntArrayRef shif
         dst_offset += s * strides[d];
       }
     }
-    copy_view(out.mutable_data_ptr<char>() + dst_offset * es,
+    copy_view(ctx, out.mutable_data_ptr<char>() + dst_offset * es,
               self.const_data_ptr<char>() + src_offset * es, view, static_cast<size_t>(es));
   }
   return out;

@@ -31,7 +31,7 @@ Tensor& select_copy_int_out(KernelRuntimeContext& ctx, const Tensor& self, int64
     ++m;
   }
   if (!prepare_copy_out(ctx, self, out, {sizes, static_cast<size_t>(m)})) return out;
-  copy_strided_to_out(self, sizes, src_strides, m, index * strides[d], out);
+  copy_strided_to_out(ctx, self, sizes, src_strides, m, index * strides[d], out);
   return out;
 }
 

@@ -34,7 +34,8 @@ Tensor& slice_copy_tensor_out(KernelRuntimeContext& ctx, const Tensor& self, int
     src_strides[i] = i == d ? strides[i] * step : strides[i];
   }
   if (!prepare_copy_out(ctx, self, out, {sizes, static_cast<size_t>(rank)})) return out;
-  copy_strided_to_out(self, sizes, src_strides, rank, length > 0 ? first * strides[d] : 0, out);
+  copy_strided_to_out(ctx, self, sizes, src_strides, rank, length > 0 ? first * strides[d] : 0,
+                      out);
   return out;
 }
 

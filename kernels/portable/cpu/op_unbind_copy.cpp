@@ -46,7 +46,7 @@ void unbind_copy_int_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t 
   view.push(inner, 1, 1);
   for (size_t i = 0; i < out.size(); ++i) {
     const char* src = self.const_data_ptr<char>() + static_cast<int64_t>(i) * inner * es;
-    copy_view(out[i].mutable_data_ptr(), src, view, es);
+    copy_view(ctx, out[i].mutable_data_ptr(), src, view, es);
   }
 }
 

@@ -37,7 +37,7 @@ Tensor& unfold_copy_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t d
   sizes[rank] = size;
   src_strides[rank] = rank == 0 ? 1 : strides[d];
   if (!prepare_copy_out(ctx, self, out, {sizes, static_cast<size_t>(rank + 1)})) return out;
-  copy_strided_to_out(self, sizes, src_strides, rank + 1, 0, out);
+  copy_strided_to_out(ctx, self, sizes, src_strides, rank + 1, 0, out);
   return out;
 }
 

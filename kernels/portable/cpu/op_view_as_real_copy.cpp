@@ -39,7 +39,7 @@ Tensor& view_as_real_copy_out(KernelRuntimeContext& ctx, const Tensor& self, Ten
       !resize_or_fail(ctx, out, {sizes, static_cast<size_t>(rank + 1)})) {
     return out;
   }
-  copy_bytes(self, out);
+  copy_bytes(ctx, self, out);
   return out;
 }
 

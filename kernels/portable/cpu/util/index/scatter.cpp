@@ -85,7 +85,7 @@ Tensor& scatter_into(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim,
   if (!empty && !check_scatter_shapes(ctx, self, d, index, src)) return out;
   if (!check_out_dtype_is(ctx, out, self.scalar_type())) return out;
   if (!resize_or_fail(ctx, out, self.sizes())) return out;
-  copy_bytes(self, out);
+  copy_bytes(ctx, self, out);
   if (empty) return out;
   int64_t out_strides[kTensorDimensionLimit];
   int64_t src_strides[kTensorDimensionLimit] = {};

@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/common/parallel.h"
 #include "kernels/portable/cpu/util/common/scalars.h"
 #include "kernels/portable/cpu/util/common/target.h"
 #include "kernels/portable/cpu/util/vec/convert.h"
@@ -271,11 +272,10 @@ struct Word16 {
 };
 }  // namespace
 
-void copy_view(void* dst, const void* src, const CopyView& view, size_t element_size) {
-  CopyView v;
-  if (!simplify_view(view, &v)) return;
-  char* d = static_cast<char*>(dst);
-  const char* s = static_cast<const char*>(src);
+namespace {
+
+// A simplified view's elements, on the calling thread.
+void copy_simplified(char* d, const char* s, CopyView& v, size_t element_size) {
   switch (element_size) {
     case 1:
       return copy_view_typed<uint8_t>(d, s, v);
@@ -290,10 +290,34 @@ void copy_view(void* dst, const void* src, const CopyView& view, size_t element_
   }
 }
 
-void convert_copy_view(void* dst, ScalarType dst_type, const void* src, ScalarType src_type,
-                       const CopyView& view) {
+// Bytes a copy's chunk moves at least: below two of them a copy stays on one thread.
+constexpr int64_t kCopyGrainBytes = 256 * 1024;
+
+}  // namespace
+
+void copy_view(const KernelRuntimeContext& ctx, void* dst, const void* src, const CopyView& view,
+               size_t element_size) {
+  CopyView v;
+  if (!simplify_view(view, &v)) return;
+  char* d = static_cast<char*>(dst);
+  const char* s = static_cast<const char*>(src);
+  // Split over the threads along the outermost dim: each chunk is the same view, shorter.
+  int64_t inner_bytes = static_cast<int64_t>(element_size);
+  for (int64_t i = 1; i < v.ndim; ++i) inner_bytes *= v.sizes[i];
+  const int64_t grain = (kCopyGrainBytes + inner_bytes - 1) / inner_bytes;
+  const int64_t es = static_cast<int64_t>(element_size);
+  parallel_for(ctx, 0, v.sizes[0], grain, [&](int64_t first, int64_t last) {
+    CopyView chunk = v;
+    chunk.sizes[0] = last - first;
+    copy_simplified(d + first * v.dst_strides[0] * es, s + first * v.src_strides[0] * es, chunk,
+                    element_size);
+  });
+}
+
+void convert_copy_view(const KernelRuntimeContext& ctx, void* dst, ScalarType dst_type,
+                       const void* src, ScalarType src_type, const CopyView& view) {
   const size_t dst_es = element_size(dst_type);
-  if (dst_type == src_type) return copy_view(dst, src, view, dst_es);
+  if (dst_type == src_type) return copy_view(ctx, dst, src, view, dst_es);
   CopyView v;
   if (!simplify_view(view, &v)) return;
   const size_t src_es = element_size(src_type);
@@ -332,7 +356,7 @@ void convert_copy_view(void* dst, ScalarType dst_type, const void* src, ScalarTy
           store_row<C>(buffer, m, dst_type, stored);
           CopyView scatter;
           scatter.push(m, ds, 1);
-          copy_view(row, stored, scatter, dst_es);
+          copy_simplified(row, reinterpret_cast<const char*>(stored), scatter, dst_es);
         }
       }
     });
@@ -419,10 +443,18 @@ void scalar_to_element(const Scalar& scalar, ScalarType type, void* dst) {
   });
 }
 
-void copy_bytes(const Tensor& self, Tensor& out) {
-  if (self.nbytes() > 0 && out.const_data_ptr() != self.const_data_ptr()) {
+void copy_bytes(const KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
+  if (self.nbytes() == 0 || out.const_data_ptr() == self.const_data_ptr()) return;
+  if (tensors_overlap(self, out)) {
     std::memmove(out.mutable_data_ptr(), self.const_data_ptr(), self.nbytes());
+    return;
   }
+  char* dst = static_cast<char*>(out.mutable_data_ptr());
+  const char* src = static_cast<const char*>(self.const_data_ptr());
+  parallel_for(ctx, 0, static_cast<int64_t>(self.nbytes()), kCopyGrainBytes,
+               [&](int64_t first, int64_t last) {
+                 std::memcpy(dst + first, src + first, static_cast<size_t>(last - first));
+               });
 }
 
 bool tensors_overlap(const Tensor& a, const Tensor& b) {
@@ -438,8 +470,9 @@ bool prepare_copy_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out
          check_out_dtype_is(ctx, out, self.scalar_type()) && resize_or_fail(ctx, out, sizes);
 }
 
-void copy_strided_to_out(const Tensor& self, const int64_t* sizes, const int64_t* src_strides,
-                         int64_t ndim, const int64_t src_offset, Tensor& out) {
+void copy_strided_to_out(const KernelRuntimeContext& ctx, const Tensor& self, const int64_t* sizes,
+                         const int64_t* src_strides, int64_t ndim, const int64_t src_offset,
+                         Tensor& out) {
   if (out.numel() == 0) return;
   CopyView view;
   int64_t stride = 1;
@@ -451,7 +484,7 @@ void copy_strided_to_out(const Tensor& self, const int64_t* sizes, const int64_t
     stride *= sizes[d];
   }
   const size_t es = self.element_size();
-  copy_view(out.mutable_data_ptr(),
+  copy_view(ctx, out.mutable_data_ptr(),
             self.const_data_ptr<char>() + src_offset * static_cast<int64_t>(es), view, es);
 }
 

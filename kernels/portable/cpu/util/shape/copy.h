@@ -36,14 +36,16 @@ struct CopyView {
 
 // Copies every element of `view`: dst[i . dst_strides] = src[i . src_strides]. `dst` and `src`
 // point at the view's first element and must not overlap. Contiguous runs become memcpy; a
-// transposing view runs a tiled copy.
-void copy_view(void* dst, const void* src, const CopyView& view, size_t element_size);
+// transposing view runs a tiled copy. Large views are split over ctx's threads along their
+// outermost dim (the same bytes, whatever the split).
+void copy_view(const KernelRuntimeContext& ctx, void* dst, const void* src, const CopyView& view,
+               size_t element_size);
 
 // Like copy_view, converting each element from src_type to dst_type as torch's copy_ does
 // (copy_view itself when the dtypes are equal). Rows the destination walks contiguously are
 // written directly; order the view's dims by the destination's dim order to get them.
-void convert_copy_view(void* dst, ScalarType dst_type, const void* src, ScalarType src_type,
-                       const CopyView& view);
+void convert_copy_view(const KernelRuntimeContext& ctx, void* dst, ScalarType dst_type,
+                       const void* src, ScalarType src_type, const CopyView& view);
 
 // The view that writes every element of `dst` (any dim order) from a source whose dim d has
 // element stride src_strides[d] (0 broadcasts): its dims follow dst's dim order, so dst's
@@ -65,8 +67,8 @@ void fill_elements(void* dst, const void* value, size_t element_size, int64_t n)
 void scalar_to_element(const Scalar& scalar, ScalarType type, void* dst);
 
 // out's bytes = self's (out already has self's dtype and element count); nothing when out is
-// self, and an overlap is fine.
-void copy_bytes(const Tensor& self, Tensor& out);
+// self, and an overlap is fine. Large copies are split over ctx's threads.
+void copy_bytes(const KernelRuntimeContext& ctx, const Tensor& self, Tensor& out);
 
 // Whether the bytes of a and b overlap (an in-place op must not read what it writes).
 bool tensors_overlap(const Tensor& a, const Tensor& b);
@@ -78,7 +80,8 @@ bool prepare_copy_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out
 
 // Copies self (contiguous) into out (contiguous, already sized) as the view with `sizes` and
 // source element strides `src_strides` (rank `ndim`) describes.
-void copy_strided_to_out(const Tensor& self, const int64_t* sizes, const int64_t* src_strides,
-                         int64_t ndim, const int64_t src_offset, Tensor& out);
+void copy_strided_to_out(const KernelRuntimeContext& ctx, const Tensor& self, const int64_t* sizes,
+                         const int64_t* src_strides, int64_t ndim, const int64_t src_offset,
+                         Tensor& out);
 
 }  // namespace kiln::portable

@@ -93,7 +93,7 @@ Tensor& copy_to_dim_order(KernelRuntimeContext& ctx, const Tensor& self,
   for (int64_t d = 0; d < rank; ++d) src_strides[d] = self.strides()[static_cast<size_t>(d)];
   CopyView view;
   view_in_dim_order(out, src_strides, &view);
-  convert_copy_view(out.mutable_data_ptr(), out.scalar_type(), self.const_data_ptr(),
+  convert_copy_view(ctx, out.mutable_data_ptr(), out.scalar_type(), self.const_data_ptr(),
                     self.scalar_type(), view);
   return out;
 }

@@ -19,13 +19,13 @@ Tensor& scatter_part(KernelRuntimeContext& ctx, const Tensor& self, const Tensor
       !resize_or_fail(ctx, out, self.sizes())) {
     return out;
   }
-  copy_bytes(self, out);
+  copy_bytes(ctx, self, out);
   CopyView view;
   for (int64_t d = 0; d < part.ndim; ++d) {
     view.push(part.sizes[d], part.strides[d], src.strides()[static_cast<size_t>(d)]);
   }
   char* dst = out.mutable_data_ptr<char>() + part.offset * static_cast<int64_t>(out.element_size());
-  convert_copy_view(dst, out.scalar_type(), src.const_data_ptr(), src.scalar_type(), view);
+  convert_copy_view(ctx, dst, out.scalar_type(), src.const_data_ptr(), src.scalar_type(), view);
   return out;
 }
 

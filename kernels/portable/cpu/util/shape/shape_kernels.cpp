@@ -58,7 +58,7 @@ Tensor& clone_into(KernelRuntimeContext& ctx, const Tensor& self,
   if (!check_memory_format(ctx, memory_format, self)) return out;
   if (!check_out_dtype_is(ctx, out, self.scalar_type())) return out;
   if (!resize_or_fail(ctx, out, self.sizes())) return out;
-  copy_bytes(self, out);
+  copy_bytes(ctx, self, out);
   return out;
 }
 
@@ -74,14 +74,14 @@ Tensor& permuted_copy(KernelRuntimeContext& ctx, const Tensor& self, const int64
     src_strides[i] = strides[perm[i]];
   }
   if (!prepare_copy_out(ctx, self, out, {sizes, static_cast<size_t>(rank)})) return out;
-  copy_strided_to_out(self, sizes, src_strides, rank, 0, out);
+  copy_strided_to_out(ctx, self, sizes, src_strides, rank, 0, out);
   return out;
 }
 
 Tensor& reshaped_copy(KernelRuntimeContext& ctx, const Tensor& self, const SizesType* sizes,
                       int64_t ndim, Tensor& out) {
   if (!prepare_copy_out(ctx, self, out, {sizes, static_cast<size_t>(ndim)})) return out;
-  copy_bytes(self, out);
+  copy_bytes(ctx, self, out);
   return out;
 }
 
@@ -94,7 +94,7 @@ Tensor& view_into(KernelRuntimeContext& ctx, const Tensor& self, IntArrayRef siz
   if (!infer_shape(ctx, size, self.numel(), shape)) return out;
   if (!check_out_dtype_is(ctx, out, self.scalar_type())) return out;
   if (!resize_or_fail(ctx, out, {shape, size.size()})) return out;
-  copy_bytes(self, out);
+  copy_bytes(ctx, self, out);
   return out;
 }
 

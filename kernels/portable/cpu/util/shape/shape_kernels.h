@@ -72,7 +72,7 @@ void split_into(KernelRuntimeContext& ctx, const Tensor& self, int64_t d, ArrayR
       CopyView view;
       view.push(outer, width, self.size(d) * inner);
       view.push(width, 1, 1);
-      copy_view(out[i].mutable_data_ptr(), src + offset * inner * es, view,
+      copy_view(ctx, out[i].mutable_data_ptr(), src + offset * inner * es, view,
                 static_cast<size_t>(es));
     }
     offset += piece_size(i);
