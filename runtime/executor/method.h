@@ -172,6 +172,7 @@ class Method {
 
  private:
   friend class MethodBuilder;
+  friend class ConstantFolder;
   friend class MethodMeta;
   struct Step;
 
