@@ -88,21 +88,23 @@ def run_case(
         for wanted in mask
     )
     before = [o.clone() for o in outs]
+    sixteen_bit = dtype in (torch.float16, torch.bfloat16)
+    # What torch refuses, Kiln must refuse. libtorch's own 16-bit kernels are not asked: its
+    # oneDNN half path segfaults on some of these geometries (a CI run died in this call), taking
+    # the test process with it; Kiln computes every 16-bit case in float, checked below against
+    # torch's float64 gradients.
     try:
-        aten.convolution_backward(*args)  # what torch refuses, Kiln must refuse
+        if not sixteen_bit:
+            aten.convolution_backward(*args)
     except (RuntimeError, NotImplementedError):
         with pytest.raises(kiln.KilnError):
             call_op(NAME, *args, out=outs)
         return
     # The reference: torch's gradients of the same values in float64, rounded to the dtype.
-    # libtorch's own 16-bit transposed path, and its bfloat16 path, can leave weight-gradient
-    # taps that receive nothing uninitialised (garbage, e.g. 1e28 where float64 gives 0: a
-    # 1x2 kernel at stride 3 with padding 1 on a 1x1 input), so the aten backend, which runs
-    # them, is not checked there.
-    sixteen_bit = dtype in (torch.float16, torch.bfloat16)
-    if not is_portable(call_op) and (
-        (case["transposed"] and sixteen_bit) or dtype == torch.bfloat16
-    ):
+    # libtorch's own 16-bit paths leave weight-gradient taps that receive nothing uninitialised
+    # (garbage, e.g. 1e28 where float64 gives 0: a 1x2 kernel at stride 3 with padding 1 on a
+    # 1x1 input) or crash (above), so the aten backend, which runs them, is not checked there.
+    if not is_portable(call_op) and sixteen_bit:
         assume(False)  # hypothesis draws another case; no fixed case is one
     wide = (grad.double(), x.double(), w.double(), *args[3:])
     expected = [None if r is None else r.to(dtype) for r in aten.convolution_backward(*wide)]
