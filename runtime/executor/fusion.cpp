@@ -74,6 +74,24 @@ bool per_channel(const Tensor* tensor, ScalarType dtype, int64_t channels, bool 
          (channels == 0 || tensor->const_data_ptr() != nullptr);
 }
 
+// Every channel's scale is finite: with var + eps <= 0 (or an infinite gamma) the unfused batch
+// norm decides the result (NaN or infinities), which weights scaled by it would not reproduce.
+template <typename T>
+bool finite_scales(const BatchNormFold& fold) {
+  const int64_t channels = fold.weight->size(0);
+  for (int64_t c = 0; c < channels; ++c) {
+    // var + eps in T, as torch adds them.
+    const T var_eps = fold.var->template const_data_ptr<T>()[c] + static_cast<T>(fold.eps);
+    const double gamma = fold.gamma == nullptr
+                             ? 1.0
+                             : static_cast<double>(fold.gamma->template const_data_ptr<T>()[c]);
+    if (!(var_eps > 0) || !std::isfinite(gamma / std::sqrt(static_cast<double>(var_eps)))) {
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 bool batch_norm_folds(const BatchNormFold& fold) {
@@ -83,11 +101,13 @@ bool batch_norm_folds(const BatchNormFold& fold) {
   if (weight.dim() < 2 || weight.dim_order()[0] != 0) return false;
   if (weight.numel() > 0 && weight.const_data_ptr() == nullptr) return false;
   const int64_t channels = weight.size(0);
-  return per_channel(fold.bias, dtype, channels, true) &&
-         per_channel(fold.gamma, dtype, channels, true) &&
-         per_channel(fold.beta, dtype, channels, true) &&
-         per_channel(fold.mean, dtype, channels, false) &&
-         per_channel(fold.var, dtype, channels, false);
+  const bool shapes = per_channel(fold.bias, dtype, channels, true) &&
+                      per_channel(fold.gamma, dtype, channels, true) &&
+                      per_channel(fold.beta, dtype, channels, true) &&
+                      per_channel(fold.mean, dtype, channels, false) &&
+                      per_channel(fold.var, dtype, channels, false);
+  if (!shapes) return false;
+  return dtype == ScalarType::Float ? finite_scales<float>(fold) : finite_scales<double>(fold);
 }
 
 void fold_batch_norm(const BatchNormFold& fold, void* weight_out, void* bias_out) {

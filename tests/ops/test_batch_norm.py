@@ -69,6 +69,17 @@ def test_batch_norm_large(call_op: Any) -> None:
     check_three_outs(call_op, (x, params[0], params[1], params[2], params[3], 0.1, 1e-5), outs)
 
 
+def test_batch_norm_zero_variance_plus_eps(call_op: Any) -> None:
+    # var + eps == 0: an infinite scale, where torch's x * scale + (bias - mean * scale) gives
+    # NaN and -inf (and NaN for a zero mean); a negative var + eps gives NaN.
+    x = make_tensor(torch.float32, (2, 4, 9), 7)
+    mean = torch.tensor([0.0, 1.0, -2.0, 0.5])
+    var = torch.tensor([1.0, 1.0, 1.0, 0.25])
+    for weight, bias in ((None, None), (torch.full((4,), 2.0), torch.ones(4))):
+        outs = tuple(torch.empty(0) for _ in range(3))
+        check_three_outs(call_op, (x, weight, bias, mean, var, 0.1, -1.0), outs)
+
+
 def test_batch_norm_errors(call_op: Any) -> None:
     outs = tuple(torch.empty(0) for _ in range(3))
     z = torch.zeros(3)

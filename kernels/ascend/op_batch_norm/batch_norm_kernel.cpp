@@ -2,7 +2,9 @@
 // batch_norm_tiling.h) with their channel's affine map.
 //
 // Per channel, once per core on the vector unit: scale = weight / sqrt(var + eps). Per row, in
-// float: y = (x - mean) * scale + bias, the order torch's CPU kernel uses. Rows that fit go
+// float: y = (x - mean) * scale + bias, which is closest to torch's fused x * scale + (bias -
+// mean * scale). Where var + eps == 0 makes scale infinite, the forms part (NaN and -inf against
+// +-inf), and the row takes torch's. Rows that fit go
 // several to a UB tile; a longer row goes through UB in chunks.
 #include "kernel_operator.h"
 #include "kernels/ascend/common/kernel_util.h"
@@ -112,11 +114,16 @@ class BatchNormKernel {
     const float mean = params_ub_.GetValue(kMeanRow * channel_pitch_ + c);
     const float scale = params_ub_.GetValue(kScaleRow * channel_pitch_ + c);
     const float bias = params_ub_.GetValue(kBiasRow * channel_pitch_ + c);
-    Adds(yf, xf, -mean, n);
+    const bool finite = scale - scale == 0.0f;  // false for +-inf (and NaN)
+    if (finite) {
+      Adds(yf, xf, -mean, n);
+      PipeBarrier<PIPE_V>();
+      Muls(yf, yf, scale, n);
+    } else {
+      Muls(yf, xf, scale, n);
+    }
     PipeBarrier<PIPE_V>();
-    Muls(yf, yf, scale, n);
-    PipeBarrier<PIPE_V>();
-    Adds(yf, yf, bias, n);
+    Adds(yf, yf, finite ? bias : bias - mean * scale, n);
     PipeBarrier<PIPE_V>();
   }
 

@@ -51,7 +51,7 @@ Outs batch_norm_legit(KernelRuntimeContext& ctx, const Tensor& input,
     if (!resize_or_fail(ctx, out, input.sizes()) || input.numel() == 0) return result;
     parallel_for(ctx, 0, channels, grain, [&](int64_t first, int64_t last) {
       for (int64_t c = first; c < last; ++c) {
-        const double invstd = 1.0 / std::sqrt(load_double(*running_var, c) + eps);
+        const double invstd = 1.0 / std::sqrt(var_plus_eps(*running_var, c, eps));
         normalize_channel(input, layout, c, load_double(*running_mean, c), invstd, weight, bias,
                           out);
       }

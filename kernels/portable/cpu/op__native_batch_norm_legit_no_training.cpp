@@ -47,7 +47,7 @@ std::tuple<Tensor&, Tensor&, Tensor&> native_batch_norm_legit_no_training_out(
   parallel_for(ctx, 0, channels, items_grain(layout.outer * layout.inner),
                [&](int64_t first, int64_t last) {
                  for (int64_t c = first; c < last; ++c) {
-                   const double invstd = 1.0 / std::sqrt(load_double(running_var, c) + eps);
+                   const double invstd = 1.0 / std::sqrt(var_plus_eps(running_var, c, eps));
                    normalize_channel(input, layout, c, load_double(running_mean, c), invstd, weight,
                                      bias, out0);
                  }

@@ -28,6 +28,10 @@ struct ChannelLayout {
 void channel_moments(const Tensor& input, const ChannelLayout& layout, int64_t c, double* mean,
                      double* squares);
 
+// running_var[c] + eps added as torch adds them: in float unless the statistics are Double (so
+// a sum that is zero for torch, and gives it an infinite scale, is zero here too).
+double var_plus_eps(const Tensor& running_var, int64_t c, double eps);
+
 // out = (input - mean) * invstd * weight[c] + bias[c] over channel c (weight and bias optional).
 void normalize_channel(const Tensor& input, const ChannelLayout& layout, int64_t c, double mean,
                        double invstd, const std::optional<Tensor>& weight,
