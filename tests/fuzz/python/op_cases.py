@@ -8,6 +8,7 @@ a case without aliasing, their outs must agree."""
 from __future__ import annotations
 
 import cmath
+import math
 import random
 from dataclasses import dataclass, field
 from typing import Any
@@ -355,8 +356,45 @@ def _finite(tensor: torch.Tensor) -> bool:
         return False
 
 
+def huge_result(op: Operator, inputs: dict[str, Any]) -> bool:
+    """Whether torch, asked on the meta device, gives `op` on `inputs` an out of more than 2**28
+    elements: work legitimately too large for the time an input gets (an mm of a [2**31, 0] by
+    a [0, 2] writes 2**32 zeros), which Kiln and torch would both do."""
+    packet = torch_packet(op)
+    if packet is None:
+        return False
+
+    def meta(value: Any) -> Any:
+        if isinstance(value, torch.Tensor) and _dense(value):
+            return torch.empty_strided(
+                value.shape, value.stride(), dtype=value.dtype, device="meta"
+            )
+        if isinstance(value, (list, tuple)):
+            return type(value)(meta(v) for v in value)
+        return value
+
+    first = next((v for v in inputs.values() if isinstance(v, torch.Tensor)), None)
+    # Outs of the inputs' dtype, else of those that other ops write.
+    for kind in (getattr(first, "dtype", torch.float32), torch.float32, torch.int64, torch.bool):
+        try:
+            outs = {
+                arg.name: torch.empty(0, dtype=kind, device="meta")
+                for arg in op.outs
+                if arg.kind != "TensorList"
+            }
+            result = packet(**{name: meta(value) for name, value in inputs.items()}, **outs)
+        except Exception:
+            continue
+        results = result if isinstance(result, (list, tuple)) else [result]
+        return any(isinstance(r, torch.Tensor) and r.numel() > 1 << 28 for r in results)
+    return False
+
+
 def _huge(tensor: torch.Tensor) -> bool:
-    return tensor.numel() > 1 << 20
+    """Too big for torch's reference in the time an input gets: many elements, or an empty
+    tensor whose other dimensions torch still loops over or multiplies into an out (layer norm
+    over 238609294 x 3 empty rows; mm of a [2**31, 0] by a [0, 2])."""
+    return tensor.numel() > 1 << 20 or math.prod(max(size, 1) for size in tensor.shape) > 1 << 24
 
 
 def mismatch(kiln_out: Any, torch_out: Any) -> str:
