@@ -21,14 +21,17 @@ def _executorch() -> Any:
     return executorch.exir
 
 
-def pte_bytes(module: torch.nn.Module, inputs: tuple[torch.Tensor, ...]) -> bytes:
-    """The .pte program ExecuTorch writes for ``module`` traced on ``inputs``. Buffers the
-    module mutates keep their initial value in the file: ExecuTorch stores it only when asked
-    (InitializedMutableBufferPass), and leaves the state undefined otherwise."""
+def pte_bytes(
+    module: torch.nn.Module, inputs: tuple[torch.Tensor, ...], dynamic_shapes: Any = None
+) -> bytes:
+    """The .pte program ExecuTorch writes for ``module`` traced on ``inputs`` (with
+    torch.export's ``dynamic_shapes``, if given). Buffers the module mutates keep their initial
+    value in the file: ExecuTorch stores it only when asked (InitializedMutableBufferPass), and
+    leaves the state undefined otherwise."""
     exir = _executorch()
     from executorch.exir.passes.init_mutable_pass import InitializedMutableBufferPass
 
-    program = torch.export.export(module.eval(), inputs)
+    program = torch.export.export(module.eval(), inputs, dynamic_shapes=dynamic_shapes)
     buffers = [name for name, _ in module.named_buffers()]
     config = exir.ExecutorchBackendConfig(passes=[InitializedMutableBufferPass(buffers)])
     data: bytes = exir.to_edge(program).to_executorch(config).buffer

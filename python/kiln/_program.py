@@ -292,7 +292,7 @@ def _refused_kind(tensor: torch.Tensor) -> str:
 def _bindable(index: int, tensor: torch.Tensor, meta: tuple[Any, ...]) -> torch.Tensor:
     """The tensor in the program's dtype-free layout: dense in its dim order (the binding then
     uses its memory in place)."""
-    kind, _, sizes, dim_order = meta
+    kind, _, sizes, dim_order, dynamic = meta
     refused = _refused_kind(tensor)
     if refused:
         raise KilnError(
@@ -305,11 +305,26 @@ def _bindable(index: int, tensor: torch.Tensor, meta: tuple[Any, ...]) -> torch.
     if tensor.dtype not in DTYPE_CODES:
         raise KilnError(f"input {index}: dtype {tensor.dtype} is not supported", "InvalidArgument")
     # Before any copy: an expanded view of billions of elements must not be made contiguous only
-    # for Method::set_input to refuse its shape (which it checks for the rest).
-    if tensor.numel() > math.prod(sizes):
+    # for Method::set_input to refuse its shape (which it checks for the rest). `sizes` are the
+    # largest the input takes: a dynamic input may have any shape of at most their elements, as
+    # in ExecuTorch.
+    if tensor.numel() > math.prod(sizes) and not dynamic:
         raise KilnError(
-            f"input {index}: its shape differs from the program's: {list(tensor.shape)} holds "
-            f"{tensor.numel()} elements, more than the {math.prod(sizes)} of {list(sizes)}",
+            f"input {index}: its shape differs from the program's: expected {list(sizes)}, got "
+            f"{list(tensor.shape)}; the program has static shapes (export it with "
+            "torch.export.Dim for the dimensions that vary)",
+            "InvalidArgument",
+        )
+    if tensor.numel() > math.prod(sizes):
+        beyond = [
+            f"dimension {d} is {size}, beyond {bound}"
+            for d, (size, bound) in enumerate(zip(tensor.shape, sizes, strict=False))
+            if size > bound
+        ]
+        raise KilnError(
+            f"input {index}: {list(tensor.shape)} holds {tensor.numel()} elements, more than "
+            f"the {math.prod(sizes)} of the program's {list(sizes)}"
+            + (f" ({beyond[0]})" if beyond else ""),
             "InvalidArgument",
         )
     if tensor.dim() == len(dim_order) and dim_order != sorted(dim_order):

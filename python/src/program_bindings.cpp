@@ -107,10 +107,16 @@ class LoadedProgram {
     return *method_;
   }
 
-  // (kind, dtype code, sizes, dim order) of input `index`; kind is the tag name.
+  // (kind, dtype code, sizes, dim order, dynamic) of input `index`; kind is the tag name, a
+  // tensor's sizes are the largest it takes (a dynamic input's bounds).
   py::tuple input_meta(size_t index) {
     const EValue& value = method().input(checked_index(index, method().num_inputs(), "input"));
-    return value_meta(value);
+    const py::tuple meta = value_meta(value);
+    if (!value.isTensor()) return py::make_tuple(meta[0], meta[1], meta[2], meta[3], false);
+    const ArrayRef<SizesType> bounds = method().input_max_sizes(index);
+    const bool dynamic = value.toTensor().shape_dynamism() != TensorShapeDynamism::Static;
+    return py::make_tuple(meta[0], meta[1], std::vector<int64_t>(bounds.begin(), bounds.end()),
+                          meta[3], dynamic);
   }
 
   void set_tensor_input(size_t index, uintptr_t data, const std::vector<int64_t>& sizes, int dtype,

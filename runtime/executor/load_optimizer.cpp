@@ -452,9 +452,17 @@ class ConstantFolder {
           }
         }
         return true;
+      case KernelTypes::IntList:
+        // Its items are Int values, which an instruction (a prim operator) may compute.
+        if (value.writers != 0) return false;
+        if (const auto* items = plan_value(v).val_as_IntList()->items()) {
+          for (int64_t item : *items) {
+            if (!constant_ready(static_cast<uint32_t>(item))) return false;
+          }
+        }
+        return true;
       default:
-        // Scalars and scalar lists: fixed unless an instruction writes them (an IntList's
-        // items were read at load).
+        // Scalars and scalar lists: fixed unless an instruction writes them.
         return value.writers == 0;
     }
   }
@@ -705,6 +713,8 @@ class ConstantFolder {
     p.clamps = true;
     p.clamp = activation.clamp;
     a.fused = true;
+    a.a = static_cast<int32_t>(activation.self);
+    a.b = static_cast<int32_t>(activation.out);
     ++method_.fold_report_.fused_activations;
     return true;
   }

@@ -11,6 +11,7 @@
 #include "runtime/executor/limits.h"
 #include "runtime/executor/load_optimizer.h"
 #include "runtime/executor/method_step.h"
+#include "runtime/executor/prim_ops.h"
 #include "runtime/executor/program_generated.h"
 #include "runtime/executor/tensor_bytes.h"
 #include "runtime/kernel/kernel_key.h"
@@ -62,6 +63,7 @@ size_t MethodMeta::metadata_bytes() const {
   auto add = [&total](size_t bytes) { total += bytes + kAllocationSlack; };
   const size_t values = plan_->values() == nullptr ? 0 : plan_->values()->size();
   add(values * sizeof(EValue));
+  size_t int_lists = 0;
   for (size_t i = 0; i < values; ++i) {
     const auto* value = plan_->values()->Get(static_cast<flatbuffers::uoffset_t>(i));
     switch (value->val_type()) {
@@ -76,6 +78,7 @@ size_t MethodMeta::metadata_bytes() const {
       case KernelTypes::IntList: {
         const auto* items = value->val_as_IntList()->items();
         add((items ? items->size() : 0) * sizeof(int64_t));
+        ++int_lists;
         break;
       }
       case KernelTypes::TensorList: {
@@ -105,6 +108,15 @@ size_t MethodMeta::metadata_bytes() const {
   add(count_steps(*plan_) * sizeof(Method::Step));
   add(num_inputs() * sizeof(bool));
   add(values * sizeof(bool));
+  add(values * sizeof(bool));  // variable Ints
+  add(int_lists * sizeof(Method::RuntimeIntList));
+  add(num_inputs() * sizeof(SizesType*));
+  for (size_t i = 0; i < num_inputs(); ++i) {
+    const auto* value = plan_->values()->Get(static_cast<flatbuffers::uoffset_t>(
+        plan_->inputs()->Get(static_cast<flatbuffers::uoffset_t>(i))));
+    const auto* tensor = value->val_as_Tensor();
+    if (tensor != nullptr) add(tensor_dim(*tensor) * sizeof(SizesType));
+  }
   if (plan_->chains() != nullptr) {
     for (const auto* chain : *plan_->chains()) {
       if (chain->instructions() == nullptr) continue;
@@ -180,8 +192,9 @@ class MethodBuilder {
     method.first_backend_ = backends_.size() > 0 ? backends_[0] : Backend{};
     method.name_ = plan_.name()->c_str();
     KILN_RETURN_IF_ERROR(check_arenas());
-    KILN_RETURN_IF_ERROR(build_values(method));
     KILN_RETURN_IF_ERROR(build_operator_names(method));
+    KILN_RETURN_IF_ERROR(mark_variable_ints(method));
+    KILN_RETURN_IF_ERROR(build_values(method));
     KILN_RETURN_IF_ERROR(build_steps(method));
     KILN_RETURN_IF_ERROR(resolve_kernels(method, missing));
     // Every check above has passed: only now may a kernel run on the program's values.
@@ -222,6 +235,43 @@ class MethodBuilder {
     return Error::Ok;
   }
 
+  // The Int values a run may change, which int lists must be re-read for: method inputs, the
+  // results of prim operators (sym_size.int, the executorch_prim:: arithmetic) and the
+  // destinations of moves. Also makes room for the runtime int lists.
+  Error mark_variable_ints(Method& method) {
+    const size_t count = plan_.values() == nullptr ? 0 : plan_.values()->size();
+    variable_ints_ = allocate<bool>(count);
+    if (variable_ints_ == nullptr && count > 0) return Error::InvalidArgument;
+    size_t int_lists = 0;
+    for (size_t i = 0; i < count; ++i) {
+      variable_ints_[i] = false;
+      const auto* value = plan_.values()->Get(static_cast<flatbuffers::uoffset_t>(i));
+      if (value->val_type() == KernelTypes::IntList) ++int_lists;
+    }
+    method.runtime_lists_ = allocate<Method::RuntimeIntList>(int_lists);
+    if (method.runtime_lists_ == nullptr && int_lists > 0) return Error::InvalidArgument;
+    if (plan_.inputs() != nullptr) {
+      for (int32_t input : *plan_.inputs()) variable_ints_[input] = true;
+    }
+    if (plan_.chains() == nullptr) return Error::Ok;
+    for (const auto* chain : *plan_.chains()) {
+      if (chain->instructions() == nullptr) continue;
+      for (const auto* instruction : *chain->instructions()) {
+        // (Indices were verified with the program.)
+        if (const auto* move = instruction->instr_args_as_MoveCall()) {
+          variable_ints_[move->move_to()] = true;
+        }
+        const auto* call = instruction->instr_args_as_KernelCall();
+        if (call == nullptr || call->args() == nullptr || call->args()->size() == 0) continue;
+        const Kernel* prim = find_prim_op(method.op_names_[call->op_index()]);
+        if (prim != nullptr && prim_op_returns_scalar(*prim)) {
+          variable_ints_[call->args()->Get(call->args()->size() - 1)] = true;
+        }
+      }
+    }
+    return Error::Ok;
+  }
+
   Error build_values(Method& method) {
     const size_t count = plan_.values() == nullptr ? 0 : plan_.values()->size();
     method.values_ = allocate<EValue>(count);
@@ -243,7 +293,27 @@ class MethodBuilder {
     method.num_inputs_ = plan_.inputs() ? plan_.inputs()->size() : 0;
     method.outputs_ = plan_.outputs() ? plan_.outputs()->data() : nullptr;
     method.num_outputs_ = plan_.outputs() ? plan_.outputs()->size() : 0;
+    KILN_RETURN_IF_ERROR(record_input_bounds(method));
     return mark_copied_inputs(method);
+  }
+
+  // A dynamic input's sizes in the program are its bounds: kept, since set_input resizes it.
+  Error record_input_bounds(Method& method) {
+    auto** bounds = allocate<SizesType*>(method.num_inputs_);
+    if (bounds == nullptr && method.num_inputs_ > 0) return Error::InvalidArgument;
+    for (size_t i = 0; i < method.num_inputs_; ++i) {
+      bounds[i] = nullptr;
+      const EValue& input = method.values_[method.inputs_[i]];
+      if (!input.isTensor()) continue;
+      const TensorImpl& impl = *input.toTensor().unsafeGetTensorImpl();
+      SizesType* sizes = allocate<SizesType>(impl.dim());
+      if (sizes == nullptr && impl.dim() > 0) return Error::InvalidArgument;
+      if (impl.shape_dynamism() == TensorShapeDynamism::Static) continue;
+      for (size_t d = 0; d < impl.dim(); ++d) sizes[d] = impl.sizes()[d];
+      bounds[i] = sizes;
+    }
+    method.input_bounds_ = bounds;
+    return Error::Ok;
   }
 
   // An input planned on bytes that another value also uses (a view left on the input's bytes,
@@ -308,14 +378,20 @@ class MethodBuilder {
       case KernelTypes::Tensor:
         return build_tensor(*value.val_as_Tensor(), out);
       case KernelTypes::IntList: {
-        // Items are indices of Int values (ExecuTorch boxes them for symbolic sizes); Kiln runs
-        // static shapes, so their values are read once here.
+        // Items are indices of Int values (ExecuTorch boxes them for symbolic sizes): read here,
+        // and again during each run when one of them is variable.
         const auto* items = value.val_as_IntList()->items();
         const size_t n = items == nullptr ? 0 : items->size();
         int64_t* ints = allocate<int64_t>(n);
         if (ints == nullptr && n > 0) return Error::InvalidArgument;
+        bool variable = false;
         for (size_t k = 0; k < n; ++k) {
-          ints[k] = method.values_[items->Get(static_cast<flatbuffers::uoffset_t>(k))].toInt();
+          const int64_t item = items->Get(static_cast<flatbuffers::uoffset_t>(k));
+          ints[k] = method.values_[item].toInt();
+          variable = variable || variable_ints_[item];
+        }
+        if (variable) {
+          method.runtime_lists_[method.num_runtime_lists_++] = {ints, items->data(), n};
         }
         out = EValue(ArrayRef<int64_t>(ints, n));
         return Error::Ok;
@@ -494,15 +570,26 @@ class MethodBuilder {
     bool any_missing = false;
     for (size_t s = 0; s < method.num_steps_; ++s) {
       Method::Step& step = method.steps_[s];
-      if (step.kind == StepKind::Move) KILN_RETURN_IF_ERROR(check_move(s, step));
+      if (step.kind == StepKind::Move) {
+        KILN_RETURN_IF_ERROR(check_move(s, step));
+        step.updates_ints = true;
+      }
       if (step.kind != StepKind::Kernel) continue;
       const char* name = method.op_names_[step.op_index];
-      Result<const Kernel*> any = first_named_kernel(name);
+      // Prim operators are the executor's own: no backend, never missing.
+      const Kernel* prim = find_prim_op(name);
+      Result<const Kernel*> any =
+          prim != nullptr ? Result<const Kernel*>(prim) : first_named_kernel(name);
+      step.updates_ints = prim != nullptr && prim_op_returns_scalar(*prim);
       if (any.ok()) KILN_RETURN_IF_ERROR(check_writes(method, s, step, **any));
       if (any.ok() && (*any)->return_slots == 0 &&
           step.stack.size() == size_t{(*any)->arguments} + 1) {
         step.stack = {step.stack.data(), step.stack.size() - 1};
         step.trimmed = true;
+      }
+      if (prim != nullptr) {
+        step.kernels[step.num_kernels++] = prim;
+        continue;
       }
       for (Backend backend : backends_) {
         Result<const Kernel*> kernel =
@@ -634,7 +721,8 @@ class MethodBuilder {
   MemoryAllocator allocator_;
   OperatorRequest* requests_ = nullptr;
   char* keys_ = nullptr;
-  bool* is_input_ = nullptr;  // per value: a method input
+  bool* is_input_ = nullptr;       // per value: a method input
+  bool* variable_ints_ = nullptr;  // per value: an Int a run may change (mark_variable_ints)
   size_t num_operators_ = 0;
   char key_[kMaxKernelKeyLength];
 };
@@ -703,12 +791,17 @@ Error Method::set_input(size_t index, const EValue& value) {
                 given.nbytes());
   }
   if (!given.sizes().equals(declared.sizes())) {
+    KILN_RETURN_IF_ERROR(check_input_bounds(index, given, declared));
+    // Bound in place, the input's capacity was the last tensor's bytes: its bounds' hold.
+    size_t capacity = declared.element_size();
+    for (size_t d = 0; d < declared.dim(); ++d) {
+      capacity *= static_cast<size_t>(input_bounds_[index][d]);
+    }
+    if (!copied_inputs_[index]) declared.set_storage(declared.mutable_data(), capacity);
     const Error resized = declared.resize(given.sizes());
     if (resized != Error::Ok) {
-      return fail(Error::InvalidArgument,
-                  "input %zu: its shape differs from the program's and the program does not "
-                  "allow that shape (%s)",
-                  index, to_string(resized));
+      return fail(Error::InvalidArgument, "input %zu: cannot take that shape (%s)", index,
+                  to_string(resized));
     }
   }
   if (copied_inputs_[index]) {
@@ -721,12 +814,64 @@ Error Method::set_input(size_t index, const EValue& value) {
   return Error::Ok;
 }
 
+// Sizes as "[2, 3]" into `text`.
+static void format_sizes(ArrayRef<SizesType> sizes, char* text, size_t length) {
+  size_t used = static_cast<size_t>(std::snprintf(text, length, "["));
+  for (size_t d = 0; d < sizes.size() && used < length; ++d) {
+    used +=
+        static_cast<size_t>(std::snprintf(text + used, length - used, "%s%lld", d == 0 ? "" : ", ",
+                                          static_cast<long long>(sizes[d])));
+  }
+  if (used < length) std::snprintf(text + used, length - used, "]");
+}
+
+ArrayRef<SizesType> Method::input_max_sizes(size_t index) const {
+  const EValue& value = values_[inputs_[index]];
+  if (!value.isTensor()) return {};
+  const size_t dim = static_cast<size_t>(value.toTensor().dim());
+  if (input_bounds_[index] != nullptr) return {input_bounds_[index], dim};
+  return value.toTensor().sizes();
+}
+
+// A dynamic input takes any shape of its rank with at most as many elements as its bounds (the
+// program's sizes, for which its memory was planned), as in ExecuTorch: exporters write bounds
+// that are not always each dimension's maximum.
+Error Method::check_input_bounds(size_t index, const Tensor& given, const TensorImpl& declared) {
+  char want[128], got[128];
+  format_sizes(declared.sizes(), want, sizeof(want));
+  format_sizes(given.sizes(), got, sizeof(got));
+  const SizesType* bounds = input_bounds_[index];
+  if (bounds == nullptr) {
+    return fail(Error::InvalidArgument,
+                "input %zu: its shape differs from the program's: expected %s, got %s; the "
+                "program has static shapes (export it with torch.export.Dim for the dimensions "
+                "that vary)",
+                index, want, got);
+  }
+  const ArrayRef<SizesType> limit(bounds, declared.dim());
+  if (given.numel() <= compute_numel(limit)) return Error::Ok;
+  format_sizes(limit, want, sizeof(want));
+  size_t beyond = 0;
+  while (beyond + 1 < declared.dim() &&
+         given.size(static_cast<int64_t>(beyond)) <= bounds[beyond]) {
+    ++beyond;
+  }
+  return fail(Error::InvalidArgument,
+              "input %zu: %s has %lld elements, more than the program's bound %s holds "
+              "(dimension %zu is %lld, its bound %lld); export with a larger torch.export.Dim "
+              "max to allow more",
+              index, got, static_cast<long long>(given.numel()), want, beyond,
+              static_cast<long long>(given.size(static_cast<int64_t>(beyond))),
+              static_cast<long long>(bounds[beyond]));
+}
+
 Error Method::run_kernel(Step& step) {
   char declined[sizeof(FallbackRecord::reason)] = "";
   for (uint8_t k = 0; k < step.num_kernels; ++k) {
     const Kernel& kernel = *step.kernels[k];
     // Offered to each kernel tried: one that declines may have taken it.
     if (step.clamps) ctx_.offer_output_clamp(step.clamp);
+    ctx_.set_op_name(kernel.name);  // the generated wrappers set it too; prim operators do not
     const Error error = kernel.call(ctx_, step.stack);
     // A call's temporaries last for the call only (as in ExecuTorch), unless a call of this run
     // returned tensors, which live there until the next run.
@@ -747,6 +892,28 @@ Error Method::run_kernel(Step& step) {
   return Error::OperatorMissing;  // not reached: load refuses calls without kernels
 }
 
+Error Method::match_fused_out(const Step& step, size_t pc) {
+  const Tensor& input = step.stack[static_cast<size_t>(step.a)]->toTensor();
+  Tensor& out = step.stack[static_cast<size_t>(step.b)]->toTensor();
+  if (out.sizes().equals(input.sizes())) return Error::Ok;
+  const Error error = out.unsafeGetTensorImpl()->resize(input.sizes());
+  if (error == Error::Ok) return Error::Ok;
+  return fail(error, "instruction %zu (%s, fused): its out cannot take its input's shape", pc,
+              op_names_[step.op_index]);
+}
+
+void Method::refresh_int_lists() {
+  for (size_t l = 0; l < num_runtime_lists_; ++l) {
+    const RuntimeIntList& list = runtime_lists_[l];
+    for (size_t k = 0; k < list.size; ++k) {
+      const EValue& item = values_[list.items[k]];
+      // A move may have put another tag there: the call taking the list then sees the old value
+      // of that item, as the program's (ill-typed) move leaves nothing better to read.
+      if (item.isInt()) list.ints[k] = item.toInt();
+    }
+  }
+}
+
 uint64_t Method::instruction_budget() const {
   if (instruction_budget_ != 0) return instruction_budget_;
   return kDefaultRunsPerInstruction * static_cast<uint64_t>(num_steps_);
@@ -760,6 +927,7 @@ Error Method::execute(Span<uint64_t> instruction_ns) {
   clamp_taken_ = false;
   ctx_.reset_temp();  // the last run's returned tensors, if it kept any
   temps_held_ = false;
+  refresh_int_lists();  // Int inputs may have changed
   for (size_t c = 0, begin = 0; c < num_chains_; begin = chain_ends_[c++]) {
     size_t pc = begin;
     while (pc < chain_ends_[c]) {
@@ -779,7 +947,12 @@ Error Method::execute(Span<uint64_t> instruction_ns) {
       // a profile shows it took 0 ns.
       if (step.folded || step.merged || (step.fused && clamp_taken_)) {
         // (A merged batch norm sits between a convolution and the activation fused into it.)
-        if (step.fused) clamp_taken_ = false;
+        if (step.fused) {
+          clamp_taken_ = false;
+          // A skipped activation's out may sit on its input's bytes without being its input:
+          // with dynamic shapes it takes the input's sizes, as the activation would give it.
+          KILN_RETURN_IF_ERROR(match_fused_out(step, pc));
+        }
         ++pc;
         continue;
       }
@@ -814,6 +987,7 @@ Error Method::execute(Span<uint64_t> instruction_ns) {
           // Planned memory is reused by plan, not freed; nothing to do.
           break;
       }
+      if (step.updates_ints) refresh_int_lists();
       if (profile) instruction_ns[pc] = monotonic_ns() - start;
       pc = next;
     }

@@ -124,6 +124,9 @@ class Method {
   size_t num_outputs() const { return num_outputs_; }
   // The method's input `index` as the program declares it (a tensor's dtype, shape, dim order).
   const EValue& input(size_t index) const { return values_[inputs_[index]]; }
+  // The largest sizes tensor input `index` takes: a dynamic input's bounds (the program's sizes,
+  // each dimension's maximum), a static one's sizes. Empty for a scalar input.
+  ArrayRef<SizesType> input_max_sizes(size_t index) const;
   // Binds input `index`. A tensor must match the declared dtype, rank and dim order, and the
   // declared sizes (or fit them when the program marks the input dynamic); its data is used in
   // place when the program lets it (it must then stay valid through execute()), or copied into
@@ -175,9 +178,19 @@ class Method {
   friend class ConstantFolder;
   friend class MethodMeta;
   struct Step;
+  // An int list whose items the run computes (symbolic sizes from prim operators, Int inputs):
+  // refresh_int_lists() re-reads `ints` from the items' values.
+  struct RuntimeIntList {
+    int64_t* ints;
+    const int64_t* items;  // value indices
+    size_t size;
+  };
 
   Method() = default;
   Error run_kernel(Step& step);
+  void refresh_int_lists();
+  Error match_fused_out(const Step& step, size_t pc);
+  Error check_input_bounds(size_t index, const Tensor& given, const TensorImpl& declared);
   Error fail(Error error, const char* format, ...) __attribute__((format(printf, 3, 4)));
 
   EValue* values_ = nullptr;
@@ -185,6 +198,11 @@ class Method {
   const int32_t* inputs_ = nullptr;
   size_t num_inputs_ = 0;
   const bool* copied_inputs_ = nullptr;  // per input: copied into its planned bytes
+  // Per input: a dynamic tensor's bounds (the program's sizes, each dimension's maximum), else
+  // nullptr.
+  const SizesType* const* input_bounds_ = nullptr;
+  RuntimeIntList* runtime_lists_ = nullptr;
+  size_t num_runtime_lists_ = 0;
   const int32_t* outputs_ = nullptr;
   size_t num_outputs_ = 0;
   Step* steps_ = nullptr;

@@ -25,10 +25,13 @@ struct Method::Step {
   bool fused;           // an activation fused into the call before it (LoadOptions::fuse)
   bool merged;          // a batch norm folded into the convolution before it: never run
   bool clamps;          // the call an activation is fused into: `clamp` is offered to its kernel
+  bool updates_ints;    // writes an Int that runtime int lists read (a prim operator, a move)
   KernelRuntimeContext::OutputClamp clamp;
   uint32_t op_index;
-  int32_t a;  // move source, jump condition, freed value
-  int32_t b;  // move destination, jump destination (within the chain)
+  // Move source, jump condition, freed value; a fused activation's input position.
+  int32_t a;
+  // Move destination, jump destination (within the chain); a fused activation's out position.
+  int32_t b;
   Span<EValue*> stack;
   const Kernel* kernels[kNumBackends];
 };

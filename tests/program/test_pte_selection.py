@@ -22,6 +22,7 @@ from kiln.codegen import oplist
 from kiln.codegen.errors import UserError
 from kiln.codegen.pte import program_generated as fb
 from kiln.codegen.pte.reader import read_pte_operators
+from kiln.codegen.selective_build.prim_ops import PRIM_OPERATORS, is_prim_operator
 from kiln.codegen.selective_build.program_ops import program_ops
 
 PROJECT = REPO_ROOT / "tests/cmake_projects/pte_selection"
@@ -126,6 +127,34 @@ def test_pte_and_torch_export_programs_of_one_model_select_alike(
     assert from_pte["et_kernel_metadata"] == from_export["et_kernel_metadata"]
     assert isinstance(from_pte["operators"], dict) and isinstance(from_export["operators"], dict)
     assert sorted(from_pte["operators"]) == sorted(from_export["operators"])
+
+
+def test_the_executors_prim_operators_are_not_selected(tmp_path: Path) -> None:
+    """A program with a dynamic batch calls aten::sym_size.int and executorch_prim::et_view,
+    which the executor runs itself: selection leaves them out, from a .pte and from a saved
+    torch.export program alike."""
+    from torch.export import Dim
+
+    from kiln import _C
+
+    module = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.Flatten())
+    inputs = (torch.randn(2, 3, 8, 8),)
+    dynamic = {"input": {0: Dim("batch", min=1, max=4)}}
+    pte = tmp_path / "dynamic.pte"
+    pte.write_bytes(pte_bytes(module, inputs, dynamic))
+    (table,) = operator_tables(pte.read_bytes()).values()
+    prims = {op for op in table if is_prim_operator(op)}
+    assert "aten::sym_size.int" in prims
+    from_pte = run_oplist(tmp_path / "pte", "--model", str(pte))
+    assert isinstance(from_pte["operators"], dict)
+    assert sorted(from_pte["operators"]) == sorted(set(table) - prims)
+    saved = tmp_path / "dynamic.pt2"
+    torch.export.save(torch.export.export(module, inputs, dynamic_shapes=dynamic), str(saved))
+    from_export = run_oplist(tmp_path / "pt2", "--model", str(saved))
+    assert isinstance(from_export["operators"], dict)
+    assert not any(is_prim_operator(op) for op in from_export["operators"])
+    # The selection tools' list is the executor's.
+    assert PRIM_OPERATORS == set(_C.prim_operators())
 
 
 def test_a_pte_is_known_by_its_identifier_and_executorch_flag_name(

@@ -1,5 +1,6 @@
 // nonzero.out: the coordinates of self's nonzero elements (NaN counts, -0.0 does not), one row
-// of self.dim() Long values per element in row-major order, out sized to their count.
+// of self.dim() Long values per element in row-major order, out sized to their count. The out
+// may be column-major (dim order [1, 0]), as ExecuTorch plans it after torch's own nonzero.
 #include <cstdint>
 #include <type_traits>
 
@@ -21,7 +22,7 @@ void for_each_nonzero(const U* data, int64_t n, U mask, Fn&& fn) {
 }  // namespace
 
 Tensor& nonzero_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
-  if (!check_tensor(ctx, self, "self") || !check_default_dim_order(ctx, out, "out")) return out;
+  if (!check_tensor(ctx, self, "self")) return out;
   KILN_KERNEL_CHECK_MSG(ctx, out.scalar_type() == ScalarType::Long, InvalidArgument, out,
                         "nonzero: Expected out tensor to have scalar type Long but got scalar "
                         "type %s",
@@ -40,6 +41,7 @@ Tensor& nonzero_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) 
     const SizesType sizes[2] = {count, rank};
     if (!resize_or_fail(ctx, out, {sizes, 2})) return;
     int64_t* dst = out.mutable_data_ptr<int64_t>();
+    const int64_t row_stride = out.strides()[0], column_stride = out.strides()[1];
     // Coordinates of element i by an odometer that follows i.
     int64_t coord[kTensorDimensionLimit] = {};
     int64_t at = 0;
@@ -47,7 +49,8 @@ Tensor& nonzero_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) 
       for (; at < i; ++at) {
         for (int64_t d = rank - 1; d >= 0 && ++coord[d] == self.size(d); --d) coord[d] = 0;
       }
-      for (int64_t d = 0; d < rank; ++d) *dst++ = coord[d];
+      for (int64_t d = 0; d < rank; ++d) dst[d * column_stride] = coord[d];
+      dst += row_stride;
     });
   });
   return out;

@@ -384,7 +384,7 @@ class Worker:
             name = next(n for n in sorted(self.seeds) if n.startswith("mlp."))
             program = kiln.load(self.seeds[name])
             native = program._native
-            _, code, sizes, dim_order = native.input_meta(0)
+            _, code, sizes, dim_order, _ = native.input_meta(0)
             freed = torch.ones(list(sizes))
             address = freed.data_ptr()
             del freed
@@ -404,7 +404,7 @@ def program_cases_inputs(rng: random.Random, native: Any) -> list[Any]:
     dtypes = {code: kind for kind, code in DTYPE_CODES.items()}
     inputs: list[Any] = []
     for i in range(native.num_inputs()):
-        kind, code, sizes, _ = native.input_meta(i)
+        kind, code, sizes, *_ = native.input_meta(i)
         inputs.append(torch.zeros(list(sizes), dtype=dtypes[code]) if kind == "Tensor" else 1)
     return inputs
 

@@ -92,7 +92,7 @@ def method(rng: random.Random) -> Any:
 
 def run_inputs(rng: random.Random, metas: list[tuple[Any, ...]]) -> tuple[list[Any], bool]:
     """Inputs for a program whose inputs are described by `metas` (native input_meta: kind,
-    dtype code, sizes, dim order), and whether they are all what the program expects."""
+    dtype code, sizes, dim order, dynamic), and whether they are all what the program expects."""
     from kiln._convert import DTYPE_CODES
 
     dtypes = {code: kind for kind, code in DTYPE_CODES.items()}
@@ -100,7 +100,7 @@ def run_inputs(rng: random.Random, metas: list[tuple[Any, ...]]) -> tuple[list[A
     exact = True
     # Huge expanded tensors too: Program.run refuses one that does not fit before copying it.
     huge = rng.random() < 0.1
-    for kind, code, sizes, _ in metas:
+    for kind, code, sizes, *_ in metas:
         if kind != "Tensor":
             inputs.append(values.scalar(rng) if rng.random() < 0.5 else rng.randint(-3, 3))
             exact = False

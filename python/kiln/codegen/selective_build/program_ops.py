@@ -1,5 +1,6 @@
 """Operators and dtypes a program needs, as out variants with kernel keys: a .pte program or a
-saved torch.export program.
+saved torch.export program. The executor's prim operators (selective_build/prim_ops.py) are no
+operator library's, and are left out.
 
 A .pte program (told by its file identifier "ET12", or by its name) already calls out variants:
 its operator tables and each KernelCall's key come from ``kiln.codegen.pte.reader``. Any other
@@ -19,6 +20,7 @@ from typing import Any
 
 from kiln.codegen.errors import UserError
 from kiln.codegen.model.kernel_keys import DTYPE_CODES, KernelKey, KeyArg
+from kiln.codegen.selective_build.prim_ops import is_prim_operator
 
 # Checks inserted by torch.export that an out-variant runtime does not execute.
 _ASSERTION_OPS = {
@@ -155,7 +157,8 @@ def is_pte_program(path: str) -> bool:
 def _pte_program_ops(path: str) -> ProgramOps:
     from kiln.codegen.pte.reader import read_pte_operators
 
-    return ProgramOps(keys=read_pte_operators(path).keys())
+    keys = read_pte_operators(path).keys()
+    return ProgramOps(keys={name: k for name, k in keys.items() if not is_prim_operator(name)})
 
 
 def program_ops(path: str) -> ProgramOps:
@@ -178,7 +181,7 @@ def program_ops(path: str) -> ProgramOps:
         overload = node.target._overloadname
         functional = base if overload == "default" else f"{base}.{overload}"
         qualified = f"{namespace}::{functional}"
-        if namespace == "aten" and base in _ASSERTION_OPS:
+        if (namespace == "aten" and base in _ASSERTION_OPS) or is_prim_operator(qualified):
             continue
         out_name = variants.get(functional) if namespace == "aten" else None
         if out_name is None:
