@@ -4,6 +4,7 @@
 //   kiln_runner program.pte [input.bin | scalar ...] [--method forward]
 //               [--backends portable,ascend] [--repeat N] [--profile] [--output-dir DIR]
 //               [--seed S] [--threads 1] [--max-memory BYTES] [--no-fold]
+//               [--shape I=D0,D1,...]
 //               [--no-fuse]
 //
 // An input file holds the tensor's bytes, little-endian, dense in the program's dim order (what
@@ -17,6 +18,7 @@
 //
 // Built by kiln_add_runner() against one operator library, whose registration function
 // KILN_RUNNER_REGISTER names.
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -59,6 +61,7 @@ struct Options {
   uint64_t max_memory = kDefaultMaxMemory;
   bool fold = true;
   bool fuse = true;
+  kiln::runner::InputShapes shapes;  // --shape: a dynamic input's sizes for this run
 };
 
 int usage(const char* message) {
@@ -66,7 +69,8 @@ int usage(const char* message) {
                "kiln_runner: %s\n"
                "usage: kiln_runner program.pte [input.bin|scalar ...] [--method NAME] "
                "[--backends portable,ascend] [--repeat N] [--profile] [--output-dir DIR] "
-               "[--seed S] [--threads N] [--max-memory BYTES] [--no-fold] [--no-fuse]\n",
+               "[--seed S] [--threads N] [--max-memory BYTES] [--no-fold] [--no-fuse] "
+               "[--shape I=D0,D1,...]\n",
                message);
   return 2;
 }
@@ -113,6 +117,38 @@ bool parse_count(const std::string& flag, const char* text, uint64_t low, uint64
   return true;
 }
 
+// "--shape I=D0,D1,...": input I's sizes (a dynamic input takes any shape within its bounds).
+bool parse_shape(const char* text, kiln::runner::InputShapes* shapes) {
+  const char* equals = std::strchr(text, '=');
+  uint64_t index = 0;
+  const std::string head = equals == nullptr ? "" : std::string(text, equals);
+  if (equals == nullptr || !parse_count("--shape's input index", head.c_str(), 0, 4096, &index)) {
+    if (equals == nullptr)
+      usage((std::string("--shape takes I=D0,D1,..., got '") + text + "'").c_str());
+    return false;
+  }
+  std::vector<kiln::SizesType> sizes;
+  std::string rest = equals + 1;
+  for (size_t start = 0; !rest.empty() && start <= rest.size();) {
+    const size_t comma = std::min(rest.find(',', start), rest.size());
+    uint64_t size = 0;
+    const std::string item = rest.substr(start, comma - start);
+    if (item.empty()) {
+      usage((std::string("--shape takes I=D0,D1,..., got '") + text + "'").c_str());
+      return false;
+    }
+    if (!parse_count("a --shape size", item.c_str(), 0, INT32_MAX, &size)) return false;
+    sizes.push_back(static_cast<kiln::SizesType>(size));
+    if (sizes.size() > kiln::kTensorDimensionLimit) {
+      usage("--shape gives more dimensions than a tensor has");
+      return false;
+    }
+    start = comma + 1;
+  }
+  (*shapes)[static_cast<size_t>(index)] = sizes;
+  return true;
+}
+
 // Returns 0 when parsed, else the exit code.
 int parse(int argc, char** argv, Options* options) {
   for (int i = 1; i < argc; ++i) {
@@ -123,9 +159,10 @@ int parse(int argc, char** argv, Options* options) {
       return argv[++i];
     };
     if (arg == "--method" || arg == "--backends" || arg == "--repeat" || arg == "--output-dir" ||
-        arg == "--seed" || arg == "--threads" || arg == "--max-memory") {
+        arg == "--seed" || arg == "--threads" || arg == "--max-memory" || arg == "--shape") {
       const char* v = value(arg.c_str());
       if (v == nullptr) return usage((arg + " needs a value").c_str());
+      if (arg == "--shape" && !parse_shape(v, &options->shapes)) return 2;
       if (arg == "--method") options->method = v;
       if (arg == "--output-dir") options->output_dir = v;
       if (arg == "--backends" && !parse_backends(v, &options->backends)) return 2;
@@ -245,7 +282,7 @@ int main(int argc, char** argv) {
   method->set_thread_pool(&pool.get());
 
   kiln::runner::Inputs inputs;
-  if (!inputs.bind(*method, options.inputs, options.seed)) return 1;
+  if (!inputs.bind(*method, options.inputs, options.seed, options.shapes)) return 1;
 
   std::vector<uint64_t> times(method->num_instructions()), total(method->num_instructions());
   auto run = [&](bool profile) {

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "runtime/core/dim_order.h"
 #include "runtime/core/scalar_type.h"
 #include "runtime/platform/last_error.h"
 #include "runtime/platform/mapped_file.h"
@@ -99,11 +100,21 @@ bool bind_scalar(Method& method, size_t index, const EValue& declared, const cha
 
 void Inputs::Free::operator()(void* p) const { std::free(p); }
 
-bool Inputs::bind(Method& method, const std::vector<const char*>& args, uint64_t seed) {
+bool Inputs::bind(Method& method, const std::vector<const char*>& args, uint64_t seed,
+                  const InputShapes& shapes) {
   if (!args.empty() && args.size() != method.num_inputs()) {
     std::fprintf(stderr, "kiln_runner: the method takes %zu inputs, %zu were given\n",
                  method.num_inputs(), args.size());
     return false;
+  }
+  for (const auto& [index, sizes] : shapes) {
+    const bool tensor = index < method.num_inputs() && method.input(index).isTensor();
+    if (!tensor || sizes.size() != static_cast<size_t>(method.input(index).toTensor().dim())) {
+      std::fprintf(stderr, "kiln_runner: --shape %zu=...: %s\n", index,
+                   !tensor ? "the method has no tensor input of that index"
+                           : "give as many sizes as the input has dimensions");
+      return false;
+    }
   }
   uint64_t state = seed;
   for (size_t i = 0; i < method.num_inputs(); ++i) {
@@ -113,7 +124,19 @@ bool Inputs::bind(Method& method, const std::vector<const char*>& args, uint64_t
       continue;  // without arguments a scalar input keeps the program's value
     }
     const Tensor& tensor = declared.toTensor();
-    const size_t nbytes = tensor.nbytes();
+    const size_t dim = static_cast<size_t>(tensor.dim());
+    const auto given = shapes.find(i);
+    const ArrayRef<SizesType> sizes =
+        given != shapes.end() ? ArrayRef<SizesType>(given->second.data(), dim) : tensor.sizes();
+    size_t numel = 1;
+    for (SizesType size : sizes) {
+      if (__builtin_mul_overflow(numel, static_cast<size_t>(size), &numel)) numel = SIZE_MAX;
+    }
+    size_t nbytes = 0;
+    if (__builtin_mul_overflow(numel, tensor.element_size(), &nbytes) || nbytes > SIZE_MAX / 2) {
+      std::fprintf(stderr, "kiln_runner: input %zu: its --shape is too large\n", i);
+      return false;
+    }
     Bound& bound = bound_.emplace_back();
     bound.index = i;
     bound.data.reset(static_cast<uint8_t*>(std::aligned_alloc(64, (nbytes / 64 + 1) * 64)));
@@ -123,17 +146,18 @@ bool Inputs::bind(Method& method, const std::vector<const char*>& args, uint64_t
     }
     if (!args.empty()) {
       if (!read_file(args[i], bound.data.get(), nbytes, i)) return false;
-    } else if (!fill_seeded(bound.data.get(), tensor.scalar_type(), tensor.numel(), &state)) {
+    } else if (!fill_seeded(bound.data.get(), tensor.scalar_type(), static_cast<int64_t>(numel),
+                            &state)) {
       std::fprintf(stderr, "kiln_runner: input %zu: no seeded values for dtype %s; give a file\n",
                    i, to_string(tensor.scalar_type()));
       return false;
     }
-    const size_t dim = static_cast<size_t>(tensor.dim());
     for (size_t d = 0; d < dim; ++d) {
-      bound.sizes[d] = tensor.sizes()[d];
+      bound.sizes[d] = sizes[d];
       bound.dim_order[d] = tensor.dim_order()[d];
-      bound.strides[d] = tensor.strides()[d];
     }
+    (void)dim_order_to_strides({bound.sizes.data(), dim}, {bound.dim_order.data(), dim},
+                               {bound.strides.data(), dim});
     bound.impl.emplace(tensor.scalar_type(), dim, bound.sizes.data(), bound.data.get(),
                        bound.dim_order.data(), bound.strides.data());
     if (method.set_input(i, EValue(Tensor(&*bound.impl))) != Error::Ok) {

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,13 +15,18 @@
 
 namespace kiln::runner {
 
+// Input index -> the sizes to bind it with (the runner's --shape), for dynamic inputs.
+using InputShapes = std::map<size_t, std::vector<SizesType>>;
+
 // Owns the memory of the bound inputs; keep it alive while the method runs.
 class Inputs {
  public:
   // Binds every input of `method`: from `args` (a raw file per tensor input, a number per
   // scalar input) when given, else seeded values in [-1, 1) (integers in [0, 4), bools
-  // alternating). Prints what is wrong and returns false on a bad argument.
-  bool bind(Method& method, const std::vector<const char*>& args, uint64_t seed);
+  // alternating). A tensor input has the sizes `shapes` gives it, else the program's (a dynamic
+  // input's bounds). Prints what is wrong and returns false on a bad argument.
+  bool bind(Method& method, const std::vector<const char*>& args, uint64_t seed,
+            const InputShapes& shapes = {});
   // Sets the bound tensor inputs again before another run: the memory plan may reuse an input's
   // planned bytes once the input is read (ExecuTorch's planner does too), so a copied-in input
   // does not survive a run. Prints what is wrong and returns false on failure.

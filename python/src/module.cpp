@@ -14,7 +14,6 @@
 #if KILN_PYTHON_ASCEND_EMU
 #include "ascend_bindings.h"
 #endif
-#include "runtime/executor/prim_ops.h"
 #include "runtime/kernel/operator_registry.h"
 #include "runtime/kernel/random_generator.h"
 #include "runtime/platform/last_error.h"
@@ -67,13 +66,6 @@ PYBIND11_MODULE(KILN_PYTHON_MODULE, m) {
       kernels.append(entry);
     }
     return kernels;
-  });
-
-  // The executor's prim operators (runtime/executor/prim_ops.h), in every program's reach.
-  m.def("prim_operators", [] {
-    py::list names;
-    for (size_t i = 0; i < kiln::prim_op_count(); ++i) names.append(kiln::prim_op(i).name);
-    return names;
   });
 
   m.def("fallback_records", [] {

@@ -17,6 +17,7 @@
 #include "runtime/core/tensor_impl.h"
 #include "runtime/executor/heap_memory.h"
 #include "runtime/executor/method.h"
+#include "runtime/executor/prim_ops.h"
 #include "runtime/executor/program.h"
 #include "runtime/kernel/operator_registry.h"
 #include "runtime/platform/clock.h"
@@ -412,6 +413,12 @@ class LoadedProgram {
 }  // namespace
 
 void bind_program(py::module_& m) {
+  // The executor's prim operators (runtime/executor/prim_ops.h), in every program's reach.
+  m.def("prim_operators", [] {
+    py::list names;
+    for (size_t i = 0; i < prim_op_count(); ++i) names.append(prim_op(i).name);
+    return names;
+  });
   py::class_<LoadedProgram>(m, "Program", py::module_local())
       .def_static("from_file", &LoadedProgram::from_file, py::arg("path"), py::arg("method"),
                   py::arg("backends"), py::arg("max_memory"), py::arg("fold_constants") = true,

@@ -588,6 +588,13 @@ class MethodBuilder {
         step.trimmed = true;
       }
       if (prim != nullptr) {
+        const size_t takes = size_t{prim->arguments} + prim->return_slots;
+        if (step.stack.size() != takes) {
+          KILN_SET_ERROR(
+              "method '%s': instruction %zu (%s) passes %zu values; the operator takes %zu",
+              plan_.name()->c_str(), s, name, step.stack.size(), takes);
+          return Error::InvalidProgram;
+        }
         step.kernels[step.num_kernels++] = prim;
         continue;
       }

@@ -404,45 +404,65 @@ Error et_copy_index(KernelRuntimeContext& ctx, Span<EValue*> stack) {
   return Error::Ok;
 }
 
+// Runs `function` on a stack of exactly `size` values, none null (the generated wrappers check
+// registered kernels' stacks the same way).
+template <OpFunction function, size_t size>
+Error checked(KernelRuntimeContext& ctx, Span<EValue*> stack) {
+  if (stack.size() != size) {
+    ctx.fail(Error::InvalidProgram, "the call has %zu values; the operator takes %zu", stack.size(),
+             size);
+    return Error::InvalidProgram;
+  }
+  for (size_t i = 0; i < size; ++i) {
+    if (stack[i] == nullptr) {
+      ctx.fail(Error::InvalidProgram, "value %zu of the call is missing", i);
+      return Error::InvalidProgram;
+    }
+  }
+  return function(ctx, stack);
+}
+
 struct PrimOp {
   Kernel kernel;
   bool returns_scalar;
 };
 
-constexpr PrimOp prim(const char* name, OpFunction function, uint8_t arguments,
-                      bool returns_scalar = true, uint8_t return_slots = 1, uint64_t writes = 0) {
-  return {{name, hash_operator_name(name), "", Backend::Portable, function, kOrigin, return_slots,
-           arguments, writes},
+// An operator of `arguments` arguments and `returns` return slots (1, or 0 for one that writes
+// its argument `writes`).
+template <OpFunction function, uint8_t arguments, uint8_t returns = 1>
+constexpr PrimOp prim(const char* name, bool returns_scalar = true, uint64_t writes = 0) {
+  return {{name, hash_operator_name(name), "", Backend::Portable,
+           checked<function, size_t{arguments} + returns>, kOrigin, returns, arguments, writes},
           returns_scalar};
 }
 
 const PrimOp kPrimOps[] = {
-    prim("aten::sym_size.int", sym_size, 2),
-    prim("aten::sym_numel", sym_numel, 1),
-    prim("aten::_local_scalar_dense", local_scalar_dense, 1),
-    prim("executorch_prim::add.Scalar", arithmetic<Arith::Add>, 2),
-    prim("executorch_prim::sub.Scalar", arithmetic<Arith::Sub>, 2),
-    prim("executorch_prim::mul.Scalar", arithmetic<Arith::Mul>, 2),
-    prim("executorch_prim::floordiv.Scalar", arithmetic<Arith::FloorDiv>, 2),
-    prim("executorch_prim::mod.Scalar", arithmetic<Arith::Mod>, 2),
-    prim("executorch_prim::sym_max.Scalar", arithmetic<Arith::Max>, 2),
-    prim("executorch_prim::sym_min.Scalar", arithmetic<Arith::Min>, 2),
-    prim("executorch_prim::truediv.Scalar", truediv, 2),
-    prim("executorch_prim::eq.Scalar", compare<Compare::Eq>, 2),
-    prim("executorch_prim::gt.Scalar", compare<Compare::Gt>, 2),
-    prim("executorch_prim::lt.Scalar", compare<Compare::Lt>, 2),
-    prim("executorch_prim::ge.Scalar", compare<Compare::Ge>, 2),
-    prim("executorch_prim::le.Scalar", compare<Compare::Le>, 2),
-    prim("executorch_prim::neg.Scalar", neg, 1),
-    prim("executorch_prim::sym_float.Scalar", sym_float, 1),
-    prim("executorch_prim::sym_int.Scalar", rounding<Rounding::Trunc>, 1),
-    prim("executorch_prim::trunc.Scalar", rounding<Rounding::Trunc>, 1),
-    prim("executorch_prim::ceil.Scalar", rounding<Rounding::Ceil>, 1),
-    prim("executorch_prim::round.Scalar", rounding<Rounding::Round>, 1),
-    prim("executorch_prim::sym_not.Scalar", sym_not, 1),
-    prim("executorch_prim::sym_ite.Scalar", sym_ite, 3),
-    prim("executorch_prim::et_view.default", et_view, 2, false),
-    prim("executorch_prim::et_copy_index.tensor", et_copy_index, 3, false, 0, 1),
+    prim<sym_size, 2>("aten::sym_size.int"),
+    prim<sym_numel, 1>("aten::sym_numel"),
+    prim<local_scalar_dense, 1>("aten::_local_scalar_dense"),
+    prim<arithmetic<Arith::Add>, 2>("executorch_prim::add.Scalar"),
+    prim<arithmetic<Arith::Sub>, 2>("executorch_prim::sub.Scalar"),
+    prim<arithmetic<Arith::Mul>, 2>("executorch_prim::mul.Scalar"),
+    prim<arithmetic<Arith::FloorDiv>, 2>("executorch_prim::floordiv.Scalar"),
+    prim<arithmetic<Arith::Mod>, 2>("executorch_prim::mod.Scalar"),
+    prim<arithmetic<Arith::Max>, 2>("executorch_prim::sym_max.Scalar"),
+    prim<arithmetic<Arith::Min>, 2>("executorch_prim::sym_min.Scalar"),
+    prim<truediv, 2>("executorch_prim::truediv.Scalar"),
+    prim<compare<Compare::Eq>, 2>("executorch_prim::eq.Scalar"),
+    prim<compare<Compare::Gt>, 2>("executorch_prim::gt.Scalar"),
+    prim<compare<Compare::Lt>, 2>("executorch_prim::lt.Scalar"),
+    prim<compare<Compare::Ge>, 2>("executorch_prim::ge.Scalar"),
+    prim<compare<Compare::Le>, 2>("executorch_prim::le.Scalar"),
+    prim<neg, 1>("executorch_prim::neg.Scalar"),
+    prim<sym_float, 1>("executorch_prim::sym_float.Scalar"),
+    prim<rounding<Rounding::Trunc>, 1>("executorch_prim::sym_int.Scalar"),
+    prim<rounding<Rounding::Trunc>, 1>("executorch_prim::trunc.Scalar"),
+    prim<rounding<Rounding::Ceil>, 1>("executorch_prim::ceil.Scalar"),
+    prim<rounding<Rounding::Round>, 1>("executorch_prim::round.Scalar"),
+    prim<sym_not, 1>("executorch_prim::sym_not.Scalar"),
+    prim<sym_ite, 3>("executorch_prim::sym_ite.Scalar"),
+    prim<et_view, 2>("executorch_prim::et_view.default", false),
+    prim<et_copy_index, 3, 0>("executorch_prim::et_copy_index.tensor", false, 1),
 };
 
 constexpr size_t kNumPrimOps = sizeof(kPrimOps) / sizeof(kPrimOps[0]);

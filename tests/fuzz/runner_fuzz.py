@@ -60,6 +60,7 @@ class Files:
     seeds: list[Path]
     mutants: list[Path]
     inputs: dict[str, list[Path]]  # model name -> its input files, as numpy's tofile() writes
+    shapes: dict[str, list[tuple[int, ...]]]  # model name -> its inputs' shapes
     expected: dict[str, list[np.ndarray]]  # model name -> PyTorch's outputs on those inputs
     special: list[str]  # paths that are not programs: empty, directory, pipe, devices, missing
     wrong_inputs: list[str]  # files no program input has the size of
@@ -69,9 +70,11 @@ class Files:
 def prepare(work: Path, corpus: Path, mutants: Path | None) -> Files:
     seeds = sorted(corpus.glob("*.pte"))
     inputs: dict[str, list[Path]] = {}
+    shapes: dict[str, list[tuple[int, ...]]] = {}
     expected: dict[str, list[np.ndarray]] = {}
     for model in ZOO:
         module, args = model.create()
+        shapes[model.name] = [tuple(a.shape) for a in args]
         paths = []
         for k, tensor in enumerate(args):
             path = work / f"{model.name}.input{k}.bin"
@@ -138,7 +141,7 @@ def prepare(work: Path, corpus: Path, mutants: Path | None) -> Files:
         "/proc",
     ]
     mutant_list = sorted(mutants.glob("*.pte")) if mutants is not None else []
-    return Files(seeds, mutant_list, inputs, expected, special, wrong_inputs, out_dirs)
+    return Files(seeds, mutant_list, inputs, shapes, expected, special, wrong_inputs, out_dirs)
 
 
 def model_of(seed: Path) -> str:
@@ -188,6 +191,9 @@ def clean_case(rng: random.Random, files: Files) -> Case:
     seed = rng.choice(files.seeds)
     out_dir = files.out_dirs[0]
     argv = [str(seed), *(str(p) for p in files.inputs[model_of(seed)]), "--output-dir", out_dir]
+    if ".et_dynamic" in seed.name:  # the input files' shapes, within the program's bounds
+        for k, shape in enumerate(files.shapes[model_of(seed)]):
+            argv += ["--shape", f"{k}=" + ",".join(str(size) for size in shape)]
     for flag in ("--threads", "--repeat", "--seed"):
         if rng.random() < 0.5:
             argv += [flag, rng.choice(COUNTS[flag][0])]

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 import torch
+from executorch_export import ExecuTorchMethod, operator_tables
 from models import ZOO, ZooModel, zoo_model
 from torch import nn
 
@@ -296,12 +297,13 @@ def test_operator_executorch_lacks_is_refused(monkeypatch: pytest.MonkeyPatch) -
     assert "aten::addmm.out" in message and "ExecuTorch 1.5.1's portable library" in message
 
 
-def test_dynamic_shapes_are_refused() -> None:
+def test_a_dynamic_dimension_without_a_bound_is_refused() -> None:
     module, inputs = zoo_model("mlp").create()
     batch = torch.export.Dim("batch")
     program = torch.export.export(module, inputs, dynamic_shapes={"x": {0: batch}})
     message = _export_error(program)
-    assert "input 'x' has a dynamic shape" in message and "static shapes" in message
+    assert "input 'x' has a dimension" in message and "no upper bound" in message
+    assert "give its torch.export.Dim a max" in message
 
 
 def test_control_flow_is_refused() -> None:
@@ -313,13 +315,32 @@ def test_control_flow_is_refused() -> None:
     assert "node 'cond'" in message and "control flow" in message
 
 
-def test_non_tensor_values_between_calls_are_refused() -> None:
+def test_numbers_computed_at_run_time_pass_between_calls() -> None:
+    # .item() is aten::_local_scalar_dense, a prim operator writing a Double that mul.Scalar_out
+    # reads; both runtimes run the file.
     class Item(nn.Module):
         def forward(self, x: torch.Tensor) -> torch.Tensor:
             return x * x.sum().item()
 
-    message = _export_error(Item(), (torch.randn(3),))
-    assert "aten::_local_scalar_dense" in message and "only tensors" in message
+    module = Item()
+    data = kiln.export(module, (torch.randn(3),))
+    assert "aten::_local_scalar_dense" in operator_tables(data)["forward"]
+    program, reference = kiln.load(data), ExecuTorchMethod(data)
+    for _ in range(3):
+        x = torch.randn(3)
+        torch.testing.assert_close(program.run(x)[0], module(x))
+        torch.testing.assert_close(reference.run(x)[0], module(x))
+
+
+def test_arithmetic_on_sizes_without_a_prim_operator_is_refused() -> None:
+    class Square(nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.full((x.shape[0] ** 2,), 1.0)
+
+    batch = torch.export.Dim("batch", max=5)
+    program = torch.export.export(Square(), (torch.randn(3),), dynamic_shapes={"x": {0: batch}})
+    message = _export_error(program)
+    assert "calls pow" in message and "no operator for" in message
 
 
 def test_input_mutation_is_refused() -> None:

@@ -92,6 +92,44 @@ def test_runner_folds_constants_unless_told_not_to(native_build: Path, tmp_path:
     assert outputs[()] == outputs[("--no-fold",)]
 
 
+@pytest.mark.parametrize("exporter", ["executorch", "kiln"])
+def test_runner_takes_a_dynamic_inputs_shape(
+    native_build: Path, tmp_path: Path, exporter: str
+) -> None:
+    """--shape I=D0,D1,... gives a dynamic input its sizes for the run, within its bounds."""
+    module, (x,) = zoo_model("cnn").create()
+    dims = {"x": {0: torch.export.Dim("batch", min=1, max=4)}}
+    program = tmp_path / "model.pte"
+    program.write_bytes(
+        pte_bytes(module, (x,), dims)
+        if exporter == "executorch"
+        else kiln.export(module, (x,), dynamic_shapes=dims)
+    )
+    for batch in (3, 1, 4):
+        x = torch.randn(batch, *x.shape[1:])
+        x.numpy().tofile(tmp_path / "x.bin")
+        shape = "0=" + ",".join(str(s) for s in x.shape)
+        result = run_runner(
+            native_build, program, tmp_path / "x.bin", "--shape", shape, "--output-dir", tmp_path
+        )
+        assert result.returncode == 0, result.stderr
+        expected = module(x).detach()
+        assert f"output 0: Float {list(expected.shape)}" in result.stdout
+        actual = np.fromfile(tmp_path / "output0.bin", dtype=np.float32).reshape(expected.shape)
+        torch.testing.assert_close(torch.from_numpy(actual), expected, rtol=1e-4, atol=1e-5)
+    beyond = run_runner(native_build, program, "--shape", "0=5,3,8,8")
+    assert beyond.returncode == 1
+    assert "dimension 0 is 5, its bound 4" in beyond.stderr, beyond.stderr
+    for shape, message in (
+        ("0=2,3,8", "give as many sizes as the input has dimensions"),
+        ("1=2,3,8,8", "no tensor input of that index"),
+        ("0=2,,8,8", "--shape takes I=D0,D1,..., got '0=2,,8,8'"),
+        ("x=1", "--shape's input index takes an integer"),
+    ):
+        result = run_runner(native_build, program, "--shape", shape)
+        assert result.returncode != 0 and message in result.stderr, (shape, result.stderr)
+
+
 def test_runner_refuses_bad_arguments(native_build: Path, tmp_path: Path) -> None:
     program = tmp_path / "mlp.pte"
     program.write_bytes(pte_bytes(*zoo_model("mlp").create()))

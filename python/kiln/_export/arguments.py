@@ -24,6 +24,7 @@ from kiln._export.graph import (
     NoneArg,
     OptionalTensorListArg,
     StringArg,
+    SymIntArg,
     TensorArg,
     TensorListArg,
 )
@@ -76,7 +77,9 @@ def scalar_type_code(dtype: torch.dtype) -> int:
     return code
 
 
-def _int(value: Any, real_type: str) -> int:
+def _int(value: Any, real_type: str) -> int | SymIntArg:
+    if isinstance(value, SymIntArg):  # a size computed at run time
+        return value
     if isinstance(value, torch.dtype):
         return scalar_type_code(value)
     if isinstance(value, torch.memory_format):
@@ -89,13 +92,15 @@ def _int(value: Any, real_type: str) -> int:
             raise ArgumentError(f"layout {value} is not supported; programs hold strided tensors")
         return _LAYOUT_CODES[value]
     if isinstance(value, torch.SymInt | torch.fx.Node):
-        raise ArgumentError(f"a symbolic {real_type} ({value}) needs dynamic shapes")
+        raise ArgumentError(f"a symbolic {real_type} ({value}) that no size operator computes")
     if isinstance(value, bool) or not isinstance(value, int):
         raise ArgumentError(f"expected {real_type}, got {type(value).__name__} {value!r}")
     return value
 
 
 def _number(value: Any) -> Arg:
+    if isinstance(value, SymIntArg):
+        return value
     if isinstance(value, bool):
         return BoolArg(value)
     if isinstance(value, int):
@@ -103,7 +108,7 @@ def _number(value: Any) -> Arg:
     if isinstance(value, float):
         return DoubleArg(value)
     if isinstance(value, torch.SymInt | torch.SymFloat | torch.fx.Node):
-        raise ArgumentError(f"a symbolic scalar ({value}) needs dynamic shapes")
+        raise ArgumentError(f"a symbolic scalar ({value}) that no size operator computes")
     raise ArgumentError(f"expected a number, got {type(value).__name__} {value!r}")
 
 
@@ -171,7 +176,8 @@ def convert(value: Any, real_type: Any) -> Arg:
         return converter(value)
     name = str(real_type)
     if name in ("int", "SymInt", "ScalarType", "MemoryFormat", "Layout"):
-        return IntArg(_int(value, name))
+        number = _int(value, name)
+        return number if isinstance(number, SymIntArg) else IntArg(number)
     if name == "float":
         return DoubleArg(_float(value))
     if name == "bool":

@@ -1,9 +1,11 @@
 """A lowered, planned program -> the .pte object tree (flatc's object API) and its data blobs.
 
 Values follow ExecuTorch's layout: tensors first (value i is tensor i), then the non-tensor
-arguments, each distinct one emitted once (they are read-only at run time). Int lists hold the
-indices of Int values, as ExecuTorch's boxed lists do; float and bool lists hold their items. A
-kernel call's arguments are value indices in schema order, outs included, then its result.
+arguments, each distinct one emitted once (they are read-only at run time), but for the Ints the
+program computes (symbolic sizes), one value each, written by the call that computes it. Int
+lists hold the indices of Int values, as ExecuTorch's boxed lists do; float and bool lists hold
+their items. A kernel call's arguments are value indices in schema order, outs included, then
+its result.
 
 Constants are stored once per distinct content in the constant segment (``data_buffer_idx`` > 0,
 index 0 meaning "no data"). A mutable buffer is a planned tensor whose initial value is stored in
@@ -31,6 +33,7 @@ from kiln._export.graph import (
     OptionalTensorListArg,
     Role,
     StringArg,
+    SymIntArg,
     TensorArg,
     TensorListArg,
     TensorSpec,
@@ -59,6 +62,7 @@ class _Values:
     def __init__(self) -> None:
         self.values: list[Any] = []
         self.seen: dict[tuple[Any, ...], int] = {}
+        self.slots: dict[int, int] = {}  # SymIntArg slot -> its Int value
 
     def add(self, value: Any) -> int:
         self.values.append(value)
@@ -89,6 +93,12 @@ class _Values:
             return self.scalar(kinds.Bool, schema.BoolT, "boolVal", arg.value, arg.value)
         if isinstance(arg, IntArg):
             return self.scalar(kinds.Int, schema.IntT, "intVal", arg.value, arg.value)
+        if isinstance(arg, SymIntArg):  # its own value, which a call writes at run time
+            if arg.slot not in self.slots:
+                payload = schema.IntT()
+                payload.intVal = 0
+                self.slots[arg.slot] = self.add(_value(kinds.Int, payload))
+            return self.slots[arg.slot]
         if isinstance(arg, DoubleArg):
             bits = struct.pack("<d", arg.value)  # tells 0.0 from -0.0, and NaN from itself
             return self.scalar(kinds.Double, schema.DoubleT, "doubleVal", arg.value, bits)
@@ -96,7 +106,7 @@ class _Values:
             text = arg.value
             return self.scalar(kinds.String, schema.StringT, "stringVal", text, text)
         if isinstance(arg, IntListArg):
-            boxed = [self.arg(IntArg(v)) for v in arg.values]
+            boxed = [self.arg(v if isinstance(v, SymIntArg) else IntArg(v)) for v in arg.values]
             return self.scalar(kinds.IntList, schema.IntListT, "items", boxed, tuple(boxed))
         if isinstance(arg, DoubleListArg):
             items = list(arg.values)
@@ -134,7 +144,8 @@ def _tensor(spec: TensorSpec, data_index: int, offset: int | None) -> Any:
     tensor.dataBufferIdx = data_index
     tensor.allocationInfo = None if offset is None else _allocation(offset)
     tensor.layout = 0  # strided
-    tensor.shapeDynamism = schema.TensorShapeDynamism.STATIC
+    dynamism = schema.TensorShapeDynamism
+    tensor.shapeDynamism = dynamism.DYNAMIC_BOUND if spec.dynamic else dynamism.STATIC
     return _value(schema.KernelTypes.Tensor, tensor)
 
 

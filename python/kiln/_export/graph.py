@@ -32,6 +32,9 @@ class TensorSpec:
     # TEMP: the tensor whose memory this one shares (a view, or a copy of a value nothing
     # overwrites), so no call writes it.
     alias_of: int | None = None
+    # Its shape varies from run to run (dynamic shapes): `sizes` are its bounds, for which its
+    # memory is planned.
+    dynamic: bool = False
 
     @property
     def nbytes(self) -> int:
@@ -71,8 +74,16 @@ class StringArg:
 
 
 @dataclass(frozen=True)
+class SymIntArg:
+    """An Int the program computes at run time (a symbolic size): the call whose result it is
+    writes it, later calls read it. ``slot`` tells one from another."""
+
+    slot: int
+
+
+@dataclass(frozen=True)
 class IntListArg:
-    values: tuple[int, ...]
+    values: tuple[int | SymIntArg, ...]
 
 
 @dataclass(frozen=True)
@@ -103,6 +114,7 @@ class OptionalTensorListArg:
 Arg = (
     NoneArg
     | IntArg
+    | SymIntArg
     | DoubleArg
     | BoolArg
     | StringArg

@@ -8,8 +8,9 @@ schema wants a tensor selects the operator's Scalar overload (``mul.Tensor`` ->
 become constant tensors when used; a buffer the graph mutates becomes a buffer tensor, written
 back at the end of each run with ``aten::copy_``. Kiln's custom operators (``kiln::rms_norm``)
 lower to their out variants like ATen's; those that write their arguments come wrapped in
-``auto_functionalized`` (``mutations.py``). Anything a program cannot express is an
-ExportError naming the node and the operator.
+``auto_functionalized`` (``mutations.py``). With dynamic shapes, tensors carry their bounds
+and the nodes that compute sizes become ExecuTorch's prim operators (``symbolic.py``). Anything a
+program cannot express is an ExportError naming the node and the operator.
 """
 
 from __future__ import annotations
@@ -35,11 +36,12 @@ from kiln._export.graph import (
     LoweredProgram,
     NoneArg,
     Role,
+    SymIntArg,
     TensorArg,
     TensorSpec,
 )
 from kiln._export.mutations import WRAPPERS, lower_auto_functionalized
-from kiln._export.nodes import node_error, op_name, static_sizes, where
+from kiln._export.nodes import node_error, op_name, where
 from kiln._export.operators import (
     WRITE_BACK_OP,
     functional_name,
@@ -48,6 +50,14 @@ from kiln._export.operators import (
     unavailable_reason,
 )
 from kiln._export.out_calls import bind, numbers_for_tensors, out_arguments, scalar_sibling
+from kiln._export.symbolic import (
+    ATEN_SIZE_OPERATORS,
+    PRIM_OPERATORS,
+    SYMBOLIC,
+    bounds,
+    has_symbolic_size,
+    number_arg,
+)
 
 # Checks torch.export inserts, which an out-variant program does not execute.
 _ASSERTIONS = frozenset(
@@ -59,10 +69,9 @@ _ASSERTIONS = frozenset(
         "sym_constrain_range_for_size",
     }
 )
-_SYMBOLIC = (torch.SymInt, torch.SymFloat, torch.SymBool)
 _SYMBOLIC_PROBLEM = (
-    "it computes a number known only at run time (a symbolic size, or a tensor's .item()); Kiln "
-    "programs have static shapes and pass only tensors between calls"
+    "it computes a number known only at run time that programs have no operator for; sizes "
+    "(x.shape[0], x.numel(), x.item()) and Python arithmetic on them are what programs compute"
 )
 # Operators whose result has the same elements in the same order as their first argument (every
 # tensor of a program is contiguous). Their result can share the argument's memory: no call
@@ -109,6 +118,8 @@ class Lowering:
         self._input_specs: dict[str, InputSpec] = {s.arg.name: s for s in signature.input_specs}
         self._mutated = set(signature.buffers_to_mutate.values())
         self._order = {n: i for i, n in enumerate(program.graph.nodes)}
+        self._ranges = program.range_constraints
+        self._slots = 0  # SymIntArgs made so far
 
     def run(self) -> LoweredProgram:
         for node in self._program.graph.nodes:
@@ -174,8 +185,10 @@ class Lowering:
             )
             raise node_error(node, str(node.target), problem)
         self._check_dtype(node, value.dtype)
-        sizes = static_sizes(node, value, "node")
-        spec = TensorSpec(name, value.dtype, sizes, Role.TEMP, None, bool(value.requires_grad))
+        sizes, dynamic = bounds(node, value, self._ranges, "node")
+        spec = TensorSpec(
+            name, value.dtype, sizes, Role.TEMP, None, bool(value.requires_grad), dynamic=dynamic
+        )
         return TensorRef(self._add_tensor(spec))
 
     def _constant(self, name: str, value: torch.Tensor, node: torch.fx.Node) -> int:
@@ -225,9 +238,11 @@ class Lowering:
                     f"input '{node.name}' is a {type(value).__name__}; Kiln programs take tensor "
                     "inputs only (pass numbers as tensors, or fix them in the module)"
                 )
-            sizes = static_sizes(node, value, "input")
+            sizes, dynamic = bounds(node, value, self._ranges, "input")
             self._check_dtype(node, value.dtype)
-            tensor = self._add_tensor(TensorSpec(node.name, value.dtype, sizes, Role.INPUT))
+            tensor = self._add_tensor(
+                TensorSpec(node.name, value.dtype, sizes, Role.INPUT, dynamic=dynamic)
+            )
             self._inputs.append(tensor)
             self._env[node] = TensorRef(tensor)
         elif spec.kind == InputKind.BUFFER and target in self._mutated:
@@ -269,8 +284,12 @@ class Lowering:
             )
         if not isinstance(target, torch._ops.OpOverload):
             name = getattr(target, "__name__", str(target))
+            if isinstance(node.meta.get("val"), SYMBOLIC) and target in PRIM_OPERATORS:
+                operands = tuple(number_arg(node, self.resolve(a)) for a in node.args)
+                self._emit_symbolic(node, PRIM_OPERATORS[target], operands)
+                return
             problem = "it is not an ATen operator"
-            if isinstance(node.meta.get("val"), _SYMBOLIC):
+            if isinstance(node.meta.get("val"), SYMBOLIC):
                 problem = _SYMBOLIC_PROBLEM
             raise node_error(node, name, problem)
         if target.namespace == "aten" and functional_name(target).split(".")[0] in _ASSERTIONS:
@@ -308,9 +327,9 @@ class Lowering:
         base = self._tensors[source.tensor]
         if base.role not in (Role.TEMP, Role.INPUT) or value.dtype != base.dtype:
             return False  # a buffer changes at the write-back; its views must be copies
-        if value.nbytes != base.nbytes:
-            return False
-        sizes = static_sizes(node, value, "node")
+        if has_symbolic_size(value) or value.nbytes != base.nbytes:
+            return False  # a view whose sizes vary is copied, by a call that takes them
+        sizes = tuple(int(s) for s in value.shape)
         root = source.tensor if base.alias_of is None else base.alias_of
         spec = TensorSpec(node.name, base.dtype, sizes, Role.TEMP, alias_of=root)
         self._env[node] = TensorRef(self._add_tensor(spec))
@@ -335,17 +354,46 @@ class Lowering:
             and isinstance(v.meta.get("val"), torch.Tensor)
             and v.meta["val"].dtype.is_floating_point
         ]
+        symbolic = sorted(n for n in numbers if isinstance(bound[n], torch.fx.Node))
+        if symbolic:
+            problem = (
+                f"argument '{symbolic[0]}' is a size computed at run time, and the operator has "
+                "no Scalar overload with a kernel to take it"
+            )
+            raise node_error(node, op_name(op), problem)
         lifted = dict(bound)
         for name in sorted(numbers):
             value = number_tensor(bound[name], floating)
             lifted[name] = TensorRef(self._constant(f"{node.name}.{name}", value, node))
         return op, lifted
 
+    def _emit_symbolic(
+        self, node: torch.fx.Node, operator_name: str, args: tuple[Arg, ...]
+    ) -> None:
+        """A prim operator call whose result, an Int computed at run time, is the node's value."""
+        result = SymIntArg(self._slots)
+        self._slots += 1
+        self._calls.append(Call(operator_name, args, result, node.name))
+        self._env[node] = result
+
+    def _lower_size_operator(self, node: torch.fx.Node, target: torch._ops.OpOverload) -> None:
+        """aten.sym_size.int(x, dim), sym_numel(x), _local_scalar_dense(x): a tensor's metadata
+        or its one element, as a prim operator."""
+        operator_name = ATEN_SIZE_OPERATORS.get(functional_name(target))
+        source = self.resolve(node.args[0]) if node.args else None
+        if target.namespace != "aten" or operator_name is None or not isinstance(source, TensorRef):
+            raise node_error(node, op_name(target), _SYMBOLIC_PROBLEM)
+        args: tuple[Arg, ...] = (TensorArg(source.tensor),)
+        if len(node.args) > 1:
+            args += (number_arg(node, node.args[1]),)
+        self._emit_symbolic(node, operator_name, args)
+
     def _lower_op(self, node: torch.fx.Node, target: torch._ops.OpOverload) -> None:
         what = op_name(target)
         value = node.meta.get("val")
-        if isinstance(value, _SYMBOLIC):
-            raise node_error(node, what, _SYMBOLIC_PROBLEM)
+        if isinstance(value, SYMBOLIC):
+            self._lower_size_operator(node, target)
+            return
         if self._fold(node, target) or self._alias(node, target):
             return
         op, bound = self._choose_operator(node, target, bind(node, target))

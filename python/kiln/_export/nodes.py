@@ -35,15 +35,3 @@ def where(node: torch.fx.Node) -> str:
 def node_error(node: torch.fx.Node, what: str, problem: str) -> ExportError:
     """``node 'x' (at model.py:12) calls <what>: <problem>``."""
     return ExportError(f"node '{node.name}'{where(node)} calls {what}: {problem}")
-
-
-def static_sizes(node: torch.fx.Node, value: torch.Tensor, what: str) -> tuple[int, ...]:
-    """The value's sizes; a symbolic size (dynamic shapes) is an ExportError."""
-    sizes = tuple(value.shape)
-    if not all(isinstance(s, int) for s in sizes):
-        shown = ", ".join(str(s) for s in sizes)
-        raise ExportError(
-            f"{what} '{node.name}'{where(node)} has a dynamic shape ({shown}); Kiln programs "
-            "have static shapes: export without dynamic_shapes"
-        )
-    return tuple(int(s) for s in sizes)

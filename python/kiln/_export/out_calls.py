@@ -33,13 +33,19 @@ def bind(node: torch.fx.Node, op: torch._ops.OpOverload) -> dict[str, Any]:
 
 
 def numbers_for_tensors(op: torch._ops.OpOverload, bound: dict[str, Any]) -> set[str]:
-    """Tensor arguments given a Python number (``x * 2.0`` records ``mul.Tensor(x, 2.0)``)."""
+    """Tensor arguments given a Python number (``x * 2.0`` records ``mul.Tensor(x, 2.0)``) or a
+    size computed at run time (``x * x.shape[0]``)."""
     return {
         a.name
         for a in op._schema.arguments
-        if isinstance(a.real_type, torch.TensorType)
-        and isinstance(bound.get(a.name), bool | int | float)
+        if isinstance(a.real_type, torch.TensorType) and _is_number(bound.get(a.name))
     }
+
+
+def _is_number(value: Any) -> bool:
+    if isinstance(value, torch.fx.Node):
+        return isinstance(value.meta.get("val"), torch.SymInt | torch.SymFloat | torch.SymBool)
+    return isinstance(value, bool | int | float)
 
 
 def scalar_sibling(op: torch._ops.OpOverload, numbers: set[str]) -> torch._ops.OpOverload | None:

@@ -16,13 +16,15 @@ from kiln._export.planning import plan_memory
 from kiln._export.serialization import serialize
 
 
-def _capture(module: torch.nn.Module | ExportedProgram, example_inputs: Any) -> ExportedProgram:
+def _capture(
+    module: torch.nn.Module | ExportedProgram, example_inputs: Any, dynamic_shapes: Any
+) -> ExportedProgram:
     if isinstance(module, ExportedProgram):
         program = module
     elif isinstance(module, torch.nn.Module):
         inputs = example_inputs if isinstance(example_inputs, tuple) else (example_inputs,)
         try:
-            program = torch.export.export(module, inputs)
+            program = torch.export.export(module, inputs, dynamic_shapes=dynamic_shapes)
         except Exception as error:  # torch.export reports unsupported Python in many types
             first = str(error).strip().splitlines()[0] if str(error).strip() else ""
             raise ExportError(
@@ -47,18 +49,22 @@ def export(
     module: torch.nn.Module | ExportedProgram,
     example_inputs: Any = (),
     path: str | os.PathLike[str] | None = None,
+    dynamic_shapes: Any = None,
 ) -> bytes:
     """Exports ``module`` called with ``example_inputs`` (a tuple of tensors) as a program.
 
     Returns the bytes of the ``.pte`` file and writes them to ``path`` when given. ``module`` may
     also be a program from ``torch.export.export``; ``example_inputs`` is then unused. Put the
     module in eval mode first if it behaves differently in training (dropout, batch norm).
+    ``dynamic_shapes`` is torch.export's: dimensions given a ``torch.export.Dim`` (with a max)
+    vary from run to run within their bounds.
 
     Raises ``kiln.ExportError`` naming the graph node and operator when the module uses something
     a program cannot express: an operator without an out variant or without a kernel in both Kiln
     and ExecuTorch's portable library (Kiln's own custom operators, ``kiln::rms_norm``, need only
-    Kiln's), dynamic shapes, control flow, non-tensor values between calls."""
-    program = _capture(module, example_inputs)
+    Kiln's), a dynamic dimension without a bound, control flow, non-tensor values between calls
+    other than sizes."""
+    program = _capture(module, example_inputs, dynamic_shapes)
     lowered = lower(program)
     data = serialize(emit(lowered, plan_memory(lowered)))
     if path is not None:
