@@ -35,6 +35,10 @@ Tensor& addmm_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& m
   if (!check_out_dtype_is(ctx, out, mat1.scalar_type())) return out;
   if (!check_gemm_dtype(ctx, mat1.scalar_type(), "addmm")) return out;
   if (!resize_or_fail(ctx, out, {sizes, 2})) return out;
+  // (out may be self: each element of self is read only to write that element.)
+  if (!check_out_apart(ctx, out, mat1, "mat1") || !check_out_apart(ctx, out, mat2, "mat2")) {
+    return out;
+  }
   const ScalarType dtype = mat1.scalar_type();
   const int64_t k = mat1.size(1);
   const int64_t n = mat2.size(1);

@@ -30,6 +30,9 @@ Tensor& mm_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& mat2
   if (!check_gemm_dtype(ctx, self.scalar_type(), "mm")) return out;
   const SizesType out_sizes[2] = {self.size(0), mat2.size(1)};
   if (!resize_or_fail(ctx, out, {out_sizes, 2})) return out;
+  if (!check_out_apart(ctx, out, self, "self") || !check_out_apart(ctx, out, mat2, "mat2")) {
+    return out;
+  }
   const int64_t k = self.size(1);
   const int64_t n = mat2.size(1);
   GemmEpilogue epilogue;

@@ -90,6 +90,19 @@ bool check_out_dtype_is(KernelRuntimeContext& ctx, const Tensor& out, ScalarType
   return false;
 }
 
+bool check_out_apart(KernelRuntimeContext& ctx, const Tensor& out, const Tensor& input,
+                     const char* name) {
+  const auto* out_begin = static_cast<const char*>(out.const_data_ptr());
+  const auto* in_begin = static_cast<const char*>(input.const_data_ptr());
+  const bool apart = out.nbytes() == 0 || input.nbytes() == 0 ||
+                     out_begin + out.nbytes() <= in_begin || in_begin + input.nbytes() <= out_begin;
+  KILN_KERNEL_CHECK_MSG(ctx, apart, InvalidArgument, false,
+                        "out shares memory with %s: a product cannot be written over its own "
+                        "factors; pass a separate out tensor",
+                        name);
+  return true;
+}
+
 bool check_out_dtype_castable(KernelRuntimeContext& ctx, const Tensor& out, ScalarType result) {
   if (can_cast(result, out.scalar_type())) return true;
   ctx.fail(Error::InvalidArgument,

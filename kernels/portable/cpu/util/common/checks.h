@@ -43,6 +43,11 @@ bool check_memory_format(KernelRuntimeContext& ctx, std::optional<MemoryFormat> 
 // The out tensor has exactly the dtype the op produces (ops whose out variant copies a result).
 bool check_out_dtype_is(KernelRuntimeContext& ctx, const Tensor& out, ScalarType expected);
 
+// The out tensor's bytes do not overlap `input`'s: a product cannot be written over its own
+// factors (torch's result is then undefined: zeros on some CPUs, the product on others).
+bool check_out_apart(KernelRuntimeContext& ctx, const Tensor& out, const Tensor& input,
+                     const char* name);
+
 // The out tensor can hold a `result` dtype value without a lossy category change (torch.can_cast).
 bool check_out_dtype_castable(KernelRuntimeContext& ctx, const Tensor& out, ScalarType result);
 

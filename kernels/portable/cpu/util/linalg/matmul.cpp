@@ -73,7 +73,8 @@ bool check_batches(KernelRuntimeContext& ctx, const Tensor& batch1, const Tensor
   if (!check_out_dtype_is(ctx, out, batch1.scalar_type())) return false;
   if (!check_gemm_dtype(ctx, batch1.scalar_type(), op)) return false;
   const SizesType sizes[3] = {batch1.size(0), batch1.size(1), batch2.size(2)};
-  return resize_or_fail(ctx, out, {sizes, 3});
+  return resize_or_fail(ctx, out, {sizes, 3}) && check_out_apart(ctx, out, batch1, "batch1") &&
+         check_out_apart(ctx, out, batch2, "batch2");
 }
 
 void batched_gemm(const KernelRuntimeContext& ctx, const Tensor& batch1, const Tensor& batch2,
