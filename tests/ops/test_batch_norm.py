@@ -114,9 +114,21 @@ def check_legit(
     assert all(r is k for r, k in zip(result, kiln_outs, strict=True))
     out_atol = atol + statistic_rounding(args, torch_outs) if flags[0] else atol
     assert_same(kiln_outs[0], torch_outs[0], atol=out_atol)
-    rest = zip(kiln_outs[1:] + kiln_stats, torch_outs[1:] + torch_stats, strict=True)
-    for actual, expected in rest:
+    for actual, expected in zip(kiln_outs[1:], torch_outs[1:], strict=True):
         assert_same(actual, expected, atol=atol)
+    for actual, expected, before in zip(kiln_stats, torch_stats, stats, strict=True):
+        assert_same(actual, expected, atol=atol + running_stat_rounding(before, expected))
+
+
+def running_stat_rounding(before: torch.Tensor, after: torch.Tensor) -> float:
+    """How far a Half/BFloat16 running statistic may differ from torch's: (1 - m) * old + m * new
+    cancels when the terms have opposite signs, and torch rounds its terms in the 16-bit type
+    where Kiln sums them in float, so the result may move by a unit in the last place of the
+    terms, not of the (small) result."""
+    if before.dtype not in (torch.float16, torch.bfloat16) or before.numel() == 0:
+        return 0.0
+    scale = max(before.abs().max().item(), after.abs().max().item())
+    return 4 * torch.finfo(before.dtype).eps * scale
 
 
 def statistic_rounding(args: tuple, outs: tuple) -> float:
