@@ -98,7 +98,8 @@ def _int(value: Any, real_type: str) -> int | SymIntArg:
     return value
 
 
-def _number(value: Any) -> Arg:
+def number(value: Any) -> Arg:
+    """A Scalar argument: a Python number, or a size the program computes (SymIntArg)."""
     if isinstance(value, SymIntArg):
         return value
     if isinstance(value, bool):
@@ -176,14 +177,14 @@ def convert(value: Any, real_type: Any) -> Arg:
         return converter(value)
     name = str(real_type)
     if name in ("int", "SymInt", "ScalarType", "MemoryFormat", "Layout"):
-        number = _int(value, name)
-        return number if isinstance(number, SymIntArg) else IntArg(number)
+        integer = _int(value, name)
+        return integer if isinstance(integer, SymIntArg) else IntArg(integer)
     if name == "float":
         return DoubleArg(_float(value))
     if name == "bool":
         return BoolArg(_bool(value))
     if name in ("number", "Scalar"):
-        return _number(value)
+        return number(value)
     if name == "str":
         return StringArg(_str(value))
     raise ArgumentError(f"arguments of type {name} are not supported")

@@ -16,7 +16,8 @@ from torch.utils._sympy.numbers import int_oo
 from torch.utils._sympy.value_ranges import ValueRanges, bound_sympy
 
 from kiln._errors import ExportError
-from kiln._export.graph import Arg, BoolArg, DoubleArg, IntArg, SymIntArg
+from kiln._export.arguments import ArgumentError, number
+from kiln._export.graph import Arg
 from kiln._export.nodes import node_error, where
 
 # Python's operators on sizes -> ExecuTorch's prim operators (its exporter's table).
@@ -85,14 +86,7 @@ def bounds(
 
 def number_arg(node: torch.fx.Node, value: Any) -> Arg:
     """An operand of a prim operator: a size computed before (SymIntArg) or a Python number."""
-    if isinstance(value, SymIntArg):
-        return value
-    if isinstance(value, bool):
-        return BoolArg(value)
-    if isinstance(value, int):
-        return IntArg(value)
-    if isinstance(value, float):
-        return DoubleArg(value)
-    raise node_error(
-        node, str(node.target), f"an operand {value!r} is not a number or a symbolic size"
-    )
+    try:
+        return number(value)
+    except ArgumentError as error:
+        raise node_error(node, str(node.target), f"an operand: {error}") from None
