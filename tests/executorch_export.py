@@ -31,7 +31,9 @@ def pte_bytes(
     exir = _executorch()
     from executorch.exir.passes.init_mutable_pass import InitializedMutableBufferPass
 
-    program = torch.export.export(module.eval(), inputs, dynamic_shapes=dynamic_shapes)
+    if not isinstance(module, torch.fx.GraphModule):  # PT2E's modules refuse .eval()
+        module.eval()
+    program = torch.export.export(module, inputs, dynamic_shapes=dynamic_shapes)
     buffers = [name for name, _ in module.named_buffers()]
     config = exir.ExecutorchBackendConfig(passes=[InitializedMutableBufferPass(buffers)])
     data: bytes = exir.to_edge(program).to_executorch(config).buffer
@@ -80,3 +82,45 @@ class ExecuTorchMethod:
 
     def run(self, *inputs: Any) -> tuple[Any, ...]:
         return tuple(self._method.execute(list(inputs)))
+
+
+def quantized_module(
+    module: torch.nn.Module,
+    inputs: tuple[torch.Tensor, ...],
+    calibration: list[tuple[torch.Tensor, ...]],
+    dynamic: bool = False,
+) -> torch.nn.Module:
+    """``module`` quantized to int8 by PT2E with ExecuTorch's XNNPACKQuantizer (symmetric
+    per-channel weights; activations static, calibrated on ``calibration``, or dynamic, with
+    parameters chosen at run time), not delegated: the eager module that ExecuTorch's exporter
+    then writes as quantized_decomposed:: (de)quantize operators around float ones."""
+    _executorch()
+    from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
+        XNNPACKQuantizer,
+        get_symmetric_quantization_config,
+    )
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+    config = get_symmetric_quantization_config(is_per_channel=True, is_dynamic=dynamic)
+    traced = torch.export.export(module.eval(), inputs).module()
+    prepared = prepare_pt2e(traced, XNNPACKQuantizer().set_global(config))
+    for sample in calibration:
+        prepared(*sample)
+    converted: torch.nn.Module = convert_pt2e(prepared)
+    return converted
+
+
+def load_quantized_kernels() -> None:
+    """Registers ExecuTorch's quantized kernels with its own runtime (its Python runtime links
+    only the portable and optimized ones) and, for its exporter, their out variants with torch."""
+    import ctypes
+
+    _executorch()
+    import executorch
+    import executorch.kernels.quantized  # noqa: F401
+    from executorch.runtime import Runtime
+
+    Runtime.get()  # loads libexecutorch.so, which the kernel library registers into
+    package = Path(next(iter(executorch.__path__)))
+    library = package / "lib" / "libexecutorch_kernels_quantized.so"
+    ctypes.CDLL(str(library), mode=ctypes.RTLD_GLOBAL)

@@ -37,3 +37,6 @@ fi
 # requirements include heavy packages it does not need for that (torchao, coremltools, pandas,
 # scikit-learn), so it goes in without them.
 "$PYTHON" -m pip install -q --no-deps executorch==1.5.1
+# torchao, without its dependencies, for ExecuTorch's PT2E quantizer (XNNPACKQuantizer), with which
+# the tests write int8 programs as ExecuTorch users do; ExecuTorch 1.5.1 asks for 0.18.
+"$PYTHON" -m pip install -q --no-deps torchao==0.18.0

@@ -1,0 +1,35 @@
+// ATen mode: quantized_decomposed::dequantize_per_tensor.out / .Tensor_out with libtorch's ops
+// (util/quantized.h), under the names custom_ops.yaml binds.
+#include "kernels/aten/cpu/util/quantized.h"
+
+namespace kiln::portable::native {
+
+Tensor& dequantize_per_tensor_out(KernelRuntimeContext& ctx, const Tensor& input, double scale,
+                                  int64_t zero_point, int64_t quant_min, int64_t quant_max,
+                                  ScalarType dtype, std::optional<ScalarType> out_dtype,
+                                  Tensor& out) {
+  if (check_quant_range(ctx, quant_min, quant_max, dtype) &&
+      check_scale_value(ctx, scale, "scale") &&
+      check_zero_point_value(ctx, zero_point, quant_min, quant_max, "zero_point")) {
+    aten_kernels::dequantize_into(ctx, input,
+                                  aten_kernels::per_tensor(scale, zero_point, input.numel()),
+                                  quant_min, quant_max, dtype, out_dtype, out);
+  }
+  return out;
+}
+
+Tensor& dequantize_per_tensor_tensor_out(KernelRuntimeContext& ctx, const Tensor& input,
+                                         const Tensor& scale, const Tensor& zero_point,
+                                         int64_t quant_min, int64_t quant_max, ScalarType dtype,
+                                         std::optional<ScalarType> out_dtype, Tensor& out) {
+  if (check_quant_range(ctx, quant_min, quant_max, dtype) &&
+      check_qparam_tensors(ctx, scale, zero_point, 1, "a per-tensor quantization's count",
+                           quant_min, quant_max)) {
+    aten_kernels::dequantize_into(ctx, input,
+                                  aten_kernels::per_tensor(scale, zero_point, input.numel()),
+                                  quant_min, quant_max, dtype, out_dtype, out);
+  }
+  return out;
+}
+
+}  // namespace kiln::portable::native

@@ -1,0 +1,22 @@
+// ATen mode: quantized_decomposed::dequantize_per_token.out with libtorch's ops
+// (util/quantized.h), under the name custom_ops.yaml binds.
+#include "kernels/aten/cpu/util/quantized.h"
+
+namespace kiln::portable::native {
+
+Tensor& dequantize_per_token_out(KernelRuntimeContext& ctx, const Tensor& input,
+                                 const Tensor& scales, const Tensor& zero_points, int64_t quant_min,
+                                 int64_t quant_max, ScalarType dtype, ScalarType output_dtype,
+                                 Tensor& out) {
+  int64_t tokens = 0;
+  if (check_quant_range(ctx, quant_min, quant_max, dtype) && count_tokens(ctx, input, &tokens) &&
+      check_qparam_tensors(ctx, scales, zero_points, tokens, "the number of tokens", quant_min,
+                           quant_max)) {
+    aten_kernels::dequantize_into(ctx, input,
+                                  aten_kernels::per_token(input, scales, zero_points, tokens),
+                                  quant_min, quant_max, dtype, output_dtype, out);
+  }
+  return out;
+}
+
+}  // namespace kiln::portable::native
