@@ -41,6 +41,7 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -55,7 +56,11 @@ CACHE = 128
 # A run's relative error above this is flagged in the correctness table.
 REL_TOLERANCE = 1e-3
 
-RUNNERS = ("eager", "kiln", "kiln/kx", "et", "et+xnn", "kiln/xnn", "ort")
+DEFAULT_RUNNERS = ("eager", "kiln", "kiln/kx", "et", "et+xnn", "kiln/xnn", "ort")
+# The int8 programs of the same models (PT2E with XNNPACKQuantizer: per-channel int8 weights,
+# static int8 activations), checked against the quantized module in eager PyTorch.
+INT8_RUNNERS = ("kiln/i8", "et/i8", "et+xnn/i8")
+RUNNERS = DEFAULT_RUNNERS + INT8_RUNNERS
 TITLES = {
     "eager": "eager",
     "kiln": "Kiln (ET pte)",
@@ -64,6 +69,9 @@ TITLES = {
     "et+xnn": "ET+XNNPACK",
     "kiln/xnn": "Kiln (XNNPACK pte)",
     "ort": "ONNX Runtime",
+    "kiln/i8": "Kiln (ET int8 pte)",
+    "et/i8": "ET int8",
+    "et+xnn/i8": "ET+XNNPACK int8",
 }
 
 
@@ -487,6 +495,45 @@ def export_et_xnnpack(module: nn.Module, program: Any) -> bytes:
     return data
 
 
+def quantize_int8(module: nn.Module, inputs: tuple[torch.Tensor, ...]) -> tuple[Any, nn.Module]:
+    """The int8 ExportedProgram of `module` and its eager quantized module: PT2E with ExecuTorch's
+    XNNPACKQuantizer (symmetric per-channel weights, static activations calibrated on `inputs`
+    and three random variations of them)."""
+    try:
+        from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
+            XNNPACKQuantizer,
+            get_symmetric_quantization_config,
+        )
+        from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+    except ImportError as error:
+        raise Unavailable(f"PT2E quantizer unavailable ({error}); run bench/setup.sh") from None
+    config = get_symmetric_quantization_config(is_per_channel=True)
+    prepared = prepare_pt2e(
+        torch.export.export(module, inputs).module(), XNNPACKQuantizer().set_global(config)
+    )
+    prepared(*inputs)
+    for _ in range(3):
+        prepared(
+            *(x * (1 + 0.1 * torch.randn_like(x)) if x.is_floating_point() else x for x in inputs)
+        )
+    quantized: nn.Module = convert_pt2e(prepared)
+    return torch.export.export(quantized, inputs), quantized
+
+
+def load_et_quantized_kernels() -> None:
+    """ExecuTorch's quantized kernels, registered with its Python runtime (which links only the
+    portable and optimized ones) and their out variants with torch, for its exporter."""
+    import ctypes
+
+    import executorch
+    import executorch.kernels.quantized  # noqa: F401
+    from executorch.runtime import Runtime
+
+    Runtime.get()
+    library = Path(next(iter(executorch.__path__))) / "lib" / "libexecutorch_kernels_quantized.so"
+    ctypes.CDLL(str(library), mode=ctypes.RTLD_GLOBAL)
+
+
 def export_onnx(program: Any, inputs: tuple[torch.Tensor, ...]) -> bytes:
     try:
         import onnxruntime  # noqa: F401
@@ -709,7 +756,7 @@ def measure(
     budget: float,
     load_repeats: int = 3,
     profile_runs: int = 0,
-    runners: Sequence[str] = RUNNERS,
+    runners: Sequence[str] = DEFAULT_RUNNERS,
 ) -> Result:
     """Exports, loads, checks and times `model` on each runner and thread count."""
     result = Result(model.name, model.note)
@@ -737,9 +784,25 @@ def measure(
         "et+xnn": lambda: export_et_xnnpack(module, program),
         "kiln/kx": lambda: kiln.export(program),
         "ort": lambda: export_onnx(program, inputs),
+        "et/i8": lambda: export_et(module, int8_program()),
+        "et+xnn/i8": lambda: export_et_xnnpack(module, int8_program()),
     }
+    int8: dict[str, Any] = {}
+
+    def int8_program() -> Any:
+        if "program" not in int8:
+            load_et_quantized_kernels()
+            int8["program"], quantized = quantize_int8(module, inputs)
+            with torch.no_grad():
+                int8["reference"] = quantized(*inputs)
+        return int8["program"]
+
     for name, export in exporters.items():
-        users = {"et": ("kiln", "et"), "et+xnn": ("et+xnn", "kiln/xnn")}.get(name, (name,))
+        users = {
+            "et": ("kiln", "et"),
+            "et+xnn": ("et+xnn", "kiln/xnn"),
+            "et/i8": ("kiln/i8", "et/i8"),
+        }.get(name, (name,))
         if not any(user in runners for user in users):
             continue
         try:
@@ -759,6 +822,9 @@ def measure(
         "et+xnn": lambda: ExecuTorchRunner(artifacts["et+xnn"]),
         "kiln/xnn": lambda: KilnRunner(artifacts["et+xnn"]),
         "ort": lambda: OrtRunner(artifacts["ort"]),
+        "kiln/i8": lambda: KilnRunner(artifacts["et/i8"]),
+        "et/i8": lambda: ExecuTorchRunner(artifacts["et/i8"]),
+        "et+xnn/i8": lambda: ExecuTorchRunner(artifacts["et+xnn/i8"]),
     }
     loaded: dict[str, Runner] = {}
     for name in runners:
@@ -779,7 +845,8 @@ def measure(
             try:
                 runner.set_threads(count)
                 out = runner.run(inputs)
-                error = _compare(out, reference)
+                # An int8 program answers what the quantized module answers in eager PyTorch.
+                error = _compare(out, int8["reference"] if name in INT8_RUNNERS else reference)
                 worst = result.errors.get(name, (0.0, 0.0))
                 result.errors[name] = (max(worst[0], error[0]), max(worst[1], error[1]))
                 times[name] = runner.time_ms(inputs, runs, budget, cpu=count == 1)
@@ -1001,7 +1068,9 @@ def benchmark(argv: Sequence[str] | None = None) -> tuple[list[Result], str]:
         "--budget", type=float, help="seconds of timed runs per runner (default 3; --quick 0.5)"
     )
     parser.add_argument(
-        "--runners", default=",".join(RUNNERS), help=f"comma-separated: {', '.join(RUNNERS)}"
+        "--runners",
+        default=",".join(DEFAULT_RUNNERS),
+        help=f"comma-separated: {', '.join(RUNNERS)} (default: all but the int8 ones)",
     )
     parser.add_argument("--profile", action="store_true", help="Kiln's time per operator")
     parser.add_argument("--top", type=int, default=8, help="operators per profile")

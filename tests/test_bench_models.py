@@ -49,6 +49,20 @@ def test_tiny_model_through_every_runner(bench: ModuleType, tmp_path: object) ->
     assert "aten::convolution.out" in text
 
 
+def test_int8_runners(bench: ModuleType) -> None:
+    # The PT2E int8 program of the model, on Kiln and on ExecuTorch's runtime with its quantized
+    # kernels, checked against the quantized module in eager PyTorch (one quantization step of
+    # the output is about 1% of its range).
+    argv = ["--models", "tiny_cnn", "--quick", "--threads", "1", "--runners", "eager,kiln/i8,et/i8"]
+    (result,), text = bench.benchmark(argv)
+    assert not result.unavailable
+    for runner in ("kiln/i8", "et/i8"):
+        absolute, relative = result.errors[runner]
+        assert relative < 0.05, (runner, absolute, relative)
+        assert result.ms[1][runner] > 0
+    assert "Kiln (ET int8 pte)" in text
+
+
 def test_a_refused_program_is_a_cell_with_its_reason(bench: ModuleType) -> None:
     # What Kiln says of an XNNPACK-delegated program, or of any file it refuses, becomes the
     # runner's cell and note instead of stopping the benchmark.
