@@ -10,9 +10,7 @@ Tensor& dequantize_per_channel_out(KernelRuntimeContext& ctx, const Tensor& inpu
                                    ScalarType dtype, std::optional<ScalarType> out_dtype,
                                    Tensor& out) {
   int64_t dim = 0;
-  if (check_quant_range(ctx, quant_min, quant_max, dtype) && check_axis(ctx, input, axis, &dim) &&
-      check_qparam_tensors(ctx, scales, zero_points, input.size(dim), "input's size along axis",
-                           quant_min, quant_max)) {
+  if (check_per_channel(ctx, input, scales, zero_points, axis, quant_min, quant_max, dtype, &dim)) {
     aten_kernels::dequantize_into(ctx, input,
                                   aten_kernels::per_channel(input, scales, zero_points, dim),
                                   quant_min, quant_max, dtype, out_dtype, out);

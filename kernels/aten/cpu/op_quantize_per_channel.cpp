@@ -9,9 +9,7 @@ Tensor& quantize_per_channel_out(KernelRuntimeContext& ctx, const Tensor& input,
                                  int64_t quant_min, int64_t quant_max, ScalarType dtype,
                                  Tensor& out) {
   int64_t dim = 0;
-  if (check_quant_range(ctx, quant_min, quant_max, dtype) && check_axis(ctx, input, axis, &dim) &&
-      check_qparam_tensors(ctx, scales, zero_points, input.size(dim), "input's size along axis",
-                           quant_min, quant_max)) {
+  if (check_per_channel(ctx, input, scales, zero_points, axis, quant_min, quant_max, dtype, &dim)) {
     aten_kernels::quantize_into(ctx, input,
                                 aten_kernels::per_channel(input, scales, zero_points, dim),
                                 quant_min, quant_max, dtype, out);

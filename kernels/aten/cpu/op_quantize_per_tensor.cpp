@@ -7,9 +7,7 @@ namespace kiln::portable::native {
 Tensor& quantize_per_tensor_out(KernelRuntimeContext& ctx, const Tensor& input, double scale,
                                 int64_t zero_point, int64_t quant_min, int64_t quant_max,
                                 ScalarType dtype, Tensor& out) {
-  if (check_quant_range(ctx, quant_min, quant_max, dtype) &&
-      check_scale_value(ctx, scale, "scale") &&
-      check_zero_point_value(ctx, zero_point, quant_min, quant_max, "zero_point")) {
+  if (check_per_tensor_numbers(ctx, scale, zero_point, quant_min, quant_max, dtype)) {
     aten_kernels::quantize_into(ctx, input,
                                 aten_kernels::per_tensor(scale, zero_point, input.numel()),
                                 quant_min, quant_max, dtype, out);
@@ -21,9 +19,7 @@ Tensor& quantize_per_tensor_tensor_out(KernelRuntimeContext& ctx, const Tensor& 
                                        const Tensor& scale, const Tensor& zero_point,
                                        int64_t quant_min, int64_t quant_max, ScalarType dtype,
                                        Tensor& out) {
-  if (check_quant_range(ctx, quant_min, quant_max, dtype) &&
-      check_qparam_tensors(ctx, scale, zero_point, 1, "a per-tensor quantization's count",
-                           quant_min, quant_max)) {
+  if (check_per_tensor_tensors(ctx, scale, zero_point, quant_min, quant_max, dtype)) {
     aten_kernels::quantize_into(ctx, input,
                                 aten_kernels::per_tensor(scale, zero_point, input.numel()),
                                 quant_min, quant_max, dtype, out);

@@ -8,9 +8,7 @@ Tensor& quantize_per_token_out(KernelRuntimeContext& ctx, const Tensor& input, c
                                const Tensor& zero_points, int64_t quant_min, int64_t quant_max,
                                ScalarType dtype, Tensor& out) {
   int64_t tokens = 0;
-  if (check_quant_range(ctx, quant_min, quant_max, dtype) && count_tokens(ctx, input, &tokens) &&
-      check_qparam_tensors(ctx, scales, zero_points, tokens, "the number of tokens", quant_min,
-                           quant_max)) {
+  if (check_per_token(ctx, input, scales, zero_points, quant_min, quant_max, dtype, &tokens)) {
     aten_kernels::quantize_into(ctx, input,
                                 aten_kernels::per_token(input, scales, zero_points, tokens),
                                 quant_min, quant_max, dtype, out);

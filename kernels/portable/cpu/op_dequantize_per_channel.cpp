@@ -15,9 +15,8 @@ Tensor& dequantize_per_channel_out(KernelRuntimeContext& ctx, const Tensor& inpu
                                    ScalarType dtype, std::optional<ScalarType> out_dtype,
                                    Tensor& out) {
   int64_t dim = 0;
-  if (!check_quant_range(ctx, quant_min, quant_max, dtype) || !check_axis(ctx, input, axis, &dim) ||
-      !check_qparam_tensors(ctx, scales, zero_points, input.size(dim), "input's size along axis",
-                            quant_min, quant_max)) {
+  if (!check_per_channel(ctx, input, scales, zero_points, axis, quant_min, quant_max, dtype,
+                         &dim)) {
     return out;
   }
   AffineParams params;

@@ -14,16 +14,10 @@ Tensor& dequantize_per_tensor_out(KernelRuntimeContext& ctx, const Tensor& input
                                   int64_t zero_point, int64_t quant_min, int64_t quant_max,
                                   ScalarType dtype, std::optional<ScalarType> out_dtype,
                                   Tensor& out) {
-  if (!check_quant_range(ctx, quant_min, quant_max, dtype) ||
-      !check_scale_value(ctx, scale, "scale") ||
-      !check_zero_point_value(ctx, zero_point, quant_min, quant_max, "zero_point")) {
-    return out;
+  if (check_per_tensor_numbers(ctx, scale, zero_point, quant_min, quant_max, dtype)) {
+    run_dequantize(ctx, input, per_tensor_params(scale, zero_point), {1, 1, input.numel()},
+                   quant_min, quant_max, dtype, out_dtype, out);
   }
-  AffineParams params;
-  params.scale = scale;
-  params.zero_point = zero_point;
-  run_dequantize(ctx, input, params, {1, 1, input.numel()}, quant_min, quant_max, dtype, out_dtype,
-                 out);
   return out;
 }
 
@@ -31,13 +25,10 @@ Tensor& dequantize_per_tensor_tensor_out(KernelRuntimeContext& ctx, const Tensor
                                          const Tensor& scale, const Tensor& zero_point,
                                          int64_t quant_min, int64_t quant_max, ScalarType dtype,
                                          std::optional<ScalarType> out_dtype, Tensor& out) {
-  AffineParams params;
-  if (!check_quant_range(ctx, quant_min, quant_max, dtype) ||
-      !read_tensor_qparams(ctx, scale, zero_point, quant_min, quant_max, &params)) {
-    return out;
+  if (check_per_tensor_tensors(ctx, scale, zero_point, quant_min, quant_max, dtype)) {
+    run_dequantize(ctx, input, per_tensor_params(scale, zero_point), {1, 1, input.numel()},
+                   quant_min, quant_max, dtype, out_dtype, out);
   }
-  run_dequantize(ctx, input, params, {1, 1, input.numel()}, quant_min, quant_max, dtype, out_dtype,
-                 out);
   return out;
 }
 

@@ -1,7 +1,5 @@
 // quantized_decomposed::quantize_per_channel.out (ExecuTorch's quantized library): quantization
 // with one scale and zero point per index along `axis` (util/quantized/affine.h).
-#include <optional>
-
 #include "kernels/portable/cpu/util/quantized/arguments.h"
 #include "kernels/portable/cpu/util/quantized/kernels.h"
 #include "runtime/kernel/kernel_runtime_context.h"
@@ -13,9 +11,8 @@ Tensor& quantize_per_channel_out(KernelRuntimeContext& ctx, const Tensor& input,
                                  int64_t quant_min, int64_t quant_max, ScalarType dtype,
                                  Tensor& out) {
   int64_t dim = 0;
-  if (!check_quant_range(ctx, quant_min, quant_max, dtype) || !check_axis(ctx, input, axis, &dim) ||
-      !check_qparam_tensors(ctx, scales, std::optional<Tensor>(zero_points), input.size(dim),
-                            "input's size along axis", quant_min, quant_max)) {
+  if (!check_per_channel(ctx, input, scales, zero_points, axis, quant_min, quant_max, dtype,
+                         &dim)) {
     return out;
   }
   AffineParams params;

@@ -10,15 +10,10 @@ namespace kiln::portable::native {
 Tensor& quantize_per_tensor_out(KernelRuntimeContext& ctx, const Tensor& input, double scale,
                                 int64_t zero_point, int64_t quant_min, int64_t quant_max,
                                 ScalarType dtype, Tensor& out) {
-  if (!check_quant_range(ctx, quant_min, quant_max, dtype) ||
-      !check_scale_value(ctx, scale, "scale") ||
-      !check_zero_point_value(ctx, zero_point, quant_min, quant_max, "zero_point")) {
-    return out;
+  if (check_per_tensor_numbers(ctx, scale, zero_point, quant_min, quant_max, dtype)) {
+    run_quantize(ctx, input, per_tensor_params(scale, zero_point), {1, 1, input.numel()}, quant_min,
+                 quant_max, dtype, out);
   }
-  AffineParams params;
-  params.scale = scale;
-  params.zero_point = zero_point;
-  run_quantize(ctx, input, params, {1, 1, input.numel()}, quant_min, quant_max, dtype, out);
   return out;
 }
 
@@ -26,12 +21,10 @@ Tensor& quantize_per_tensor_tensor_out(KernelRuntimeContext& ctx, const Tensor& 
                                        const Tensor& scale, const Tensor& zero_point,
                                        int64_t quant_min, int64_t quant_max, ScalarType dtype,
                                        Tensor& out) {
-  AffineParams params;
-  if (!check_quant_range(ctx, quant_min, quant_max, dtype) ||
-      !read_tensor_qparams(ctx, scale, zero_point, quant_min, quant_max, &params)) {
-    return out;
+  if (check_per_tensor_tensors(ctx, scale, zero_point, quant_min, quant_max, dtype)) {
+    run_quantize(ctx, input, per_tensor_params(scale, zero_point), {1, 1, input.numel()}, quant_min,
+                 quant_max, dtype, out);
   }
-  run_quantize(ctx, input, params, {1, 1, input.numel()}, quant_min, quant_max, dtype, out);
   return out;
 }
 

@@ -1,8 +1,6 @@
 // quantized_decomposed::quantize_per_token.out (ExecuTorch's quantized library): quantization
 // with one scale and zero point per token, a token being the input's last dimension (the
 // activations of dynamically quantized linear layers; util/quantized/affine.h).
-#include <optional>
-
 #include "kernels/portable/cpu/util/quantized/arguments.h"
 #include "kernels/portable/cpu/util/quantized/kernels.h"
 #include "runtime/kernel/kernel_runtime_context.h"
@@ -13,9 +11,7 @@ Tensor& quantize_per_token_out(KernelRuntimeContext& ctx, const Tensor& input, c
                                const Tensor& zero_points, int64_t quant_min, int64_t quant_max,
                                ScalarType dtype, Tensor& out) {
   int64_t tokens = 0;
-  if (!check_quant_range(ctx, quant_min, quant_max, dtype) || !count_tokens(ctx, input, &tokens) ||
-      !check_qparam_tensors(ctx, scales, std::optional<Tensor>(zero_points), tokens,
-                            "the number of tokens", quant_min, quant_max)) {
+  if (!check_per_token(ctx, input, scales, zero_points, quant_min, quant_max, dtype, &tokens)) {
     return out;
   }
   AffineParams params;

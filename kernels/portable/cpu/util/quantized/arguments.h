@@ -212,6 +212,45 @@ inline bool check_dequantize_arguments(KernelRuntimeContext& ctx, const Tensor& 
          check_contiguous(ctx, input, "input") && check_dequantized_out(ctx, out, out_dtype);
 }
 
+// The parameters of each granularity, with the dtype's range: checked once for the portable
+// and the ATen-mode kernels of the quantize and dequantize operators.
+
+// Per tensor, as numbers.
+inline bool check_per_tensor_numbers(KernelRuntimeContext& ctx, double scale, int64_t zero_point,
+                                     int64_t quant_min, int64_t quant_max, ScalarType dtype) {
+  return check_quant_range(ctx, quant_min, quant_max, dtype) &&
+         check_scale_value(ctx, scale, "scale") &&
+         check_zero_point_value(ctx, zero_point, quant_min, quant_max, "zero_point");
+}
+
+// Per tensor, as one-element tensors (the .Tensor_out overloads).
+inline bool check_per_tensor_tensors(KernelRuntimeContext& ctx, const Tensor& scale,
+                                     const Tensor& zero_point, int64_t quant_min, int64_t quant_max,
+                                     ScalarType dtype) {
+  return check_quant_range(ctx, quant_min, quant_max, dtype) &&
+         check_qparam_tensors(ctx, scale, zero_point, 1, "a per-tensor quantization's count",
+                              quant_min, quant_max);
+}
+
+// Per channel along `axis`; *dim: the axis as a dimension index.
+inline bool check_per_channel(KernelRuntimeContext& ctx, const Tensor& input, const Tensor& scales,
+                              const std::optional<Tensor>& zero_points, int64_t axis,
+                              int64_t quant_min, int64_t quant_max, ScalarType dtype,
+                              int64_t* dim) {
+  return check_quant_range(ctx, quant_min, quant_max, dtype) && check_axis(ctx, input, axis, dim) &&
+         check_qparam_tensors(ctx, scales, zero_points, input.size(*dim), "input's size along axis",
+                              quant_min, quant_max);
+}
+
+// Per token; *tokens: their number.
+inline bool check_per_token(KernelRuntimeContext& ctx, const Tensor& input, const Tensor& scales,
+                            const Tensor& zero_points, int64_t quant_min, int64_t quant_max,
+                            ScalarType dtype, int64_t* tokens) {
+  return check_quant_range(ctx, quant_min, quant_max, dtype) && count_tokens(ctx, input, tokens) &&
+         check_qparam_tensors(ctx, scales, zero_points, *tokens, "the number of tokens", quant_min,
+                              quant_max);
+}
+
 // `out` has exactly dtype `dtype` (the fixed dtypes of choose_qparams' outs).
 inline bool check_out_dtype_exact(KernelRuntimeContext& ctx, const Tensor& out, const char* name,
                                   ScalarType dtype) {

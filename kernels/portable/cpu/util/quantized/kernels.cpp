@@ -34,15 +34,15 @@ void run_dequantize(KernelRuntimeContext& ctx, const Tensor& input, const Affine
   dequantize_affine(ctx, input, params, blocks, ctx.take_output_clamp(out.scalar_type()), out);
 }
 
-bool read_tensor_qparams(KernelRuntimeContext& ctx, const Tensor& scale, const Tensor& zero_point,
-                         int64_t quant_min, int64_t quant_max, AffineParams* params) {
-  if (!check_qparam_tensors(ctx, scale, zero_point, 1, "a per-tensor quantization's count",
-                            quant_min, quant_max)) {
-    return false;
-  }
-  params->scale = scale_at(scale, 0);
-  params->zero_point = index_at(zero_point, 0);
-  return true;
+AffineParams per_tensor_params(double scale, int64_t zero_point) {
+  AffineParams params;
+  params.scale = scale;
+  params.zero_point = zero_point;
+  return params;
+}
+
+AffineParams per_tensor_params(const Tensor& scale, const Tensor& zero_point) {
+  return per_tensor_params(scale_at(scale, 0), index_at(zero_point, 0));
 }
 
 }  // namespace kiln::portable

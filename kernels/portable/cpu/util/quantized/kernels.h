@@ -24,9 +24,9 @@ void run_dequantize(KernelRuntimeContext& ctx, const Tensor& input, const Affine
                     AffineBlocks blocks, int64_t quant_min, int64_t quant_max, ScalarType dtype,
                     std::optional<ScalarType> out_dtype, Tensor& out);
 
-// The parameters of a per-tensor operator given as one-element tensors (the .Tensor_out
-// overloads): checked like numbers, read into `params`.
-bool read_tensor_qparams(KernelRuntimeContext& ctx, const Tensor& scale, const Tensor& zero_point,
-                         int64_t quant_min, int64_t quant_max, AffineParams* params);
+// The parameters of a per-tensor operator, given as numbers or as one-element tensors (the
+// .Tensor_out overloads, checked by check_per_tensor_tensors).
+AffineParams per_tensor_params(double scale, int64_t zero_point);
+AffineParams per_tensor_params(const Tensor& scale, const Tensor& zero_point);
 
 }  // namespace kiln::portable
