@@ -300,22 +300,18 @@ bool refused(KernelRuntimeContext& ctx, const KernelRuntimeContext& checks) {
 
 namespace kiln::ascend::native {
 
-using portable::check_axis;
 using portable::check_dequantize_arguments;
-using portable::check_qparam_tensors;
-using portable::check_quant_range;
+using portable::check_per_channel;
+using portable::check_per_tensor_numbers;
+using portable::check_per_tensor_tensors;
+using portable::check_per_token;
 using portable::check_quantize_arguments;
-using portable::check_scale_value;
-using portable::check_zero_point_value;
-using portable::count_tokens;
 
 Tensor& quantize_per_tensor_out(KernelRuntimeContext& ctx, const Tensor& input, double scale,
                                 int64_t zero_point, int64_t quant_min, int64_t quant_max,
                                 ScalarType dtype, Tensor& out) {
   KernelRuntimeContext checks;
-  if (!check_quant_range(checks, quant_min, quant_max, dtype) ||
-      !check_scale_value(checks, scale, "scale") ||
-      !check_zero_point_value(checks, zero_point, quant_min, quant_max, "zero_point") ||
+  if (!check_per_tensor_numbers(checks, scale, zero_point, quant_min, quant_max, dtype) ||
       !check_quantize_arguments(checks, input, quant_min, quant_max, dtype, out)) {
     refused(ctx, checks);
     return out;
@@ -332,9 +328,7 @@ Tensor& quantize_per_tensor_tensor_out(KernelRuntimeContext& ctx, const Tensor& 
                                        int64_t quant_min, int64_t quant_max, ScalarType dtype,
                                        Tensor& out) {
   KernelRuntimeContext checks;
-  if (!check_quant_range(checks, quant_min, quant_max, dtype) ||
-      !check_qparam_tensors(checks, scale, std::optional<Tensor>(zero_point), 1,
-                            "a per-tensor quantization's count", quant_min, quant_max) ||
+  if (!check_per_tensor_tensors(checks, scale, zero_point, quant_min, quant_max, dtype) ||
       !check_quantize_arguments(checks, input, quant_min, quant_max, dtype, out)) {
     refused(ctx, checks);
     return out;
@@ -351,9 +345,7 @@ Tensor& dequantize_per_tensor_out(KernelRuntimeContext& ctx, const Tensor& input
                                   ScalarType dtype, std::optional<ScalarType> out_dtype,
                                   Tensor& out) {
   KernelRuntimeContext checks;
-  if (!check_quant_range(checks, quant_min, quant_max, dtype) ||
-      !check_scale_value(checks, scale, "scale") ||
-      !check_zero_point_value(checks, zero_point, quant_min, quant_max, "zero_point") ||
+  if (!check_per_tensor_numbers(checks, scale, zero_point, quant_min, quant_max, dtype) ||
       !check_dequantize_arguments(checks, input, quant_min, quant_max, dtype, out_dtype, out)) {
     refused(ctx, checks);
     return out;
@@ -370,9 +362,7 @@ Tensor& dequantize_per_tensor_tensor_out(KernelRuntimeContext& ctx, const Tensor
                                          int64_t quant_min, int64_t quant_max, ScalarType dtype,
                                          std::optional<ScalarType> out_dtype, Tensor& out) {
   KernelRuntimeContext checks;
-  if (!check_quant_range(checks, quant_min, quant_max, dtype) ||
-      !check_qparam_tensors(checks, scale, std::optional<Tensor>(zero_point), 1,
-                            "a per-tensor quantization's count", quant_min, quant_max) ||
+  if (!check_per_tensor_tensors(checks, scale, zero_point, quant_min, quant_max, dtype) ||
       !check_dequantize_arguments(checks, input, quant_min, quant_max, dtype, out_dtype, out)) {
     refused(ctx, checks);
     return out;
@@ -390,10 +380,8 @@ Tensor& quantize_per_channel_out(KernelRuntimeContext& ctx, const Tensor& input,
                                  Tensor& out) {
   KernelRuntimeContext checks;
   int64_t dim = 0;
-  if (!check_quant_range(checks, quant_min, quant_max, dtype) ||
-      !check_axis(checks, input, axis, &dim) ||
-      !check_qparam_tensors(checks, scales, std::optional<Tensor>(zero_points), input.size(dim),
-                            "input's size along axis", quant_min, quant_max) ||
+  if (!check_per_channel(checks, input, scales, zero_points, axis, quant_min, quant_max, dtype,
+                         &dim) ||
       !check_quantize_arguments(checks, input, quant_min, quant_max, dtype, out)) {
     refused(ctx, checks);
     return out;
@@ -412,10 +400,8 @@ Tensor& dequantize_per_channel_out(KernelRuntimeContext& ctx, const Tensor& inpu
                                    Tensor& out) {
   KernelRuntimeContext checks;
   int64_t dim = 0;
-  if (!check_quant_range(checks, quant_min, quant_max, dtype) ||
-      !check_axis(checks, input, axis, &dim) ||
-      !check_qparam_tensors(checks, scales, zero_points, input.size(dim), "input's size along axis",
-                            quant_min, quant_max) ||
+  if (!check_per_channel(checks, input, scales, zero_points, axis, quant_min, quant_max, dtype,
+                         &dim) ||
       !check_dequantize_arguments(checks, input, quant_min, quant_max, dtype, out_dtype, out)) {
     refused(ctx, checks);
     return out;
@@ -432,10 +418,7 @@ Tensor& quantize_per_token_out(KernelRuntimeContext& ctx, const Tensor& input, c
                                ScalarType dtype, Tensor& out) {
   KernelRuntimeContext checks;
   int64_t tokens = 0;
-  if (!check_quant_range(checks, quant_min, quant_max, dtype) ||
-      !count_tokens(checks, input, &tokens) ||
-      !check_qparam_tensors(checks, scales, std::optional<Tensor>(zero_points), tokens,
-                            "the number of tokens", quant_min, quant_max) ||
+  if (!check_per_token(checks, input, scales, zero_points, quant_min, quant_max, dtype, &tokens) ||
       !check_quantize_arguments(checks, input, quant_min, quant_max, dtype, out)) {
     refused(ctx, checks);
     return out;
@@ -453,10 +436,7 @@ Tensor& dequantize_per_token_out(KernelRuntimeContext& ctx, const Tensor& input,
                                  Tensor& out) {
   KernelRuntimeContext checks;
   int64_t tokens = 0;
-  if (!check_quant_range(checks, quant_min, quant_max, dtype) ||
-      !count_tokens(checks, input, &tokens) ||
-      !check_qparam_tensors(checks, scales, std::optional<Tensor>(zero_points), tokens,
-                            "the number of tokens", quant_min, quant_max) ||
+  if (!check_per_token(checks, input, scales, zero_points, quant_min, quant_max, dtype, &tokens) ||
       !check_dequantize_arguments(checks, input, quant_min, quant_max, dtype,
                                   std::optional<ScalarType>(output_dtype), out)) {
     refused(ctx, checks);
