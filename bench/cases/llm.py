@@ -45,6 +45,54 @@ def _int8_linear(
     return torch.nn.functional.linear(x, weight.to(x.dtype) * scales[:, None], bias)
 
 
+def _custom_sdpa(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    start_pos: int,
+    mask: None,
+    dropout_p: float,
+    causal: bool,
+    scale: None,
+) -> torch.Tensor:
+    """llama::custom_sdpa in eager PyTorch: torch's attention over the cache's first
+    start_pos + S positions (causal when the query starts the sequence)."""
+    length = start_pos + q.shape[1]
+    out = torch.nn.functional.scaled_dot_product_attention(
+        q.transpose(1, 2),
+        k[:, :length].transpose(1, 2),
+        v[:, :length].transpose(1, 2),
+        is_causal=causal and start_pos == 0,
+        enable_gqa=True,
+    )
+    return out.transpose(1, 2)
+
+
+def _llama_sdpa_cases() -> list[Case]:
+    """ExecuTorch's llama::custom_sdpa over a [1, 2048, 8, 128] cache with 32 query heads: a decode
+    step at position 1000 and a 128-token causal prefill."""
+    cache = (1, 2048, 8, HEAD_SIZE)
+    k, v = torch.randn(cache), torch.randn(cache)
+    decode_q = torch.randn(1, 1, HEADS, HEAD_SIZE)
+    prefill_q = torch.randn(1, 128, HEADS, HEAD_SIZE)
+    return [
+        Case(
+            "llama custom_sdpa decode at 1000",
+            "llama::custom_sdpa.out",
+            (decode_q, k, v, 1000, None, 0.0, False, None),
+            {},
+            composite=_custom_sdpa,
+        ),
+        Case(
+            "llama custom_sdpa prefill 128",
+            "llama::custom_sdpa.out",
+            (prefill_q, k, v, 0, None, 0.0, True, None),
+            {},
+            composite=_custom_sdpa,
+        ),
+    ]
+
+
 def _paged_inputs() -> tuple[torch.Tensor, ...]:
     """8 sequences of 500..1000 tokens, 8 kv heads, blocks shuffled in the cache."""
     seqs, kv_heads = 8, 8
@@ -174,4 +222,5 @@ def cases() -> list[Case]:
             {},
             composite=_int8_linear,
         ),
+        *_llama_sdpa_cases(),
     ]

@@ -492,7 +492,7 @@ class MethodBuilder {
     if ((requests_ == nullptr || keys_ == nullptr) && count > 0) return Error::InvalidArgument;
     for (size_t i = 0; i < count; ++i) {
       keys_[i * kReportedKeyLength] = '\0';
-      requests_[i] = {names[i], &keys_[i * kReportedKeyLength]};
+      requests_[i] = {names[i], &keys_[i * kReportedKeyLength], find_prim_op(names[i]) != nullptr};
     }
     num_operators_ = count;
     return Error::Ok;

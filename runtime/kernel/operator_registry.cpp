@@ -328,7 +328,7 @@ size_t find_missing_operators(ArrayRef<OperatorRequest> requests, ArrayRef<Backe
     const OperatorRequest& request = requests[i];
     const char* key = request.key != nullptr ? request.key : "";
     MissingCause cause;
-    if (!diagnose(request.name, key, backends, &cause)) continue;
+    if (request.served_elsewhere || !diagnose(request.name, key, backends, &cause)) continue;
     if (key[0] == '\0') {
       KILN_LOG(Error, "Missing operator: [%zu] %s (%s)", i, request.name, to_string(cause));
     } else {

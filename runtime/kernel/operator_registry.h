@@ -127,6 +127,8 @@ void reset_fallback_stats();
 struct OperatorRequest {
   const char* name;  // "aten::add.out"
   const char* key;   // nullptr or "" for any kernel
+  // Served outside the registry (the executor's prim operators): never missing.
+  bool served_elsewhere = false;
 };
 
 // Why a requested operator cannot run.
