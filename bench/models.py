@@ -394,6 +394,55 @@ def _cached_llama() -> Any:
     return module, (torch.randint(0, 32000, (1, 1), dtype=torch.long), position)
 
 
+class _EtLlamaStep(nn.Module):
+    """One token through ExecuTorch's own Llama transformer as its LLM export prepares it
+    (export_llama --use_kv_cache --use_sdpa_with_kv_cache): llama::custom_sdpa over KV caches that
+    llama::update_cache writes in place."""
+
+    def __init__(self, model: nn.Module) -> None:
+        super().__init__()
+        self.model = model
+
+    def forward(self, tokens: torch.Tensor, input_pos: torch.Tensor) -> torch.Tensor:
+        logits: torch.Tensor = self.model(tokens, {"input_pos": input_pos})
+        return logits
+
+
+def _et_llama_decode() -> Any:
+    import executorch.extension.llm.custom_ops.custom_ops  # noqa: F401  llama:: with torch
+    from executorch.examples.models.llama.llama_transformer import construct_transformer
+    from executorch.examples.models.llama.model_args import ModelArgs
+    from executorch.examples.models.llama.source_transformation.custom_kv_cache import (
+        replace_kv_cache_with_custom_kv_cache,
+    )
+    from executorch.examples.models.llama.source_transformation.sdpa import (
+        replace_sdpa_with_custom_op,
+    )
+
+    # The sizes of _llama_config (and CachedLlama): 4 layers of 256, GQA 4/2, FFN 704.
+    args = ModelArgs(
+        dim=256,
+        hidden_dim=704,
+        n_layers=4,
+        n_heads=4,
+        n_kv_heads=2,
+        vocab_size=32000,
+        max_seq_len=CACHE,
+        max_context_len=CACHE,
+        use_kv_cache=True,
+        use_sdpa_with_kv_cache_op=True,
+    )
+    model = construct_transformer(args).eval()
+    model = replace_kv_cache_with_custom_kv_cache(replace_sdpa_with_custom_op(model))
+    module = _EtLlamaStep(model).eval()
+    with torch.no_grad():
+        for name, buffer in module.named_buffers():
+            if "cache" in name:
+                buffer[:, :TOKENS].normal_()  # [batch, positions, heads, dim]
+    position = torch.tensor([TOKENS], dtype=torch.long)
+    return module, (_token_ids(args.vocab_size, 1), position)
+
+
 ZOO = (
     ZooModel("tiny_cnn", "", _tiny_cnn, "a mobilenet-style block, 1x3x56x56 (smoke test)"),
     ZooModel("mobilenet_v2", "torchvision", _vision("mobilenet_v2"), ""),
@@ -420,6 +469,13 @@ ZOO = (
         _llama_decode,
         f"the Llama above through transformers' TorchExportableModuleWithStaticCache, one token "
         f"at position {TOKENS}, StaticCache of {CACHE}",
+    ),
+    ZooModel(
+        "llama_decode_et",
+        "",
+        _et_llama_decode,
+        f"the Llama above as ExecuTorch's LLM export writes it (its transformer, llama::custom_sdpa"
+        f" and update_cache), one token at position {TOKENS}, KV caches of {CACHE}",
     ),
 )
 

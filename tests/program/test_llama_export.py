@@ -4,7 +4,7 @@ the source transformations its export_llama applies for ``--use_kv_cache
 mutates), a dynamic token dimension for the prompt, and, quantized, its ``--embedding-quantize``
 (4-bit grouped embeddings) with ``-qmode int8`` (int8 weight-only linears). Kiln runs a prefill
 and a greedy decode loop on each and matches the eager module token for token, and ExecuTorch's
-own runtime on the same file."""
+own runtime on the same file; kiln.export writes the module too, for both runtimes."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from executorch_export import ExecuTorchMethod, operator_tables
 import kiln
 
 PROMPT = [3, 17, 99, 5, 42, 7]
+MAX_SEQ_LEN = 48  # the KV caches' positions
 STEPS = 8
 # float32 throughout; Kiln's kernels sum in other orders than the eager ones: the logits (up to
 # ~3 in magnitude) differ by about 1e-6.
@@ -32,7 +33,7 @@ Step = Callable[[torch.Tensor, int], torch.Tensor]
 @dataclass
 class Exported:
     eager: torch.nn.Module  # the module the program was exported from, run eagerly
-    program: bytes
+    program: bytes  # ExecuTorch's exporter's
     quantized: bool
 
 
@@ -62,8 +63,8 @@ def export_llama(quantized: bool) -> Exported:
         n_kv_heads=2,
         vocab_size=256,
         multiple_of=32,
-        max_seq_len=48,
-        max_context_len=48,
+        max_seq_len=MAX_SEQ_LEN,
+        max_context_len=MAX_SEQ_LEN,
         use_kv_cache=True,
         use_sdpa_with_kv_cache_op=True,
         enable_dynamic_shape=True,
@@ -75,13 +76,15 @@ def export_llama(quantized: bool) -> Exported:
         module = get_quant_embedding_transform("4,32")(module)
         module = get_quant_weight_transform("int8")(module)
     eager = copy.deepcopy(module)  # its caches start empty, as the program's do
-    tokens = torch.tensor([PROMPT[:2]])
-    dynamic = ({1: torch.export.Dim("token_dim", max=args.max_seq_len - 1)}, {"input_pos": {0: 1}})
+    return Exported(eager, to_edge(torch_export(module)).to_executorch().buffer, quantized)
+
+
+def torch_export(module: torch.nn.Module) -> torch.export.ExportedProgram:
+    """torch.export as ExecuTorch's LLM export calls it: the prompt's length dynamic."""
+    dynamic = ({1: torch.export.Dim("token_dim", max=MAX_SEQ_LEN - 1)}, {"input_pos": {0: 1}})
+    inputs = (torch.tensor([PROMPT[:2]]), {"input_pos": torch.tensor([0])})
     with torch.no_grad():
-        program = torch.export.export(
-            module, (tokens, {"input_pos": torch.tensor([0])}), dynamic_shapes=dynamic, strict=False
-        )
-    return Exported(eager, to_edge(program).to_executorch().buffer, quantized)
+        return torch.export.export(module, inputs, dynamic_shapes=dynamic, strict=False)
 
 
 @pytest.fixture(scope="module", params=[False, True], ids=["float", "quantized"])
@@ -151,6 +154,26 @@ def test_decode_matches_executorch_runtime() -> None:
     )
     assert tokens == executorch_tokens
     torch.testing.assert_close(logits, executorch_logits, **LOGITS_TOLERANCE)
+
+
+def test_kiln_export_of_the_llm_module_runs_on_both_runtimes() -> None:
+    """kiln.export writes the same module (llama::update_cache through its out variant, the
+    caches written in place); Kiln decodes it like eager, and ExecuTorch's runtime runs it."""
+    exported = export_llama(quantized=False)
+    program = kiln.export(torch_export(copy.deepcopy(exported.eager)))
+    operators = set(kiln.load(program).operators)
+    assert {"llama::update_cache.out", "llama::custom_sdpa.out"} <= operators
+    assert "aten::copy_" not in operators  # no copy or write-back of the caches per step
+    expected_tokens, expected_logits = decode(eager_step(exported.eager))
+    tokens, logits = decode(kiln_step(program))
+    assert tokens == expected_tokens
+    torch.testing.assert_close(logits, expected_logits, **LOGITS_TOLERANCE)
+    method = ExecuTorchMethod(program)
+    executorch_tokens, executorch_logits = decode(
+        lambda t, start: method.run(t, torch.tensor([start]))[0]
+    )
+    assert executorch_tokens == expected_tokens
+    torch.testing.assert_close(executorch_logits, expected_logits, **LOGITS_TOLERANCE)
 
 
 def test_missing_report_names_no_prim_operator(exported: Exported) -> None:

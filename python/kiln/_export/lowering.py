@@ -55,7 +55,7 @@ from kiln._export.symbolic import (
     PRIM_OPERATORS,
     SYMBOLIC,
     bounds,
-    has_symbolic_size,
+    has_symbolic_layout,
     number_arg,
 )
 
@@ -327,8 +327,8 @@ class Lowering:
         base = self._tensors[source.tensor]
         if base.role not in (Role.TEMP, Role.INPUT) or value.dtype != base.dtype:
             return False  # a buffer changes at the write-back; its views must be copies
-        if has_symbolic_size(value) or value.nbytes != base.nbytes:
-            return False  # a view whose sizes vary is copied, by a call that takes them
+        if has_symbolic_layout(value) or value.nbytes != base.nbytes:
+            return False  # a view whose layout varies is copied, by a call that takes it
         sizes = tuple(int(s) for s in value.shape)
         root = source.tensor if base.alias_of is None else base.alias_of
         spec = TensorSpec(node.name, base.dtype, sizes, Role.TEMP, alias_of=root)

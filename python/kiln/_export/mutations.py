@@ -1,6 +1,8 @@
 """Calls of operators that write their arguments, as torch.export records them: wrapped in
 ``auto_functionalized`` (or ``auto_functionalized_v2``), which returns the written arguments' new
-values instead of writing them (``kiln::reshape_and_cache`` writing a KV cache).
+values instead of writing them (``kiln::reshape_and_cache`` writing a KV cache). An operator that
+also returns tensors (ExecuTorch's ``llama::update_cache``) is called through its ``.out``
+overload, which writes the same arguments and takes the results' tensors as outs.
 
 A program calls the operator itself, in place. A written argument that is a mutable buffer whose
 old value nothing reads afterwards is written where it is: the buffer then already holds the new
@@ -18,7 +20,14 @@ import torch
 from kiln._export.arguments import ArgumentError, TensorRef, convert
 from kiln._export.graph import Arg, BoolArg, Call, Role, TensorArg
 from kiln._export.nodes import node_error, op_name
-from kiln._export.operators import WRITE_BACK_OP, is_custom, kiln_operators, unavailable_reason
+from kiln._export.operators import (
+    WRITE_BACK_OP,
+    is_custom,
+    kiln_operators,
+    resolve,
+    unavailable_reason,
+)
+from kiln._export.out_calls import out_arguments
 
 if TYPE_CHECKING:
     from kiln._export.lowering import Lowering
@@ -68,18 +77,20 @@ def lower_auto_functionalized(lowering: Lowering, node: torch.fx.Node) -> None:
     if not isinstance(op, torch._ops.OpOverload):
         raise node_error(node, str(node.target), "it wraps something that is not an operator")
     what = op_name(op)
-    if what not in kiln_operators() or not is_custom(what):
-        raise node_error(
-            node,
-            what,
-            "it writes its arguments; programs call such operators only when they are Kiln's "
-            "custom operators (custom_ops.yaml)",
-        )
     schema = op._schema
-    if schema.returns:
-        # torch.export refuses outs that alias (out variants); a new tensor beside the writes
-        # has no place in Kiln's call form.
-        problem = "it returns tensors besides writing its arguments, which programs cannot call"
+    called = f"{schema.name}.out" if schema.returns else what
+    if called not in kiln_operators() or not is_custom(called):
+        problem = (
+            "it writes its arguments; programs call such operators only when they are Kiln's "
+            "custom operators (custom_ops.yaml)"
+        )
+        if schema.returns:
+            # torch.export refuses outs that alias; a new tensor beside the writes needs an
+            # out variant to be called.
+            problem = (
+                "it returns tensors besides writing its arguments, and Kiln has no out variant "
+                f"of it ({called} in custom_ops.yaml) to call"
+            )
         raise node_error(node, what, problem)
     reason = unavailable_reason(WRITE_BACK_OP)
     targets: dict[str, int] = {}
@@ -96,6 +107,10 @@ def lower_auto_functionalized(lowering: Lowering, node: torch.fx.Node) -> None:
         copy_args = (TensorArg(copy.tensor), TensorArg(ref.tensor), BoolArg(False))
         lowering.emit(Call(WRITE_BACK_OP, copy_args, TensorArg(copy.tensor), node.name))
         targets[name] = copy.tensor
+    new_values = [TensorRef(targets[name]) for name in _base_order(node, schema)]
+    if schema.returns:
+        _call_out_variant(lowering, node, op, called, targets, new_values)
+        return
     args: list[Arg] = []
     for argument in schema.arguments:
         if argument.name in targets:
@@ -108,8 +123,30 @@ def lower_auto_functionalized(lowering: Lowering, node: torch.fx.Node) -> None:
             raise node_error(node, what, f"argument '{argument.name}': {error}") from None
     lowering.emit(Call(what, tuple(args), None, node.name))
     # The wrapper returns the operator's result (None: it returns nothing), then the new values.
-    new_values = [TensorRef(targets[name]) for name in _base_order(node, schema)]
     lowering.bind(node, (None, *new_values))
+
+
+def _call_out_variant(
+    lowering: Lowering,
+    node: torch.fx.Node,
+    op: torch._ops.OpOverload,
+    called: str,
+    targets: dict[str, int],
+    new_values: list[TensorRef],
+) -> None:
+    """Calls ``called``, op's out variant, writing ``targets``; its outs are new tensors for
+    the results the wrapper returns first."""
+    bound: dict[str, Any] = {
+        name: value for name, value in node.kwargs.items() if not name.startswith("_")
+    }
+    bound.update({name: TensorRef(tensor) for name, tensor in targets.items()})
+    results = node.meta["val"][0]
+    values = results if isinstance(results, list | tuple) else (results,)
+    outs = tuple(lowering.temp(node, v, f"{node.name}[{i}]") for i, v in enumerate(values))
+    args, result = out_arguments(node, op, resolve(called), bound, outs, lowering.resolve)
+    lowering.emit(Call(called, args, result, node.name))
+    returned = outs if isinstance(results, list | tuple) else outs[0]
+    lowering.bind(node, (returned, *new_values))
 
 
 def _base_order(node: torch.fx.Node, schema: Any) -> list[str]:

@@ -58,8 +58,11 @@ def is_symbolic(value: Any) -> bool:
     return isinstance(value, SYMBOLIC)
 
 
-def has_symbolic_size(value: torch.Tensor) -> bool:
-    return any(not isinstance(size, int) for size in value.shape)
+def has_symbolic_layout(value: torch.Tensor) -> bool:
+    """Sizes, strides or storage offset computed at run time (a view at a position read from a
+    tensor has static sizes but a symbolic offset)."""
+    layout = (*value.shape, *value.stride(), value.storage_offset())
+    return any(not isinstance(item, int) for item in layout)
 
 
 def bounds(
