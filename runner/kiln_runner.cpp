@@ -5,7 +5,10 @@
 //               [--backends portable,ascend] [--repeat N] [--profile] [--output-dir DIR]
 //               [--seed S] [--threads 1] [--max-memory BYTES] [--no-fold]
 //               [--shape I=D0,D1,...]
-//               [--no-fuse]
+//               [--no-fuse] [--data weights.ptd]
+//
+// --data names the program's data file (.ptd), which a program exported with external constants
+// needs; it is mapped like the program. A data file the program does not use is a warning.
 //
 // An input file holds the tensor's bytes, little-endian, dense in the program's dim order (what
 // numpy's tofile() writes for a contiguous array). Without input arguments every tensor input
@@ -24,10 +27,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "runner_inputs.h"
+#include "runtime/executor/data_file.h"
 #include "runtime/executor/heap_memory.h"
 #include "runtime/executor/method.h"
 #include "runtime/executor/program.h"
@@ -50,6 +55,7 @@ constexpr uint64_t kMaxRepeat = 1000000000;
 
 struct Options {
   const char* program = nullptr;
+  const char* data = nullptr;  // --data: the program's data file
   std::vector<const char*> inputs;
   std::string method = "forward";
   std::vector<kiln::Backend> backends{kiln::Backend::Portable};
@@ -70,7 +76,7 @@ int usage(const char* message) {
                "usage: kiln_runner program.pte [input.bin|scalar ...] [--method NAME] "
                "[--backends portable,ascend] [--repeat N] [--profile] [--output-dir DIR] "
                "[--seed S] [--threads N] [--max-memory BYTES] [--no-fold] [--no-fuse] "
-               "[--shape I=D0,D1,...]\n",
+               "[--shape I=D0,D1,...] [--data FILE.ptd]\n",
                message);
   return 2;
 }
@@ -159,12 +165,14 @@ int parse(int argc, char** argv, Options* options) {
       return argv[++i];
     };
     if (arg == "--method" || arg == "--backends" || arg == "--repeat" || arg == "--output-dir" ||
-        arg == "--seed" || arg == "--threads" || arg == "--max-memory" || arg == "--shape") {
+        arg == "--seed" || arg == "--threads" || arg == "--max-memory" || arg == "--shape" ||
+        arg == "--data") {
       const char* v = value(arg.c_str());
       if (v == nullptr) return usage((arg + " needs a value").c_str());
       if (arg == "--shape" && !parse_shape(v, &options->shapes)) return 2;
       if (arg == "--method") options->method = v;
       if (arg == "--output-dir") options->output_dir = v;
+      if (arg == "--data") options->data = v;
       if (arg == "--backends" && !parse_backends(v, &options->backends)) return 2;
       if (arg == "--repeat" && !parse_count(arg, v, 0, kMaxRepeat, &options->repeat)) return 2;
       if (arg == "--seed" && !parse_count(arg, v, 0, UINT64_MAX, &options->seed)) return 2;
@@ -243,11 +251,36 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "kiln_runner: %s\n", kiln::last_error());
     return 1;
   }
+  std::optional<kiln::MappedFile> data_file;
+  if (options.data != nullptr) {
+    data_file.emplace(kiln::MappedFile::open(options.data));
+    if (!data_file->ok()) {
+      std::fprintf(stderr, "kiln_runner: %s\n", kiln::last_error());
+      return 1;
+    }
+  }
   const uint64_t load_start = kiln::monotonic_ns();
-  kiln::Result<kiln::Program> program = kiln::Program::load(file.data(), file.size());
+  std::optional<kiln::DataFile> data;
+  if (data_file) {
+    kiln::Result<kiln::DataFile> loaded =
+        kiln::DataFile::load(data_file->data(), data_file->size(), options.data);
+    if (!loaded.ok()) {
+      std::fprintf(stderr, "kiln_runner: %s\n", kiln::last_error());
+      return 1;
+    }
+    data.emplace(*loaded);
+  }
+  kiln::Result<kiln::Program> program =
+      kiln::Program::load(file.data(), file.size(), data ? &*data : nullptr);
   if (!program.ok()) {
     std::fprintf(stderr, "kiln_runner: %s: %s\n", options.program, kiln::last_error());
     return 1;
+  }
+  if (data && program->num_external_tensors() == 0) {
+    std::fprintf(stderr,
+                 "kiln_runner: warning: %s keeps all its data inside: the data file %s is not "
+                 "used\n",
+                 options.program, options.data);
   }
   kiln::Result<kiln::MethodMeta> meta = program->method_meta(options.method);
   if (!meta.ok()) {

@@ -3,6 +3,7 @@ of them, for the tests of what Kiln reads from .pte files."""
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,23 @@ def pte_bytes(
     return data
 
 
+def external_pte_bytes(
+    module: torch.nn.Module, inputs: tuple[torch.Tensor, ...]
+) -> tuple[bytes, bytes]:
+    """The .pte program and its .ptd data file that ExecuTorch writes for ``module`` exported
+    with external constants (``ExecutorchBackendConfig(external_constants=True)``): every
+    constant tensor in the data file, under its fully qualified name."""
+    exir = _executorch()
+    module.eval()
+    program = torch.export.export(module, inputs)
+    config = exir.ExecutorchBackendConfig(external_constants=True)
+    executorch_program = exir.to_edge(program).to_executorch(config)
+    with tempfile.TemporaryDirectory() as directory:
+        executorch_program.write_tensor_data_to_file(directory)
+        (data_file,) = Path(directory).glob("*.ptd")
+        return executorch_program.buffer, data_file.read_bytes()
+
+
 def methods_pte_bytes(
     methods: dict[str, tuple[torch.nn.Module, tuple[torch.Tensor, ...]]],
 ) -> bytes:
@@ -72,13 +90,16 @@ def operator_tables(data: bytes) -> dict[str, list[str]]:
 
 
 class ExecuTorchMethod:
-    """``forward`` of a .pte program loaded by ExecuTorch's own runtime."""
+    """``forward`` of a .pte program loaded by ExecuTorch's own runtime, with its data file
+    (.ptd) when ``data_path`` names one."""
 
-    def __init__(self, pte: bytes) -> None:
+    def __init__(self, pte: bytes, data_path: Path | None = None) -> None:
         _executorch()
         from executorch.runtime import Runtime
 
-        self._method = Runtime.get().load_program(pte).load_method("forward")
+        # The method reads the program's bytes, which the Program object holds.
+        self._program = Runtime.get().load_program(pte, data_path=data_path)
+        self._method = self._program.load_method("forward")
 
     def run(self, *inputs: Any) -> tuple[Any, ...]:
         return tuple(self._method.execute(list(inputs)))

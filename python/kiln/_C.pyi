@@ -70,6 +70,9 @@ class Program:
         backends: list[str],
         max_memory: int | None,
         fold_constants: bool = True,
+        fuse: bool = True,
+        data_path: str | None = None,
+        data_bytes: bytes | None = None,
     ) -> Program: ...
     @staticmethod
     def from_bytes(
@@ -78,7 +81,12 @@ class Program:
         backends: list[str],
         max_memory: int | None,
         fold_constants: bool = True,
+        fuse: bool = True,
+        data_path: str | None = None,
+        data_bytes: bytes | None = None,
     ) -> Program: ...
+    # Tensor values whose bytes come from the data file (data_path / data_bytes).
+    def num_external_tensors(self) -> int: ...
     # (instructions, bytes, peak bytes, over limit) of constant folding at load.
     def folded(self) -> tuple[int, int, int, int]: ...
     def operators(self) -> list[str]: ...

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -100,31 +101,37 @@ class Program:
         max_memory: int | None = DEFAULT_MAX_MEMORY,
         fold_constants: bool = True,
         fuse: bool = True,
+        data: str | bytes | None = None,
     ) -> None:
         """Loads `method` of the program at the path `source` (mapped, not read), or in the
         bytes `source`, its planned memory bounded by `max_memory` bytes (None: unbounded), with
         its calls on constants folded at load unless `fold_constants` is False, and activations
-        fused into the calls before them unless `fuse` is False. The native
-        loader raises KilnError with the runtime's code."""
+        fused into the calls before them unless `fuse` is False; `data` is its data file (.ptd),
+        a path (mapped) or bytes. The native loader raises KilnError with the runtime's code."""
         if max_memory is not None and (isinstance(max_memory, bool) or max_memory < 0):
             raise ValueError(f"max_memory must be a byte count >= 0 or None, got {max_memory!r}")
         self.path = "<bytes>" if isinstance(source, bytes) else source
+        self.data_path = "<bytes>" if isinstance(data, bytes) else data
         self.method = method
         self.backends = backends
         # An extension built before constant folding takes no fold_constants (and folds nothing).
-        fold: dict[str, bool] = (
+        options: dict[str, Any] = (
             {"fold_constants": fold_constants} if hasattr(_C.Program, "folded") else {}
         )
-        if fold and "fuse" in (_C.Program.from_bytes.__doc__ or ""):
-            fold["fuse"] = fuse
+        if options and "fuse" in (_C.Program.from_bytes.__doc__ or ""):
+            options["fuse"] = fuse
+        if isinstance(data, bytes):
+            options["data_bytes"] = data
+        elif data is not None:
+            options["data_path"] = data
         try:
             if isinstance(source, bytes):
                 self._native = _C.Program.from_bytes(
-                    source, method, list(backends), max_memory, **fold
+                    source, method, list(backends), max_memory, **options
                 )
             else:
                 self._native = _C.Program.from_file(
-                    source, method, list(backends), max_memory, **fold
+                    source, method, list(backends), max_memory, **options
                 )
         except ValueError as error:  # an unknown backend name
             raise KilnError(str(error), "InvalidArgument") from None
@@ -138,6 +145,12 @@ class Program:
                 for m in missing
             )
             raise ProgramLoadError(message + lines, code, missing)
+        if data is not None and self.external_tensors == 0:
+            warnings.warn(
+                f"{self.path} keeps all its data inside: the data file {self.data_path} is not "
+                "used (was the program exported without external constants?)",
+                stacklevel=3,
+            )
         # The operator table, from the loaded Method: "Missing operator: [i]" indexes it.
         self.operators: tuple[str, ...] = tuple(self._native.operators())
         self._profile: Profile | None = None
@@ -149,6 +162,11 @@ class Program:
         folding at load" and "Fusion at load")."""
         report = getattr(self._native, "folded", None)
         return FoldReport(*report()) if report is not None else FoldReport(0, 0, 0, 0)
+
+    @property
+    def external_tensors(self) -> int:
+        """How many of the program's tensors read their bytes from its data file (``data``)."""
+        return int(self._native.num_external_tensors())
 
     def instructions(self) -> tuple[Instruction, ...]:
         """The method's instructions: kind, operator and the backend that ran each last
@@ -342,6 +360,7 @@ def load(
     max_memory: int | None = DEFAULT_MAX_MEMORY,
     fold_constants: bool = True,
     fuse: bool = True,
+    data: str | os.PathLike[str] | bytes | None = None,
 ) -> Program:
     """Loads `method` of a .pte program (a path, whose file is mapped, or the file's bytes),
     resolving its operators on `backends` in preference order. The program's planned memory
@@ -365,7 +384,17 @@ def load(
     :meth:`Program.instructions`). Results are bit for bit the unfused ones. Pass False to keep
     every activation.
 
+    `data` is the program's data file (.ptd), for a program exported with external constants
+    (``ExecutorchBackendConfig(external_constants=True)``, or ``kiln.export(...,
+    data_path=...)``): a path, whose file is mapped and whose tensors the program reads in
+    place, or the file's bytes (copied). Each external tensor is found by its name and checked
+    against its entry. Raises KilnError: InvalidArgument when the program has external tensors
+    and no `data` is given, NotFound when the data file lacks one of them, InvalidProgram for a
+    data file that is corrupted, truncated or from another export. A data file given to a
+    program with no external tensors is not used, with a UserWarning.
+
     A Program may be run from several threads: its runs take turns (one lock per Program), so
     threads that want to run in parallel load one Program each."""
     source = path if isinstance(path, bytes) else os.fspath(path)
-    return Program(source, method, tuple(backends), max_memory, fold_constants, fuse)
+    data_source = data if data is None or isinstance(data, bytes) else os.fspath(data)
+    return Program(source, method, tuple(backends), max_memory, fold_constants, fuse, data_source)

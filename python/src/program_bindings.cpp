@@ -15,6 +15,7 @@
 #include "kiln_error.h"
 #include "runtime/core/dim_order.h"
 #include "runtime/core/tensor_impl.h"
+#include "runtime/executor/data_file.h"
 #include "runtime/executor/heap_memory.h"
 #include "runtime/executor/method.h"
 #include "runtime/executor/prim_ops.h"
@@ -54,19 +55,25 @@ struct BoundTensor {
 };
 
 // Owns the program's bytes (the mapped file, or a 64-byte aligned copy of the caller's bytes, as
-// constants need 16), the Program, the Method and its heap memory. Not copyable: the Method
-// points into all of them.
+// constants need 16), its data file's likewise, the Program, the Method and its heap memory. Not
+// copyable: the Method points into all of them.
 class LoadedProgram {
  public:
+  // The program's data file (.ptd), when it has one: a path, mapped, or the file's bytes.
+  struct DataSource {
+    std::optional<std::string> path;
+    std::optional<py::bytes> bytes;
+  };
+
   static std::unique_ptr<LoadedProgram> from_file(const std::string& path,
                                                   const std::string& method_name,
                                                   const std::vector<std::string>& backend_names,
                                                   std::optional<size_t> max_memory,
-                                                  bool fold_constants, bool fuse) {
+                                                  bool fold_constants, bool fuse,
+                                                  const DataSource& data) {
     auto loaded = std::unique_ptr<LoadedProgram>(new LoadedProgram(backend_names));
-    MappedFile file = MappedFile::open(path.c_str());
-    if (!file.ok()) raise(Error::AccessFailed, last_error());
-    loaded->file_.emplace(std::move(file));
+    loaded->file_.emplace(map(path));
+    loaded->open_data(data);
     loaded->load(static_cast<const uint8_t*>(loaded->file_->data()), loaded->file_->size(),
                  method_name, max_memory.value_or(HeapMethodMemory::kUnbounded), fold_constants,
                  fuse);
@@ -77,18 +84,19 @@ class LoadedProgram {
                                                    const std::string& method_name,
                                                    const std::vector<std::string>& backend_names,
                                                    std::optional<size_t> max_memory,
-                                                   bool fold_constants, bool fuse) {
+                                                   bool fold_constants, bool fuse,
+                                                   const DataSource& data_file) {
     auto loaded = std::unique_ptr<LoadedProgram>(new LoadedProgram(backend_names));
     const std::string_view view = data;
-    loaded->bytes_.reset(
-        static_cast<uint8_t*>(std::aligned_alloc(64, (view.size() / 64 + 1) * 64)));
-    if (loaded->bytes_ == nullptr)
-      raise(Error::MemoryAllocationFailed, "no memory for the program");
-    std::memcpy(loaded->bytes_.get(), view.data(), view.size());
+    loaded->bytes_ = aligned_copy(view, "the program");
+    loaded->open_data(data_file);
     loaded->load(loaded->bytes_.get(), view.size(), method_name,
                  max_memory.value_or(HeapMethodMemory::kUnbounded), fold_constants, fuse);
     return loaded;
   }
+
+  // Tensor values whose bytes come from the data file (0 without one).
+  size_t num_external_tensors() const { return program_->num_external_tensors(); }
 
   // (code, message) of a failed Method::load, ("Ok", "") otherwise; the missing-operator
   // report stays readable either way.
@@ -317,6 +325,42 @@ class LoadedProgram {
   explicit LoadedProgram(const std::vector<std::string>& backend_names)
       : backends_(parse_backends(backend_names)) {}
 
+  static MappedFile map(const std::string& path) {
+    MappedFile file = MappedFile::open(path.c_str());
+    if (!file.ok()) raise(Error::AccessFailed, last_error());
+    return file;
+  }
+
+  using Bytes = std::unique_ptr<uint8_t, Free>;
+  static Bytes aligned_copy(std::string_view view, const char* what) {
+    Bytes bytes(static_cast<uint8_t*>(std::aligned_alloc(64, (view.size() / 64 + 1) * 64)));
+    if (bytes == nullptr)
+      raise(Error::MemoryAllocationFailed, std::string("no memory for ") + what);
+    std::memcpy(bytes.get(), view.data(), view.size());
+    return bytes;
+  }
+
+  // Maps or copies the data file and verifies it (a bad one raises, naming it).
+  void open_data(const DataSource& source) {
+    const uint8_t* data = nullptr;
+    size_t size = 0;
+    if (source.path) {
+      data_file_.emplace(map(*source.path));
+      data = static_cast<const uint8_t*>(data_file_->data());
+      size = data_file_->size();
+    } else if (source.bytes) {
+      const std::string_view view = *source.bytes;
+      data_bytes_ = aligned_copy(view, "the data file");
+      data = data_bytes_.get();
+      size = view.size();
+    } else {
+      return;
+    }
+    Result<DataFile> loaded = DataFile::load(data, size, source.path.value_or("<bytes>"));
+    if (!loaded.ok()) raise(loaded.error(), last_error());
+    data_.emplace(*loaded);
+  }
+
   // What ran an instruction: "folded" for one computed at load, else the backend of the kernel
   // that ran it last, else "fused" for an activation the call before it has applied (and ""
   // before the first run).
@@ -332,7 +376,7 @@ class LoadedProgram {
   // fuses activations into the calls before them (LoadOptions::fuse).
   void load(const uint8_t* data, size_t size, const std::string& method_name, size_t max_memory,
             bool fold_constants, bool fuse) {
-    Result<Program> program = Program::load(data, size);
+    Result<Program> program = Program::load(data, size, data_ ? &*data_ : nullptr);
     if (!program.ok()) raise(program.error(), last_error());
     program_.emplace(std::move(*program));
     Result<MethodMeta> meta = program_->method_meta(method_name);
@@ -392,7 +436,10 @@ class LoadedProgram {
   }
 
   std::optional<MappedFile> file_;
-  std::unique_ptr<uint8_t, Free> bytes_;
+  Bytes bytes_;
+  std::optional<MappedFile> data_file_;
+  Bytes data_bytes_;
+  std::optional<DataFile> data_;
   std::vector<Backend> backends_;
   std::optional<Program> program_;
   std::unique_ptr<HeapMethodMemory> memory_;
@@ -419,13 +466,29 @@ void bind_program(py::module_& m) {
     for (size_t i = 0; i < prim_op_count(); ++i) names.append(prim_op(i).name);
     return names;
   });
+  // data_path or data_bytes: the program's data file (.ptd), mapped or copied.
+  auto from_file = [](const std::string& path, const std::string& method,
+                      const std::vector<std::string>& backends, std::optional<size_t> max_memory,
+                      bool fold_constants, bool fuse, std::optional<std::string> data_path,
+                      std::optional<py::bytes> data_bytes) {
+    return LoadedProgram::from_file(path, method, backends, max_memory, fold_constants, fuse,
+                                    {std::move(data_path), std::move(data_bytes)});
+  };
+  auto from_bytes = [](const py::bytes& data, const std::string& method,
+                       const std::vector<std::string>& backends, std::optional<size_t> max_memory,
+                       bool fold_constants, bool fuse, std::optional<std::string> data_path,
+                       std::optional<py::bytes> data_bytes) {
+    return LoadedProgram::from_bytes(data, method, backends, max_memory, fold_constants, fuse,
+                                     {std::move(data_path), std::move(data_bytes)});
+  };
   py::class_<LoadedProgram>(m, "Program", py::module_local())
-      .def_static("from_file", &LoadedProgram::from_file, py::arg("path"), py::arg("method"),
-                  py::arg("backends"), py::arg("max_memory"), py::arg("fold_constants") = true,
-                  py::arg("fuse") = true)
-      .def_static("from_bytes", &LoadedProgram::from_bytes, py::arg("data"), py::arg("method"),
-                  py::arg("backends"), py::arg("max_memory"), py::arg("fold_constants") = true,
-                  py::arg("fuse") = true)
+      .def_static("from_file", from_file, py::arg("path"), py::arg("method"), py::arg("backends"),
+                  py::arg("max_memory"), py::arg("fold_constants") = true, py::arg("fuse") = true,
+                  py::arg("data_path") = py::none(), py::arg("data_bytes") = py::none())
+      .def_static("from_bytes", from_bytes, py::arg("data"), py::arg("method"), py::arg("backends"),
+                  py::arg("max_memory"), py::arg("fold_constants") = true, py::arg("fuse") = true,
+                  py::arg("data_path") = py::none(), py::arg("data_bytes") = py::none())
+      .def("num_external_tensors", &LoadedProgram::num_external_tensors)
       .def("folded", &LoadedProgram::folded)
       .def("acquire", &LoadedProgram::acquire)
       .def("release", &LoadedProgram::release)

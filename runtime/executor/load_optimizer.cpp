@@ -10,6 +10,7 @@
 #include "runtime/executor/limits.h"
 #include "runtime/executor/method_step.h"
 #include "runtime/executor/program_generated.h"
+#include "runtime/executor/stored_tensor.h"
 #include "runtime/kernel/random_generator.h"
 #include "runtime/platform/last_error.h"
 
@@ -429,8 +430,7 @@ class ConstantFolder {
 
   bool is_constant_tensor(uint32_t v) const {
     const auto* tensor = plan_value(v).val_as_Tensor();
-    return tensor != nullptr && tensor->allocation_info() == nullptr &&
-           tensor->data_buffer_idx() > 0;
+    return tensor != nullptr && is_constant(*tensor);
   }
 
   // A value instruction s may read and still fold.
@@ -476,7 +476,7 @@ class ConstantFolder {
       return false;
     }
     if (value.first_read != kNever && value.first_read <= s) return false;
-    if (tensor->data_buffer_idx() > 0) return false;  // a constant, or a buffer's initial data
+    if (is_constant(*tensor) || has_initial_data(*tensor)) return false;
     Bytes bytes;
     if (!placement(v, &bytes)) return method_.values_[v].toTensor().nbytes() == 0;
     return !view_reads_result(bytes, s);
@@ -875,7 +875,8 @@ class ConstantFolder {
     if (first_jump_ != method_.num_steps_ || moved_ == nullptr) return false;
     const ValueState& value = state_[r];
     if (value.writers != 1 || value.last_writer != t) return false;
-    if (plan_value(r).val_as_Tensor()->data_buffer_idx() > 0) return false;
+    const auto& result = *plan_value(r).val_as_Tensor();
+    if (is_constant(result) || has_initial_data(result)) return false;
     Bytes r_bytes;
     // R's planned bytes are no longer written at t.
     if (!placement(r, &r_bytes) || view_reads_result(r_bytes, static_cast<uint32_t>(t))) {

@@ -13,6 +13,7 @@
 #include "runtime/executor/method_step.h"
 #include "runtime/executor/prim_ops.h"
 #include "runtime/executor/program_generated.h"
+#include "runtime/executor/stored_tensor.h"
 #include "runtime/executor/tensor_bytes.h"
 #include "runtime/kernel/kernel_key.h"
 #include "runtime/platform/clock.h"
@@ -446,20 +447,18 @@ class MethodBuilder {
     }
     (void)dim_order_to_strides({sizes, bytes.dim}, {dim_order, bytes.dim}, {strides, bytes.dim});
     void* data = nullptr;
+    // Program::load found these bytes (an external tensor's in the data file) and checked them.
     if (const auto* allocation = tensor.allocation_info()) {
       const uint64_t offset = uint64_t{allocation->memory_offset_low()} |
                               uint64_t{allocation->memory_offset_high()} << 32;
       data = memory_.arenas[allocation->memory_id() - 1].data() + offset;
-      if (tensor.data_buffer_idx() > 0) {
-        const auto* extra = tensor.extra_tensor_info();
-        const ConstantSpan initial = *program_.mutable_initial_bytes(
-            extra == nullptr ? 0 : extra->mutable_data_segments_idx(), tensor.data_buffer_idx());
-        std::memcpy(data, initial.data, bytes.nbytes);
+      if (has_initial_data(tensor)) {
+        std::memcpy(data, program_.stored_bytes(tensor, data_keys_)->data, bytes.nbytes);
       }
-    } else if (tensor.data_buffer_idx() > 0) {
-      // Constants are read-only: kernels take them as inputs only, and the program file may
-      // be mapped read-only.
-      data = const_cast<uint8_t*>(program_.constant_bytes(tensor.data_buffer_idx())->data);
+    } else if (is_constant(tensor)) {
+      // Constants are read-only: kernels take them as inputs only, and the program file (and
+      // its data file) may be mapped read-only.
+      data = const_cast<uint8_t*>(program_.stored_bytes(tensor, data_keys_)->data);
     }
     // Kiln resizes within the planned bytes; an unbound tensor has no memory to grow into.
     const auto dynamism = tensor.shape_dynamism() == pte_format::TensorShapeDynamism::STATIC
@@ -675,8 +674,7 @@ class MethodBuilder {
   Error check_move(size_t s, const Method::Step& step) {
     const auto* from = plan_.values()->Get(static_cast<flatbuffers::uoffset_t>(step.a));
     const auto* tensor = from->val_as_Tensor();
-    const bool constant =
-        tensor != nullptr && tensor->allocation_info() == nullptr && tensor->data_buffer_idx() > 0;
+    const bool constant = tensor != nullptr && is_constant(*tensor);
     if (constant || (tensor != nullptr && is_input_[step.a]) || is_input_[step.b]) {
       KILN_SET_ERROR(
           "method '%s': instruction %zu (MoveCall) moves value %d into value %d; a program "
@@ -692,7 +690,7 @@ class MethodBuilder {
     const auto* tensor =
         plan_.values()->Get(static_cast<flatbuffers::uoffset_t>(index))->val_as_Tensor();
     if (tensor == nullptr) return Error::Ok;
-    if (tensor->allocation_info() == nullptr && tensor->data_buffer_idx() > 0) {
+    if (is_constant(*tensor)) {
       KILN_SET_ERROR(
           "method '%s': instruction %zu (%s) writes value %d, a constant tensor of the program, "
           "through its argument %zu; constants are read-only",
@@ -730,6 +728,7 @@ class MethodBuilder {
   char* keys_ = nullptr;
   bool* is_input_ = nullptr;       // per value: a method input
   bool* variable_ints_ = nullptr;  // per value: an Int a run may change (mark_variable_ints)
+  KeyCursor data_keys_;            // the data file's keys, looked up in the order Program::load did
   size_t num_operators_ = 0;
   char key_[kMaxKernelKeyLength];
 };

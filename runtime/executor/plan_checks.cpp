@@ -1,14 +1,17 @@
 #include "runtime/executor/plan_checks.h"
 
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 
 #include "runtime/core/dim_order.h"
 #include "runtime/core/scalar_type.h"
 #include "runtime/core/tensor_types.h"
+#include "runtime/executor/data_file_generated.h"
 #include "runtime/executor/limits.h"
 #include "runtime/executor/program.h"
 #include "runtime/executor/program_generated.h"
+#include "runtime/executor/stored_tensor.h"
 #include "runtime/executor/tensor_bytes.h"
 #include "runtime/platform/last_error.h"
 
@@ -31,8 +34,9 @@ struct Where {
 
 class PlanChecker {
  public:
-  PlanChecker(const Program& program, const pte_format::ExecutionPlan& plan, CheckBudget& budget)
-      : program_(program), plan_(plan), budget_(budget) {
+  PlanChecker(const Program& program, const pte_format::ExecutionPlan& plan, CheckBudget& budget,
+              size_t& num_external)
+      : program_(program), plan_(plan), budget_(budget), num_external_(num_external) {
     const auto* name = plan.name();
     where_ = {name == nullptr ? "" : name->c_str(),
               name == nullptr ? 0 : static_cast<int>(name->size())};
@@ -196,12 +200,13 @@ class PlanChecker {
     Result<TensorBytes> bytes = tensor_bytes(t, why, sizeof(why));
     if (!bytes.ok()) KILN_PLAN_FAIL(where_, InvalidProgram, "value %u (Tensor): %s", i, why);
     const auto* extra = t.extra_tensor_info();
-    if (extra != nullptr && extra->location() == pte_format::TensorDataLocation::EXTERNAL) {
-      KILN_PLAN_FAIL(where_, NotSupported,
-                     "value %u (Tensor) keeps its data outside the program (named data '%s'); "
-                     "Kiln runs self-contained programs only",
-                     i,
-                     extra->fully_qualified_name() ? extra->fully_qualified_name()->c_str() : "");
+    const bool external = is_external(t);
+    if (external &&
+        (extra->fully_qualified_name() == nullptr || extra->fully_qualified_name()->size() == 0)) {
+      KILN_PLAN_FAIL(where_, InvalidProgram,
+                     "value %u (Tensor) keeps its data in a data file but has no name (its "
+                     "fully_qualified_name) to find it by",
+                     i);
     }
     const size_t nbytes = bytes->nbytes;
     const auto* allocation = t.allocation_info();
@@ -232,6 +237,10 @@ class PlanChecker {
                        "%zu-byte elements",
                        i, static_cast<unsigned long long>(offset), id, alignment);
       }
+      if (external) {
+        KILN_RETURN_IF_ERROR(check_external(i, t, nbytes));  // Method::load copies it too
+        return charge(nbytes);
+      }
       if (t.data_buffer_idx() > 0) {
         const uint64_t list = extra == nullptr ? 0 : extra->mutable_data_segments_idx();
         Result<ConstantSpan> initial = program_.mutable_initial_bytes(list, t.data_buffer_idx());
@@ -246,6 +255,7 @@ class PlanChecker {
       }
       return Error::Ok;
     }
+    if (external) return check_external(i, t, nbytes);
     if (t.data_buffer_idx() > 0) {
       Result<ConstantSpan> constant = program_.constant_bytes(t.data_buffer_idx());
       if (!constant.ok() || constant->size < nbytes) {
@@ -271,6 +281,88 @@ class PlanChecker {
                      i, nbytes);
     }
     return Error::Ok;
+  }
+
+  // An external tensor's bytes: its entry in the data file, found by its name, must match it and
+  // hold its bytes, aligned to its elements.
+  Error check_external(uint32_t i, const pte_format::Tensor& t, size_t nbytes) {
+    const char* key = t.extra_tensor_info()->fully_qualified_name()->c_str();
+    const DataFile* file = program_.data_file();
+    if (file == nullptr) {
+      KILN_PLAN_FAIL(where_, InvalidArgument,
+                     "value %u (Tensor '%s') keeps its data in a separate data file (.ptd), and "
+                     "none was given: load the program with the .ptd written beside it "
+                     "(kiln.load(pte, data=...), kiln_runner --data FILE, or a DataFile passed "
+                     "to Program::load)",
+                     i, key);
+    }
+    const uint64_t work = keys_.work;
+    Result<NamedBlob> blob =
+        file->find(t.extra_tensor_info()->fully_qualified_name()->string_view(), keys_);
+    KILN_RETURN_IF_ERROR(charge(keys_.work - work));
+    if (!blob.ok()) {
+      KILN_PLAN_FAIL(where_, NotFound,
+                     "value %u (Tensor '%s'): data file '%s' has no entry '%s' (it has %zu "
+                     "entries): give the .ptd file exported with this program",
+                     i, key, file->name(), key, file->num_keys());
+    }
+    ++num_external_;
+    if (blob->layout != nullptr) KILN_RETURN_IF_ERROR(check_layout(i, t, key, *blob->layout));
+    if (blob->size < nbytes) {
+      KILN_PLAN_FAIL(where_, InvalidProgram,
+                     "value %u (Tensor '%s', %zu bytes): its entry in data file '%s' holds only "
+                     "%zu bytes: the file is corrupted or from another export",
+                     i, key, nbytes, file->name(), blob->size);
+    }
+    const size_t alignment = element_size(static_cast<ScalarType>(t.scalar_type()));
+    if (nbytes > 0 && !is_aligned(blob->data, alignment)) {
+      KILN_PLAN_FAIL(where_, InvalidProgram,
+                     "value %u (Tensor '%s'): its data in data file '%s' is not aligned to its "
+                     "%zu-byte elements (give the file 8-byte aligned memory)",
+                     i, key, file->name(), alignment);
+    }
+    return check_bools(i, t, blob->data, nbytes);
+  }
+
+  // The data file's record of the tensor (dtype, sizes, dim order) is the program's.
+  Error check_layout(uint32_t i, const pte_format::Tensor& t, const char* key,
+                     const ptd_format::TensorLayout& layout) {
+    const auto* sizes = layout.sizes();
+    const auto* order = layout.dim_order();
+    const uint32_t dim = t.sizes() == nullptr ? 0 : t.sizes()->size();
+    bool same = static_cast<int8_t>(t.scalar_type()) == layout.scalar_type() &&
+                (sizes == nullptr ? 0 : sizes->size()) == dim &&
+                (order == nullptr ? 0 : order->size()) == dim;
+    KILN_RETURN_IF_ERROR(charge(dim));
+    for (uint32_t d = 0; same && d < dim; ++d) {
+      same = sizes->Get(d) == t.sizes()->Get(d) && order->Get(d) == t.dim_order()->Get(d);
+    }
+    if (same) return Error::Ok;
+    char program[96];
+    char file[96];
+    describe(static_cast<int8_t>(t.scalar_type()), t.sizes(), program, sizeof(program));
+    describe(layout.scalar_type(), sizes, file, sizeof(file));
+    KILN_PLAN_FAIL(where_, InvalidProgram,
+                   "value %u (Tensor '%s') is %s in the program, but data file '%s' holds %s "
+                   "(or another dim order) under that name: the files come from different "
+                   "exports",
+                   i, key, program, program_.data_file()->name(), file);
+  }
+
+  // "Float[32, 16]" (the first 8 sizes).
+  static void describe(int8_t scalar_type, const flatbuffers::Vector<int32_t>* sizes, char* out,
+                       size_t capacity) {
+    const char* type = is_valid_scalar_type(scalar_type)
+                           ? to_string(static_cast<ScalarType>(scalar_type))
+                           : "an unknown dtype";
+    int length = std::snprintf(out, capacity, "%s[", type);
+    const uint32_t dim = sizes == nullptr ? 0 : sizes->size();
+    for (uint32_t d = 0; d < dim && d < 8 && length > 0 && size_t(length) < capacity; ++d) {
+      length += std::snprintf(out + length, capacity - length, d ? ", %d" : "%d", sizes->Get(d));
+    }
+    if (length > 0 && size_t(length) < capacity) {
+      std::snprintf(out + length, capacity - length, dim > 8 ? ", ...]" : "]");
+    }
   }
 
   // Kernels load Bool elements as bool, for which a byte other than 0 or 1 is undefined.
@@ -299,11 +391,11 @@ class PlanChecker {
       // set_input writes an input's bytes (it copies the caller's tensor into them when other
       // values share them), and a constant's bytes are the program's own, mapped read-only.
       const auto* t = value(static_cast<uint32_t>(index)).val_as_Tensor();
-      if (inputs && t != nullptr && t->allocation_info() == nullptr && t->data_buffer_idx() > 0) {
+      if (inputs && t != nullptr && is_constant(*t)) {
         KILN_PLAN_FAIL(where_, InvalidProgram,
-                       "input %u is value %d, a constant tensor (constant buffer %u): an input "
-                       "is written when it is bound, a constant is read-only",
-                       k, index, t->data_buffer_idx());
+                       "input %u is value %d, a constant tensor: an input is written when it is "
+                       "bound, a constant is read-only",
+                       k, index);
       }
     }
     return Error::Ok;
@@ -504,15 +596,17 @@ class PlanChecker {
   const Program& program_;
   const pte_format::ExecutionPlan& plan_;
   CheckBudget& budget_;
+  size_t& num_external_;
+  KeyCursor keys_;  // Method::load looks the same keys up in the same order
   Where where_;
   uint32_t num_values_;
 };
 
 }  // namespace
 
-Error check_plan(const Program& program, const pte_format::ExecutionPlan& plan,
-                 CheckBudget& budget) {
-  return PlanChecker(program, plan, budget).check();
+Error check_plan(const Program& program, const pte_format::ExecutionPlan& plan, CheckBudget& budget,
+                 size_t& num_external) {
+  return PlanChecker(program, plan, budget, num_external).check();
 }
 
 }  // namespace kiln

@@ -30,11 +30,13 @@ inline CheckBudget check_budget(size_t file_size) {
   return {total, total};
 }
 
-// InvalidProgram (or NotSupported for delegates and external data) with kiln::last_error()
-// naming the method, the value or instruction and what is wrong; InvalidProgram too when the
-// checks would examine more than `budget` holds.
-Error check_plan(const Program& program, const pte_format::ExecutionPlan& plan,
-                 CheckBudget& budget);
+// InvalidProgram (NotSupported for delegates; for external tensors, InvalidArgument without a
+// data file and NotFound for a key it lacks) with kiln::last_error() naming the method, the value
+// or instruction and what is wrong; InvalidProgram too when the checks would examine more than
+// `budget` holds. Adds the plan's external tensors, each resolved in the data file, to
+// `num_external`.
+Error check_plan(const Program& program, const pte_format::ExecutionPlan& plan, CheckBudget& budget,
+                 size_t& num_external);
 
 // The FlatBuffers verifier checks a vector's length field for 4-byte alignment but not its
 // elements; 8-byte elements are read as such, so they must be checked as well.

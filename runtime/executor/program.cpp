@@ -4,6 +4,7 @@
 
 #include "runtime/executor/plan_checks.h"
 #include "runtime/executor/program_generated.h"
+#include "runtime/executor/stored_tensor.h"
 #include "runtime/platform/last_error.h"
 
 namespace kiln {
@@ -140,7 +141,7 @@ Error check_segments(const pte_format::Program& root, const Layout& layout, size
 
 }  // namespace
 
-Result<Program> Program::load(const void* data, size_t size) {
+Result<Program> Program::load(const void* data, size_t size, const DataFile* data_file) {
   const auto* bytes = static_cast<const uint8_t*>(data);
   if (bytes == nullptr) {
     KILN_SET_ERROR("program: no data (null pointer)");
@@ -163,14 +164,16 @@ Result<Program> Program::load(const void* data, size_t size) {
   }
   const pte_format::Program* root = pte_format::GetProgram(bytes);
   KILN_RETURN_IF_ERROR(check_segments(*root, *layout, size));
-  Program program(bytes, size, root, layout->segment_base);
+  Program program(bytes, size, root, layout->segment_base, data_file);
   if (root->execution_plan() == nullptr || root->execution_plan()->size() == 0) {
     KILN_SET_ERROR("program: no execution plan (method)");
     return Error::InvalidProgram;
   }
-  CheckBudget budget = check_budget(size);
+  // Key lookups in the data file draw on the budget too: its size counts with the program's.
+  CheckBudget budget = check_budget(size + (data_file == nullptr ? 0 : data_file->size()));
   for (flatbuffers::uoffset_t i = 0; i < root->execution_plan()->size(); ++i) {
-    KILN_RETURN_IF_ERROR(check_plan(program, *root->execution_plan()->Get(i), budget));
+    KILN_RETURN_IF_ERROR(check_plan(program, *root->execution_plan()->Get(i), budget,
+                                    program.num_external_tensors_));
   }
   return program;
 }
@@ -222,6 +225,27 @@ Result<ConstantSpan> Program::mutable_initial_bytes(uint64_t list, uint32_t inde
   const uint64_t start = sub->offsets()->Get(index);
   return ConstantSpan{data_ + segment_base_ + segment->offset() + start,
                       static_cast<size_t>(segment->size() - start)};
+}
+
+Result<ConstantSpan> Program::stored_bytes(const pte_format::Tensor& tensor,
+                                           KeyCursor& cursor) const {
+  if (is_external(tensor)) {
+    const auto* key = tensor.extra_tensor_info()->fully_qualified_name();
+    if (!data_file_ || key == nullptr) {
+      KILN_SET_ERROR("program: an external tensor ('%s') and no data file to find it in",
+                     key == nullptr ? "" : key->c_str());
+      return Error::InvalidArgument;
+    }
+    Result<NamedBlob> blob = data_file_->find(key->string_view(), cursor);
+    if (!blob.ok()) return blob.error();
+    return ConstantSpan{blob->data, blob->size};
+  }
+  if (tensor.allocation_info() != nullptr) {
+    const auto* extra = tensor.extra_tensor_info();
+    return mutable_initial_bytes(extra == nullptr ? 0 : extra->mutable_data_segments_idx(),
+                                 tensor.data_buffer_idx());
+  }
+  return constant_bytes(tensor.data_buffer_idx());
 }
 
 }  // namespace kiln

@@ -1,5 +1,7 @@
 """The fuzzer's seed corpus: real .pte programs, the model zoo of tests/program as ExecuTorch
-1.5.1's exporter and kiln.export write them, and some of it with dynamic shapes.
+1.5.1's exporter and kiln.export write them, some of it with dynamic shapes, and some with its
+weights in a .ptd data file beside the program (external constants), which the fuzzers mutate
+too.
 
 python tests/fuzz/corpus.py OUT_DIR    writes them to OUT_DIR (for longer local fuzz runs)
 """
@@ -7,6 +9,7 @@ python tests/fuzz/corpus.py OUT_DIR    writes them to OUT_DIR (for longer local 
 from __future__ import annotations
 
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,10 +17,11 @@ from typing import Any
 import torch
 
 TESTS = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(TESTS), str(TESTS / "program")]
+sys.path[:0] = [str(TESTS), str(TESTS / "program"), str(TESTS / "fuzz" / "python")]
 
-from executorch_export import pte_bytes  # noqa: E402
+from executorch_export import external_pte_bytes, pte_bytes  # noqa: E402
 from models import ZOO, zoo_model  # noqa: E402
+from paired_input import join_input  # noqa: E402
 from torch.export import Dim  # noqa: E402
 
 import kiln  # noqa: E402
@@ -44,31 +48,63 @@ def _dynamic_export(name: str) -> bytes:
     return pte_bytes(module, inputs, {"x": _dynamic_dims()[name]})
 
 
-# Seed file names: <model>.<exporter>, and <model>.et_dynamic
-SEEDS = tuple(f"{model.name}.{exporter}" for model in ZOO for exporter in EXPORTERS) + tuple(
-    f"{name}.et_dynamic" for name in _dynamic_dims()
+def _kiln_external(
+    module: torch.nn.Module, inputs: tuple[torch.Tensor, ...]
+) -> tuple[bytes, bytes]:
+    with tempfile.TemporaryDirectory() as directory:
+        data = Path(directory) / "weights.ptd"
+        return kiln.export(module, inputs, data_path=data), data.read_bytes()
+
+
+# Exporters of a program and its data file, and the models they export.
+EXTERNAL_EXPORTERS: dict[
+    str, Callable[[torch.nn.Module, tuple[torch.Tensor, ...]], tuple[bytes, bytes]]
+] = {"et_external": external_pte_bytes, "kiln_external": _kiln_external}
+EXTERNAL_MODELS = ("mlp", "cnn", "transformer_block")
+
+# Seed file names: <model>.<exporter>, <model>.et_dynamic, and <model>.<external exporter> (a
+# .pte and a .ptd)
+SEEDS = (
+    tuple(f"{model.name}.{exporter}" for model in ZOO for exporter in EXPORTERS)
+    + tuple(f"{name}.et_dynamic" for name in _dynamic_dims())
+    + tuple(f"{name}.{exporter}" for name in EXTERNAL_MODELS for exporter in EXTERNAL_EXPORTERS)
 )
 
 
+def _write(path: Path, data: bytes) -> Path:
+    if not path.exists() or path.read_bytes() != data:
+        path.write_bytes(data)
+    return path
+
+
+def seed_input(program: Path) -> bytes:
+    """The fuzz input of a seed as the driver makes it (tests/fuzz/paired_input.h): the program,
+    or, with a data file beside it, "KILNPAIR", the program's size, the program, the data file."""
+    data = program.with_suffix(".ptd")
+    if not data.exists():
+        return program.read_bytes()
+    return join_input(program.read_bytes(), data.read_bytes())
+
+
 def export_corpus(out_dir: Path) -> list[Path]:
-    """Writes <model>.<exporter>.pte for every zoo model and exporter (fixed weights, so the
-    files are the same every time)."""
+    """Writes <model>.<exporter>.pte for every zoo model and exporter, and the external ones'
+    .ptd beside their .pte (fixed weights, so the files are the same every time). Returns the
+    .pte files."""
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
+    data_files = []
     for model in ZOO:
         for exporter, export in EXPORTERS.items():
-            pte = export(*model.create())
-            path = out_dir / f"{model.name}.{exporter}.pte"
-            if not path.exists() or path.read_bytes() != pte:
-                path.write_bytes(pte)
-            paths.append(path)
+            paths.append(_write(out_dir / f"{model.name}.{exporter}.pte", export(*model.create())))
     for name in _dynamic_dims():
-        pte = _dynamic_export(name)
-        path = out_dir / f"{name}.et_dynamic.pte"
-        if not path.exists() or path.read_bytes() != pte:
-            path.write_bytes(pte)
-        paths.append(path)
-    for stale in set(out_dir.glob("*.pte")) - set(paths):
+        paths.append(_write(out_dir / f"{name}.et_dynamic.pte", _dynamic_export(name)))
+    for name in EXTERNAL_MODELS:
+        for exporter, export_external in EXTERNAL_EXPORTERS.items():
+            pte, ptd = export_external(*zoo_model(name).create())
+            paths.append(_write(out_dir / f"{name}.{exporter}.pte", pte))
+            data_files.append(_write(out_dir / f"{name}.{exporter}.ptd", ptd))
+    written = set(paths) | set(data_files)
+    for stale in (set(out_dir.glob("*.pte")) | set(out_dir.glob("*.ptd"))) - written:
         stale.unlink()  # seeds of models no longer in the zoo
     return paths
 

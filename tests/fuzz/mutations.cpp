@@ -102,6 +102,9 @@ class FieldFinder {
       scalar(a, fmt::AllocationDetails::VT_MEMORY_OFFSET_HIGH, 4, FieldKind::Offset);
     }
     if (const auto* extra = t->extra_tensor_info()) {
+      // An external tensor's name: the key it is looked up by in the data file.
+      length(extra->fully_qualified_name());
+      table_ref(extra, fmt::ExtraTensorInfo::VT_FULLY_QUALIFIED_NAME, RefGroup::String);
       scalar(extra, fmt::ExtraTensorInfo::VT_MUTABLE_DATA_SEGMENTS_IDX, 8, FieldKind::Index);
       scalar(extra, fmt::ExtraTensorInfo::VT_LOCATION, 1, FieldKind::Tag);
       scalar(extra, fmt::ExtraTensorInfo::VT_DEVICE_TYPE, 1, FieldKind::Tag);

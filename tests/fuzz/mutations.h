@@ -1,6 +1,7 @@
-// Mutations of .pte programs for the standalone fuzz driver: byte-level ones (bit flips,
-// interesting values, truncations, chunk duplication, splices) and structure-aware ones that
-// rewrite the fields the executor trusts once verified: indices, sizes, tags, offsets, lengths.
+// Mutations of .pte programs and their .ptd data files for the standalone fuzz driver: byte-level
+// ones (bit flips, interesting values, truncations, chunk duplication, splices) and
+// structure-aware ones that rewrite the fields the executor trusts once verified: indices, sizes,
+// tags, offsets, lengths.
 #pragma once
 
 #include <cstddef>
@@ -76,6 +77,11 @@ struct Layout {
 
 // The layout of a program that the FlatBuffers verifier accepts (empty for one it does not).
 Layout find_layout(const std::vector<uint8_t>& program);
+
+// The layout of a data file (.ptd) whose table the FlatBuffers verifier accepts: its header, its
+// segments' offsets and sizes, its entries' keys, segment indices and tensor layouts
+// (data_mutations.cpp).
+Layout find_data_layout(const std::vector<uint8_t>& data_file);
 
 // Applies one to four mutations to `bytes`, a copy of a seed whose layout is `layout`; `other`
 // is another seed to splice from. The result is at most `max_size` bytes.

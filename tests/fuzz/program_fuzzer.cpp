@@ -1,5 +1,6 @@
-// The program fuzz target: Program::load, then for each method MethodMeta, HeapMethodMemory,
-// Method::load against the corpus programs' portable kernels, zero inputs and execute().
+// The program fuzz target: DataFile::load of the data file when the input has one,
+// Program::load, then for each method MethodMeta, HeapMethodMemory, Method::load against the
+// corpus programs' portable kernels, zero inputs and execute().
 #include "program_fuzzer.h"
 
 #include <sys/mman.h>
@@ -10,10 +11,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "RegisterKernels.h"
+#include "paired_input.h"
 #include "runtime/core/tensor_impl.h"
+#include "runtime/executor/data_file.h"
 #include "runtime/executor/heap_memory.h"
 #include "runtime/executor/method.h"
 #include "runtime/executor/program.h"
@@ -258,14 +262,32 @@ bool write_probe = false;
 
 void set_write_probe(bool on) { write_probe = on; }
 
-Outcome run_program(const uint8_t* data, size_t size) {
+Outcome run_program(const uint8_t* bytes, size_t size) {
   set_up_once();
-  const ReadOnlyCopy copy(data, size);
+  const PairedInput input = split_input(bytes, size);
+  const ReadOnlyCopy copy(input.program, input.program_size);
+  // The data file is mapped read-only too, as kiln_runner --data and kiln.load(data=path) do.
+  const ReadOnlyCopy data_copy(input.data, input.data_size);
+  std::optional<kiln::DataFile> data;
+  if (input.data != nullptr) {
+    clear_load_error();
+    kiln::Result<kiln::DataFile> loaded =
+        kiln::DataFile::load(data_copy.data(), input.data_size, "fuzz.ptd");
+    if (!loaded.ok()) {
+      check_refusal("DataFile::load", loaded.error(), {Error::InvalidProgram, Error::NotSupported});
+      return Outcome::ProgramRefused;
+    }
+    data.emplace(*loaded);
+  }
   clear_load_error();
-  kiln::Result<kiln::Program> program = kiln::Program::load(copy.data(), size);
+  kiln::Result<kiln::Program> program =
+      kiln::Program::load(copy.data(), input.program_size, data ? &*data : nullptr);
   Outcome furthest = Outcome::ProgramRefused;
   if (!program.ok()) {
-    check_refusal("Program::load", program.error(), {Error::InvalidProgram, Error::NotSupported});
+    // InvalidArgument and NotFound: an external tensor without a data file, or without its key.
+    check_refusal(
+        "Program::load", program.error(),
+        {Error::InvalidProgram, Error::NotSupported, Error::InvalidArgument, Error::NotFound});
   } else {
     if (write_probe) *const_cast<volatile uint8_t*>(copy.data()) = 0;
     for (size_t m = 0; m < program->num_methods(); ++m) {

@@ -9,7 +9,7 @@ namespace kiln_fuzz {
 
 // How far one input got (the furthest stage over its methods).
 enum class Outcome : uint8_t {
-  ProgramRefused,  // Program::load said no
+  ProgramRefused,  // DataFile::load or Program::load said no
   TooLarge,        // the plan asks for more memory than the fuzzer gives (kMaxMethodBytes)
   NoMemory,        // HeapMethodMemory could not allocate the plan
   MethodRefused,   // Method::load said no (an invalid plan or a missing operator)
@@ -23,8 +23,9 @@ const char* to_string(Outcome outcome);
 // Planned memory, metadata and inputs the fuzzer allocates for one method, at most.
 constexpr size_t kMaxMethodBytes = size_t{64} << 20;
 
-// Runs one input. A broken contract (an error without a message, a refusal of the declared
-// inputs, metadata_bytes() too small) aborts with a message on stderr, like a sanitizer report.
+// Runs one input: a program, or a program and its data file (paired_input.h). A broken contract
+// (an error without a message, a refusal of the declared inputs, metadata_bytes() too small)
+// aborts with a message on stderr, like a sanitizer report.
 Outcome run_program(const uint8_t* data, size_t size);
 
 // When set, run_program writes into the program's bytes once Program::load accepts them, as a

@@ -3,12 +3,14 @@ tests/fuzz/CMakeLists.txt over the fuzz library's kernels) run with random and m
 
 Each case is a command line drawn from a seeded generator: a program (a corpus seed, a mutant the
 program fuzz driver wrote with --mutate-to, an empty file, a directory, a named pipe, /dev/zero, a
-missing path, a truncated seed), inputs (the right files, files of the wrong size or dtype,
-special files, scalars, too many or too few), and flags with good, bad, huge and missing values
-and unknown flags. Every run must end within the timeout with one of the runner's documented exit
-codes (0 ran, 1 refused or failed, 2 usage) and, when it is not 0, a one-line "kiln_runner: ..."
-message; never a signal, a sanitizer report or a hang. A seed run on the right input files with
---output-dir must write the outputs PyTorch computes for the same inputs.
+missing path, a truncated seed), with its data file (--data: the seed's or the mutant's .ptd, a
+damaged one, another program's, a special file, or none), inputs (the right files, files of the
+wrong size or dtype, special files, scalars, too many or too few), and flags with good, bad, huge
+and missing values and unknown flags. Every run must end within the timeout with one of the
+runner's documented exit codes (0 ran, 1 refused or failed, 2 usage) and, when it is not 0, a
+one-line "kiln_runner: ..." message; never a signal, a sanitizer report or a hang. A seed run on
+the right input files with --output-dir must write the outputs PyTorch computes for the same
+inputs.
 
 python tests/fuzz/runner_fuzz.py --runner R --corpus DIR [--mutants DIR] [--seconds S] [--seed N]
 """
@@ -33,9 +35,10 @@ import numpy as np
 import torch
 
 TESTS = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(TESTS / "program")]
+sys.path[:0] = [str(TESTS / "program"), str(TESTS / "fuzz" / "python")]
 
 from models import ZOO  # noqa: E402
+from paired_input import split_input  # noqa: E402
 
 # The sanitizers as the program fuzzer sets them: an allocation the heap cannot give returns null
 # (past 2 GiB here, a machine with little memory), so the runner's own handling is what runs.
@@ -65,6 +68,16 @@ class Files:
     special: list[str]  # paths that are not programs: empty, directory, pipe, devices, missing
     wrong_inputs: list[str]  # files no program input has the size of
     out_dirs: list[str]
+    other_data: list[str]  # data files damaged, or of other programs
+
+
+def data_of(program: Path) -> Path | None:
+    """The data file (.ptd) beside a program, when it has one (a special path has none)."""
+    try:
+        data = program.with_suffix(".ptd")
+        return data if data.is_file() else None
+    except (OSError, ValueError):  # a name too long, or none ("/")
+        return None
 
 
 def prepare(work: Path, corpus: Path, mutants: Path | None) -> Files:
@@ -140,8 +153,32 @@ def prepare(work: Path, corpus: Path, mutants: Path | None) -> Files:
         "",
         "/proc",
     ]
-    mutant_list = sorted(mutants.glob("*.pte")) if mutants is not None else []
-    return Files(seeds, mutant_list, inputs, shapes, expected, special, wrong_inputs, out_dirs)
+    # The driver's mutants of a program and its data file, as the two files the runner takes.
+    mutant_list = []
+    paired = work / "mutants"
+    paired.mkdir(exist_ok=True)
+    for mutant in sorted(mutants.glob("*.pte")) if mutants is not None else []:
+        program, data = split_input(mutant.read_bytes())
+        if data is None:
+            mutant_list.append(mutant)
+            continue
+        (paired / mutant.name).write_bytes(program)
+        (paired / mutant.name).with_suffix(".ptd").write_bytes(data)
+        mutant_list.append(paired / mutant.name)
+    other_data = [str(data) for seed in seeds if (data := data_of(seed)) is not None]
+    for seed in [s for s in seeds if data_of(s) is not None][:2]:
+        data = seed.with_suffix(".ptd").read_bytes()
+        for name, damaged in (
+            ("cut", data[: len(data) // 2]),
+            ("head", data[:40]),
+            ("magic", data[:8] + b"XXXX" + data[12:]),
+        ):
+            path = work / f"{seed.stem}.{name}.ptd"
+            path.write_bytes(damaged)
+            other_data.append(str(path))
+    return Files(
+        seeds, mutant_list, inputs, shapes, expected, special, wrong_inputs, out_dirs, other_data
+    )
 
 
 def model_of(seed: Path) -> str:
@@ -191,6 +228,8 @@ def clean_case(rng: random.Random, files: Files) -> Case:
     seed = rng.choice(files.seeds)
     out_dir = files.out_dirs[0]
     argv = [str(seed), *(str(p) for p in files.inputs[model_of(seed)]), "--output-dir", out_dir]
+    if (data := data_of(seed)) is not None:
+        argv += ["--data", str(data)]
     if ".et_dynamic" in seed.name:  # the input files' shapes, within the program's bounds
         for k, shape in enumerate(files.shapes[model_of(seed)]):
             argv += ["--shape", f"{k}=" + ",".join(str(size) for size in shape)]
@@ -220,6 +259,12 @@ def make_case(rng: random.Random, files: Files) -> Case:
     else:
         program = rng.choice(files.special)
     argv.append(program)
+    data = data_of(Path(program))
+    data_pick = rng.random()
+    if data is not None and data_pick < 0.8:
+        argv += ["--data", str(data)]
+    elif data_pick < 0.1:  # a damaged data file, another program's, or no data file at all
+        argv += ["--data", rng.choice(files.other_data + files.special[:7])]
 
     right = [str(p) for p in files.inputs.get(model_of(seed), [])]
     inputs_pick = rng.random()
@@ -256,7 +301,7 @@ def make_case(rng: random.Random, files: Files) -> Case:
     for f in flags:
         argv += f
     if rng.random() < 0.03:  # a flag without its value, last
-        argv.append(rng.choice(list(COUNTS) + ["--method", "--backends", "--output-dir"]))
+        argv.append(rng.choice(list(COUNTS) + ["--method", "--backends", "--output-dir", "--data"]))
     if rng.random() < 0.03:
         rng.shuffle(argv)  # the program may come after the flags, or not first
     return Case(argv, None, out_dir)

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "mutations.h"
+#include "paired_input.h"
 #include "program_fuzzer.h"
 #include "synthetic.h"
 
@@ -38,7 +39,8 @@ constexpr size_t kMaxSeeds = 256;
 
 const char kUsage[] =
     "usage: program_fuzz_driver [options] PATH...\n"
-    "  PATH              .pte seed files, or directories of them\n"
+    "  PATH              .pte seed files, or directories of them; a .ptd data file beside\n"
+    "                    a seed (same name) goes with it\n"
     "  --seconds S       stop after S seconds (default 60 when no --iterations)\n"
     "  --iterations N    stop after N iterations (the seeds themselves are the first ones)\n"
     "  --seed N          mutation seed (default 1)\n"
@@ -81,8 +83,15 @@ struct Options {
 
 struct Seed {
   std::string name;
-  std::vector<uint8_t> bytes;
+  std::vector<uint8_t> bytes;  // the program
   kiln_fuzz::Layout layout;
+  // The data file (.ptd) beside the program, when there is one: the seed's inputs then pair the
+  // two (paired_input.h), and a mutation changes one of them.
+  bool paired = false;
+  std::vector<uint8_t> data;
+  kiln_fuzz::Layout data_layout;
+
+  std::vector<uint8_t> input() const { return paired ? kiln_fuzz::join_input(bytes, data) : bytes; }
 };
 
 // What the parent and the running child share (MAP_SHARED): progress, counts, the input.
@@ -226,6 +235,16 @@ bool load_seeds(const std::vector<std::string>& paths, bool synthetic, std::vect
       return false;
     }
     seed.layout = kiln_fuzz::find_layout(seed.bytes);
+    const std::filesystem::path data = std::filesystem::path(file).replace_extension(".ptd");
+    std::error_code error;
+    if (std::filesystem::is_regular_file(data, error)) {
+      if (!read_file(data.string(), &seed.data)) {
+        std::fprintf(stderr, "cannot read %s\n", data.c_str());
+        return false;
+      }
+      seed.paired = true;
+      seed.data_layout = kiln_fuzz::find_data_layout(seed.data);
+    }
     seeds->push_back(std::move(seed));
   }
   if (synthetic) add_synthetic_seeds(seeds);
@@ -237,12 +256,19 @@ bool load_seeds(const std::vector<std::string>& paths, bool synthetic, std::vect
   return true;
 }
 
+// Each PATH as it is: a program (with the .ptd beside it, if any) or a saved paired input.
 int replay(const std::vector<std::string>& paths) {
   for (const std::string& path : paths) {
     std::vector<uint8_t> bytes;
     if (!read_file(path, &bytes)) {
       std::fprintf(stderr, "cannot read %s\n", path.c_str());
       return 2;
+    }
+    std::vector<uint8_t> data;
+    const std::filesystem::path data_path = std::filesystem::path(path).replace_extension(".ptd");
+    std::error_code error;
+    if (std::filesystem::is_regular_file(data_path, error) && read_file(data_path, &data)) {
+      bytes = kiln_fuzz::join_input(bytes, data);
     }
     const Outcome outcome = kiln_fuzz::run_program(bytes.data(), bytes.size());
     std::printf("%s: %s\n", path.c_str(), kiln_fuzz::to_string(outcome));
@@ -255,7 +281,7 @@ class Fuzzer {
   Fuzzer(const Options& options, std::vector<Seed> seeds)
       : options_(options), seeds_(std::move(seeds)) {
     size_t largest = 0;
-    for (const Seed& seed : seeds_) largest = std::max(largest, seed.bytes.size());
+    for (const Seed& seed : seeds_) largest = std::max(largest, seed.input().size());
     max_input_ = 2 * largest + 4096;
     shared_size_ = sizeof(Shared) + max_input_;
     void* memory =
@@ -323,14 +349,24 @@ class Fuzzer {
   // Iteration i < number of seeds runs seed i as it is; later ones run a mutation.
   void make_input(uint64_t iteration, std::vector<uint8_t>* input) {
     if (iteration < seeds_.size()) {
-      *input = seeds_[iteration].bytes;
+      *input = seeds_[iteration].input();
       return;
     }
     kiln_fuzz::Rng rng(options_.seed * 0x9e3779b97f4a7c15ull ^ iteration);
     const Seed& seed = seeds_[rng.below(seeds_.size())];
     const Seed& other = seeds_[rng.below(seeds_.size())];
+    // A paired input's parts share max_input_ (largest is at most half of it).
+    const size_t room = seed.paired ? max_input_ - kiln_fuzz::kPairHeader : max_input_;
+    if (seed.paired && rng.one_in(2)) {  // the data file changes, the program stays
+      std::vector<uint8_t> data = seed.data;
+      kiln_fuzz::mutate(data, seed.data_layout, other.paired ? other.data : seed.data,
+                        room - seed.bytes.size(), rng);
+      *input = kiln_fuzz::join_input(seed.bytes, data);
+      return;
+    }
     *input = seed.bytes;
-    kiln_fuzz::mutate(*input, seed.layout, other.bytes, max_input_, rng);
+    kiln_fuzz::mutate(*input, seed.layout, other.bytes, room - seed.data.size(), rng);
+    if (seed.paired) *input = kiln_fuzz::join_input(*input, seed.data);
   }
 
  public:

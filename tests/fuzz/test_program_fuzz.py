@@ -15,7 +15,8 @@ import re
 import subprocess
 from pathlib import Path
 
-from corpus import SEEDS
+from corpus import SEEDS, seed_input
+from paired_input import split_input
 
 from buildtools import run
 
@@ -123,10 +124,15 @@ def test_mutate_to_writes_the_runs_inputs(fuzz_driver: Path, corpus: Path, tmp_p
     assert sorted(first.iterdir()) == sorted(written)
     assert all(p.read_bytes() == (again / p.name).read_bytes() for p in written)
     seeds = sorted(corpus.glob("*.pte"))
-    assert [p.read_bytes() for p in written[: len(seeds)]] == [s.read_bytes() for s in seeds]
+    assert [p.read_bytes() for p in written[: len(seeds)]] == [seed_input(s) for s in seeds]
     # Mutants, nearly all distinct (a mutation can rewrite a field with the value it had).
     mutants = {p.read_bytes() for p in written[len(seeds) + NUM_SYNTHETIC :]}
-    assert len(mutants - {s.read_bytes() for s in seeds}) > 150
+    assert len(mutants - {seed_input(s) for s in seeds}) > 150
+    # The programs with a data file: mutants of either part, paired with the other.
+    programs = {s.read_bytes() for s in seeds}
+    paired = [split_input(m) for m in mutants if split_input(m)[1] is not None]
+    assert sum(program in programs for program, _ in paired) > 10  # the data file mutated
+    assert sum(program not in programs for program, _ in paired) > 10  # the program mutated
     # The mutants are inputs the fuzz target accepts at every stage, some of them to the end.
     replayed = _drive(fuzz_driver, "--replay", *map(str, written[len(seeds) + NUM_SYNTHETIC :]))
     assert replayed.returncode == 0, _report(replayed)

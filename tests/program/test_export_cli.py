@@ -6,10 +6,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import torch
 from models import zoo_model
 from torch import nn
 
+import kiln
 from kiln._export.cli import main
 
 
@@ -25,6 +27,20 @@ def test_saved_program_becomes_a_pte(tmp_path: Path) -> None:
     output = tmp_path / "mlp.pte"
     assert main([str(saved), str(output)]) == 0
     assert output.read_bytes()[4:8] == b"ET12"
+
+
+def test_data_writes_the_weights_to_a_data_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    module, inputs = zoo_model("mlp").create()
+    saved = tmp_path / "mlp.pt2"
+    torch.export.save(torch.export.export(module, inputs), saved)
+    output, data = tmp_path / "mlp.pte", tmp_path / "mlp.ptd"
+    assert main([str(saved), str(output), "--data", str(data)]) == 0
+    assert f"wrote {data} ({data.stat().st_size} bytes)" in capsys.readouterr().out
+    program = kiln.load(output, data=data)
+    with torch.no_grad():
+        torch.testing.assert_close(program.run(*inputs)[0], module(*inputs))
 
 
 class _Lgamma(nn.Module):

@@ -1,6 +1,8 @@
 """kiln-export: a saved torch.export program (torch.export.save) -> a .pte program.
 
-    kiln-export model.pt2 model.pte
+    kiln-export model.pt2 model.pte [--data model.ptd]
+
+With --data, the weights go to that data file (.ptd) instead of the program.
 
 Problems with the input (a missing or unreadable file, a program kiln.export cannot express) are
 one line on stderr and exit code 1, never a traceback.
@@ -41,6 +43,9 @@ def _parser() -> argparse.ArgumentParser:
     parser = CliParser(prog=PROG, description=__doc__.split("\n\n")[0])
     parser.add_argument("program", help="a program saved with torch.export.save (.pt2)")
     parser.add_argument("output", help="the .pte file to write")
+    parser.add_argument(
+        "--data", metavar="FILE.ptd", help="write the weights to this data file, not the program"
+    )
     return parser
 
 
@@ -67,7 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "path)",
             ) from None
         with _quiet_torch():
-            data = export(program, path=options.output)
+            data = export(program, path=options.output, data_path=options.data)
     except UserError as error:
         print(error.render(), file=sys.stderr)
         return 1
@@ -80,6 +85,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 1
     print(f"wrote {options.output} ({len(data)} bytes)")
+    if options.data is not None:
+        print(f"wrote {options.data} ({os.path.getsize(options.data)} bytes)")
     return 0
 
 

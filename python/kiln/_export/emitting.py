@@ -8,9 +8,11 @@ their items. A kernel call's arguments are value indices in schema order, outs i
 its result.
 
 Constants are stored once per distinct content in the constant segment (``data_buffer_idx`` > 0,
-index 0 meaning "no data"). A mutable buffer is a planned tensor whose initial value is stored in
-the mutable data segment, under its own ``data_buffer_idx``; ExecuTorch's runtime copies it into
-the arena when it loads the method.
+index 0 meaning "no data"), or, emitted for a data file, each under its own name in the .ptd
+(``extra_tensor_info`` with location EXTERNAL and the name as ``fully_qualified_name``,
+``data_buffer_idx`` 0). A mutable buffer is a planned tensor whose initial value is stored in the
+mutable data segment, under its own ``data_buffer_idx``; ExecuTorch's runtime copies it into the
+arena when it loads the method.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kiln._export.arguments import scalar_type_code
+from kiln._export.data_file import NamedTensor
 from kiln._export.graph import (
     Arg,
     BoolArg,
@@ -49,6 +52,7 @@ class EmittedProgram:
     program: Any  # schema.ProgramT
     constants: list[bytes] = field(default_factory=list)  # constant segment, entry 0 excluded
     mutable: list[bytes] = field(default_factory=list)  # mutable data segment, entry 0 excluded
+    external: list[NamedTensor] = field(default_factory=list)  # the data file's tensors
 
 
 def _value(kind: int, payload: Any) -> Any:
@@ -149,6 +153,22 @@ def _tensor(spec: TensorSpec, data_index: int, offset: int | None) -> Any:
     return _value(schema.KernelTypes.Tensor, tensor)
 
 
+def _external(value: Any, key: str) -> None:
+    """Makes the tensor ``value`` read its data from the data file entry ``key``."""
+    info = schema.ExtraTensorInfoT()
+    info.fullyQualifiedName = key
+    info.location = schema.TensorDataLocation.EXTERNAL
+    value.val.extraTensorInfo = info
+
+
+def _unique_key(name: str, taken: set[str]) -> str:
+    key, suffix = name, 1
+    while key in taken:
+        key, suffix = f"{name}.{suffix}", suffix + 1
+    taken.add(key)
+    return key
+
+
 def _indexed(blobs: list[bytes], seen: dict[bytes, int], data: bytes) -> int:
     """The 1-based index of ``data`` among ``blobs``, added if new (index 0 means no data)."""
     index = seen.get(data)
@@ -158,20 +178,33 @@ def _indexed(blobs: list[bytes], seen: dict[bytes, int], data: bytes) -> int:
     return index
 
 
-def emit(lowered: LoweredProgram, plan: MemoryPlan, method: str = "forward") -> EmittedProgram:
+def emit(
+    lowered: LoweredProgram, plan: MemoryPlan, method: str = "forward", external: bool = False
+) -> EmittedProgram:
+    """The program's object tree; with ``external``, its constants go to ``.external`` (the data
+    file's tensors), named after their parameters or graph nodes."""
     emitted = EmittedProgram(schema.ProgramT())
     values = _Values()
     constants_seen: dict[bytes, int] = {}
+    keys: set[str] = set()
     for index, spec in enumerate(lowered.tensors):
         data_index = 0
-        if spec.role == Role.CONSTANT:
+        if spec.role == Role.CONSTANT and external:
+            assert spec.data is not None
+            key = _unique_key(spec.name, keys)
+            code = scalar_type_code(spec.dtype)
+            emitted.external.append(NamedTensor(key, spec.data, code, spec.sizes))
+        elif spec.role == Role.CONSTANT:
             assert spec.data is not None
             data_index = _indexed(emitted.constants, constants_seen, spec.data)
         elif spec.role == Role.BUFFER:
             assert spec.data is not None
             emitted.mutable.append(spec.data)  # each buffer its own state, never shared
             data_index = len(emitted.mutable)
-        values.add(_tensor(spec, data_index, plan.offsets.get(index)))
+        value = _tensor(spec, data_index, plan.offsets.get(index))
+        if spec.role == Role.CONSTANT and external:
+            _external(value, emitted.external[-1].key)
+        values.add(value)
 
     operators: dict[str, int] = {}
     instructions = []

@@ -10,6 +10,7 @@ import torch
 from torch.export import ExportedProgram
 
 from kiln._errors import ExportError
+from kiln._export.data_file import serialize_data_file
 from kiln._export.emitting import emit
 from kiln._export.lowering import lower
 from kiln._export.planning import plan_memory
@@ -50,6 +51,7 @@ def export(
     example_inputs: Any = (),
     path: str | os.PathLike[str] | None = None,
     dynamic_shapes: Any = None,
+    data_path: str | os.PathLike[str] | None = None,
 ) -> bytes:
     """Exports ``module`` called with ``example_inputs`` (a tuple of tensors) as a program.
 
@@ -59,6 +61,11 @@ def export(
     ``dynamic_shapes`` is torch.export's: dimensions given a ``torch.export.Dim`` (with a max)
     vary from run to run within their bounds.
 
+    With ``data_path``, the program's constants (weights) are written to a data file there (a
+    ``.ptd``, as ExecuTorch's ``external_constants`` export writes it), each under its parameter's
+    name, and the program refers to them by name: load it with ``kiln.load(pte, data=...)``, or
+    in ExecuTorch with the data file's path (``Runtime.load_program(pte, data_path=...)``).
+
     Raises ``kiln.ExportError`` naming the graph node and operator when the module uses something
     a program cannot express: an operator without an out variant or without a kernel in both Kiln
     and ExecuTorch's portable library (Kiln's own custom operators, ``kiln::rms_norm``, need only
@@ -66,7 +73,10 @@ def export(
     other than sizes."""
     program = _capture(module, example_inputs, dynamic_shapes)
     lowered = lower(program)
-    data = serialize(emit(lowered, plan_memory(lowered)))
+    emitted = emit(lowered, plan_memory(lowered), external=data_path is not None)
+    data = serialize(emitted)
+    if data_path is not None:
+        Path(data_path).write_bytes(serialize_data_file(emitted.external))
     if path is not None:
         Path(path).write_bytes(data)
     return data

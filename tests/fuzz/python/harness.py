@@ -35,6 +35,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parents[1]), str(HERE.parents[1] / "program")]
 
 import sanitized  # noqa: E402
+from paired_input import split_input  # noqa: E402
 
 SURFACES = ("call_op", "load", "run")
 ALLOWED = ("KilnError", "ProgramLoadError", "TypeError", "ValueError", "IndexError")
@@ -77,13 +78,18 @@ class Worker:
             for kind, index in (item.split("@") for item in options.inject.split(",") if item)
         )
         self.scratch = Path(tempfile.mkdtemp(prefix="kiln-pyfuzz-"))
-        self.seeds: dict[str, bytes] = {
-            p.name: p.read_bytes() for p in sorted(options.corpus.glob("*.pte"))
-        }
+        programs = sorted(options.corpus.glob("*.pte"))
+        self.seeds: dict[str, bytes] = {p.name: p.read_bytes() for p in programs}
         if not self.seeds:
             raise SystemExit(f"no .pte seeds in {options.corpus}")
+        # The data files (.ptd) beside the programs that keep their weights outside.
+        self.seed_data: dict[str, bytes] = {
+            p.name: p.with_suffix(".ptd").read_bytes()
+            for p in programs
+            if p.with_suffix(".ptd").exists()
+        }
         extra = sorted(options.mutants.glob("*.pte")) if options.mutants else []
-        self.mutants = [p.read_bytes() for p in extra]
+        self.mutants = [split_input(p.read_bytes()) for p in extra]
         self.modules: dict[str, Any] = {}
 
     def emit(self, line: str) -> None:
@@ -175,21 +181,47 @@ class Worker:
 
     # -- load
 
-    def _program_bytes(self, rng: random.Random) -> tuple[bytes, bool]:
+    def _program_bytes(self, rng: random.Random) -> tuple[bytes, bytes | None, bool]:
+        """A program and its data file (None for none), either of them perhaps mutated."""
         import program_cases
 
-        pool = list(self.seeds.values())
-        base = rng.choice(self.mutants) if self.mutants and rng.random() < 0.5 else rng.choice(pool)
+        if self.mutants and rng.random() < 0.5:
+            base, base_data = rng.choice(self.mutants)
+        else:
+            name = rng.choice(sorted(self.seeds))
+            base, base_data = self.seeds[name], self.seed_data.get(name)
         if rng.random() < 0.1:
-            return base, False
-        return program_cases.mutate(rng, base, pool), True
+            return base, base_data, False
+        if base_data is not None and rng.random() < 0.5:
+            others = list(self.seed_data.values())
+            return base, program_cases.mutate(rng, base_data, others), True
+        return program_cases.mutate(rng, base, list(self.seeds.values())), base_data, True
+
+    def _data_source(self, rng: random.Random, index: int, data: bytes | None) -> Any:
+        """How kiln.load gets the data file: a path (mapped) or bytes, now and then one that is
+        not a data file, or a data file the program does not need."""
+        if data is None:
+            if rng.random() > 0.05 or not self.seed_data:
+                return None
+            data = rng.choice(sorted(self.seed_data.values()))
+        via = rng.random()
+        if via < 0.45:
+            path = self.scratch / f"{index}.ptd"
+            path.write_bytes(data)
+            return path if rng.random() < 0.5 else str(path)
+        if via < 0.95:
+            return data
+        return rng.choice(
+            [bytearray(data), self.scratch, "/dev/null", str(self.scratch / "missing.ptd")]
+        )
 
     def fuzz_load(self, rng: random.Random, index: int) -> str:
         import program_cases
 
         import kiln
 
-        data, _ = self._program_bytes(rng)
+        data, data_file, _ = self._program_bytes(rng)
+        data_source = self._data_source(rng, index, data_file)
         via = rng.random()
         source: Any = data
         if via < 0.45:  # a path: the file is mapped
@@ -214,12 +246,14 @@ class Worker:
                 method=program_cases.method(rng),
                 backends=program_cases.backends(rng),
                 max_memory=program_cases.max_memory(rng),
+                data=data_source,
             )
         except Exception as error:
             return self._classify(index, error, "load")
         finally:
-            if isinstance(source, (str, Path)) and str(source).endswith(f"{index}.pte"):
-                Path(source).unlink(missing_ok=True)
+            for used in (source, data_source):
+                if isinstance(used, (str, Path)) and Path(used).name.startswith(f"{index}.pt"):
+                    Path(used).unlink(missing_ok=True)
         # A mutant that loads runs once, bounded: a mutated plan may jump back.
         metas = [program._native.input_meta(i) for i in range(program._native.num_inputs())]
         inputs, _ = program_cases.run_inputs(rng, metas)
@@ -240,7 +274,7 @@ class Worker:
         name = rng.choice(sorted(self.seeds))
         model_name = name.split(".")[0]
         try:
-            program = kiln.load(self.seeds[name])
+            program = kiln.load(self.seeds[name], data=self.seed_data.get(name))
         except Exception as error:
             return "seed-" + self._classify(index, error, f"load of seed {name}")
         native = program._native
