@@ -101,6 +101,12 @@ CASES: dict[str, tuple[str, tuple[Any, ...], dict[str, Any], Callable[[], Any]]]
         {},
         _e,
     ),
+    "llama_attention": (
+        "llama::custom_sdpa.out",
+        (_t(2, 9, 8, 64), _t(2, 40, 2, 64), _t(2, 40, 2, 64) * 2, 0, _t(9, 40), 0.0, False, None),
+        {},
+        _e,
+    ),
     "rotary": (
         "kiln::rotary_embedding.out",
         (torch.arange(64) % 50, _t(64, 8 * 128), _t(64, 2, 128), 128, _t(50, 64), False),

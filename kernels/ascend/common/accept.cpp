@@ -22,6 +22,10 @@ bool decline(KernelRuntimeContext& ctx, const char* format, ...) {
   return false;
 }
 
+bool refused(KernelRuntimeContext& ctx, const KernelRuntimeContext& checks) {
+  return decline(ctx, "what the portable kernel refuses (%s)", checks.failure_message());
+}
+
 bool accept_dtype(KernelRuntimeContext& ctx, ScalarType dtype, bool int32_ok,
                   DeviceDtype* device_dtype) {
   switch (dtype) {
@@ -70,7 +74,7 @@ namespace {
 bool saturates_float() { return std::strncmp(platform().soc_name, "Ascend310P", 10) == 0; }
 
 template <typename T>
-bool all_finite(const Tensor& tensor) {
+bool finite_elements(const Tensor& tensor) {
   const T* data = tensor.const_data_ptr<T>();
   for (int64_t i = 0; i < tensor.numel(); ++i) {
     if (!std::isfinite(static_cast<float>(data[i]))) return false;
@@ -78,25 +82,25 @@ bool all_finite(const Tensor& tensor) {
   return true;
 }
 
-bool finite(const Tensor& tensor) {
+}  // namespace
+
+bool all_finite(const Tensor& tensor) {
   switch (tensor.scalar_type()) {
     case ScalarType::Float:
-      return all_finite<float>(tensor);
+      return finite_elements<float>(tensor);
     case ScalarType::Half:
-      return all_finite<Half>(tensor);
+      return finite_elements<Half>(tensor);
     case ScalarType::BFloat16:
-      return all_finite<BFloat16>(tensor);
+      return finite_elements<BFloat16>(tensor);
     default:
       return true;  // integers are always finite
   }
 }
 
-}  // namespace
-
 bool accept_input(KernelRuntimeContext& ctx, const Tensor& tensor, const char* name,
                   ScalarType dtype) {
   if (!accept_tensor(ctx, tensor, name, dtype)) return false;
-  if (saturates_float() && !finite(tensor)) {
+  if (saturates_float() && !all_finite(tensor)) {
     return decline(ctx, "%s holding inf or NaN (the vector unit saturates them)", name);
   }
   return true;

@@ -15,6 +15,10 @@ namespace kiln::ascend {
 bool decline(KernelRuntimeContext& ctx, const char* format, ...)
     __attribute__((format(printf, 2, 3)));
 
+// Declines because the portable kernel's argument check that ran on `checks` (a scratch context)
+// refused the input, quoting its message: the portable kernel reports it to the caller.
+bool refused(KernelRuntimeContext& ctx, const KernelRuntimeContext& checks);
+
 // `dtype` as a device dtype when the kernel and the current device take it: Float and Half
 // always, BFloat16 on SoCs that have it, Int32 when `int32_ok`.
 bool accept_dtype(KernelRuntimeContext& ctx, ScalarType dtype, bool int32_ok,
@@ -28,6 +32,9 @@ void* staging_memory(KernelRuntimeContext& ctx, size_t bytes, const char* what);
 // `tensor` is in the default (contiguous) dim order and has `dtype`.
 bool accept_tensor(KernelRuntimeContext& ctx, const Tensor& tensor, const char* name,
                    ScalarType dtype);
+
+// No element of a Float, Half or BFloat16 `tensor` is inf or NaN (other dtypes: true).
+bool all_finite(const Tensor& tensor);
 
 // An input: accept_tensor, and on a SoC whose vector unit saturates (Ascend310P: an inf result
 // becomes the largest finite value, NaN becomes 0) no inf or NaN element, which the kernel could

@@ -54,8 +54,14 @@ __aicore__ inline void vector_scalar(const AscendC::LocalTensor<float>& scratch,
   AscendC::Duplicate(scratch, x, 8);
 }
 
-// ln(x) and sqrt(x) of one float through the vector unit (the scalar unit has neither);
-// `scratch` holds at least 8 floats.
+// e^x, ln(x) and sqrt(x) of one float through the vector unit (the scalar unit has none of
+// them); `scratch` holds at least 8 floats.
+__aicore__ inline float vector_exp(const AscendC::LocalTensor<float>& scratch, float x) {
+  vector_scalar(scratch, x);
+  AscendC::Exp(scratch, scratch, 8);
+  return vector_result(scratch);
+}
+
 __aicore__ inline float vector_ln(const AscendC::LocalTensor<float>& scratch, float x) {
   vector_scalar(scratch, x);
   AscendC::Ln(scratch, scratch, 8);

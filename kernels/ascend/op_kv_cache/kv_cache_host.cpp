@@ -2,20 +2,14 @@
 // writes each token's rows into its slot, and the caches come back. The wrapper takes only the
 // inputs the portable kernel accepts; anything else declines, and the portable kernel reports it
 // (a slot past the caches among them, so a refused call writes nothing).
-#include <algorithm>
 #include <cstdint>
 
 #include "kernels/ascend/common/accept.h"
 #include "kernels/ascend/common/host.h"
-#include "kernels/ascend/op_kv_cache/kv_cache_kernels.h"
-#include "kernels/ascend/op_kv_cache/kv_cache_tiling.h"
-
-KILN_ASCEND_DECLARE_KERNELS(KILN_KV_CACHE)
+#include "kernels/ascend/op_kv_cache/kv_cache_write.h"
 
 namespace kiln::ascend {
 namespace {
-
-KILN_ASCEND_DEFINE_LAUNCH(KILN_KV_CACHE, launch_kv_cache, uint32_t, "kv_cache")
 
 // A cache of an activation dtype, in the default dim order: [num_blocks, block_size,
 // num_kv_heads, head_size].
@@ -41,9 +35,9 @@ bool accept_entries(KernelRuntimeContext& ctx, const Tensor& t, const char* name
   return ((split || flat) && t.size(0) == tokens) || decline(ctx, "%s of another shape", name);
 }
 
-// slot_mapping as int64 in `slots`; declines a slot past the caches' `count`. Of tokens that
-// share a slot only the last one keeps it (its write is the one that stays, as in the portable
-// kernel's order); the others, like padding, get -1. `order` is scratch for as many tokens.
+// slot_mapping as int64 in `slots`, declining a slot past the caches' `count`; then only the
+// last of tokens that share a slot keeps it (keep_last_writes). `order` is scratch for as many
+// tokens.
 bool read_slots(KernelRuntimeContext& ctx, const Tensor& slot_mapping, int64_t count,
                 int64_t* slots, int64_t* order) {
   const int64_t tokens = slot_mapping.size(0);
@@ -54,14 +48,8 @@ bool read_slots(KernelRuntimeContext& ctx, const Tensor& slot_mapping, int64_t c
     if (slots[t] >= count) {
       return decline(ctx, "a slot past the caches (slot_mapping[%lld])", static_cast<long long>(t));
     }
-    order[t] = t;
   }
-  std::sort(order, order + tokens, [slots](int64_t a, int64_t b) {
-    return slots[a] != slots[b] ? slots[a] < slots[b] : a < b;
-  });
-  for (int64_t i = 0; i + 1 < tokens; ++i) {
-    if (slots[order[i]] >= 0 && slots[order[i]] == slots[order[i + 1]]) slots[order[i]] = -1;
-  }
+  keep_last_writes(slots, order, tokens);
   return true;
 }
 
@@ -103,29 +91,15 @@ void reshape_and_cache(KernelRuntimeContext& ctx, const Tensor& key, const Tenso
     return;
   }
 
-  const size_t width = key_cache.element_size();
-  const Platform device = platform();
-  const KvCacheTiling tiling =
-      kv_cache_tiling(static_cast<uint64_t>(tokens), row_len, static_cast<uint64_t>(count), width,
-                      device.ub_bytes, device.vector_cores);
-  const size_t row_bytes = row_len * width;
-  const size_t pitch_bytes = tiling.split.pitch * width;
-  const size_t rows = static_cast<size_t>(tokens);
-  const size_t cache_rows = static_cast<size_t>(count);
-  DeviceBuffer k, v, s, kc, vc, t;
-  if (!k.upload_rows(ctx, key.const_data_ptr(), rows, row_bytes, pitch_bytes) ||
-      !v.upload_rows(ctx, value.const_data_ptr(), rows, row_bytes, pitch_bytes) ||
-      !s.upload(ctx, slots, rows * sizeof(int64_t)) ||
-      !kc.upload_rows(ctx, key_cache.const_data_ptr(), cache_rows, row_bytes, pitch_bytes) ||
-      !vc.upload_rows(ctx, value_cache.const_data_ptr(), cache_rows, row_bytes, pitch_bytes) ||
-      !t.upload(ctx, &tiling, sizeof(tiling))) {
+  DeviceBuffer kc, vc;
+  if (!upload_cache(ctx, key_cache, row_len, kc) || !upload_cache(ctx, value_cache, row_len, vc) ||
+      !write_cache_rows(ctx, key.const_data_ptr(), value.const_data_ptr(), slots,
+                        static_cast<uint64_t>(tokens), row_len, key_cache.element_size(), kc.get(),
+                        vc.get(), static_cast<uint64_t>(count)) ||
+      !download_cache(ctx, kc, row_len, key_cache)) {
     return;
   }
-  if (finish_launch(ctx, launch_kv_cache(static_cast<uint32_t>(width), tiling.split.block_dim,
-                                         k.get(), v.get(), s.get(), kc.get(), vc.get(), t.get())) &&
-      kc.download_rows(ctx, key_cache.mutable_data_ptr(), cache_rows, row_bytes, pitch_bytes)) {
-    (void)vc.download_rows(ctx, value_cache.mutable_data_ptr(), cache_rows, row_bytes, pitch_bytes);
-  }
+  (void)download_cache(ctx, vc, row_len, value_cache);
 }
 
 }  // namespace kiln::ascend::native

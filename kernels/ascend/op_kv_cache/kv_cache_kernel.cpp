@@ -1,9 +1,9 @@
-// Ascend C kernel of reshape_and_cache: each token's key and value row goes into its slot of the
-// paged caches. A core takes consecutive tokens (RowSplit); a tile of them comes GM -> UB in one
-// DataCopy and each row leaves for the slot the scalar unit reads from slot_mapping. The host
-// has turned padding and every write a later token overrides into slot -1, so no two cores
-// write one slot. Elements move as unsigned integers of their width: the bytes are what a cache
-// keeps.
+// Ascend C kernel of the KV cache writes (reshape_and_cache, llama::update_cache and its kin):
+// each token's key row, and its value row when there are two caches, goes into its slot. A core
+// takes consecutive tokens (RowSplit); a tile of them comes GM -> UB in one DataCopy and each row
+// leaves for the slot the scalar unit reads from `slots`. The host has turned padding and every
+// write a later token overrides into slot -1, so no two cores write one slot. Elements move as
+// unsigned integers of their width: the bytes are what a cache keeps.
 #include "kernel_operator.h"
 #include "kernels/ascend/common/kernel_util.h"
 #include "kernels/ascend/common/row_io.h"
@@ -28,10 +28,12 @@ class KvCacheKernel {
     const uint64_t entries = t_.split.rows * t_.split.pitch;
     const uint64_t cached = t_.slots * t_.split.pitch;
     key_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(key), entries);
-    value_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(value), entries);
     slots_.SetGlobalBuffer(reinterpret_cast<__gm__ int64_t*>(slots), t_.split.rows);
     key_cache_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(key_cache), cached);
-    value_cache_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(value_cache), cached);
+    if (t_.caches == 2) {
+      value_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(value), entries);
+      value_cache_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(value_cache), cached);
+    }
     pipe_.InitBuffer(in_, kBufferNum, block_.tile_elems * sizeof(T));
     pipe_.InitBuffer(out_, kBufferNum, block_.tile_elems * sizeof(T));
   }
@@ -39,7 +41,7 @@ class KvCacheKernel {
   __aicore__ inline void Process() {
     if (block_.rows == 0) return;
     Write(key_, key_cache_);
-    Write(value_, value_cache_);
+    if (t_.caches == 2) Write(value_, value_cache_);
   }
 
  private:

@@ -1,9 +1,9 @@
-// Tiling of reshape_and_cache (kv_cache_tiling.h).
+// Tiling of the KV cache writes (kv_cache_tiling.h).
 #include "kernels/ascend/op_kv_cache/kv_cache_tiling.h"
 
 namespace kiln::ascend {
 
-KvCacheTiling kv_cache_tiling(uint64_t tokens, uint64_t row_len, uint64_t slots,
+KvCacheTiling kv_cache_tiling(uint64_t tokens, uint64_t row_len, uint64_t slots, uint32_t caches,
                               size_t element_size, size_t ub_bytes, uint32_t cores) {
   // Two double-buffered queues (in, out) of one tile each: four tile-sized buffers.
   RowUbCosts costs{};
@@ -12,6 +12,7 @@ KvCacheTiling kv_cache_tiling(uint64_t tokens, uint64_t row_len, uint64_t slots,
   costs.fixed = 128;
   KvCacheTiling tiling{};
   tiling.slots = slots;
+  tiling.caches = caches;
   tiling.split = split_rows(tokens, row_len, element_size, costs, ub_bytes, cores);
   return tiling;
 }

@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "kernels/ascend/common/tiling.h"
+#include "kernels/ascend/common/attention_tiling.h"
 
 namespace kiln::ascend {
 
@@ -26,8 +26,7 @@ struct PagedAttentionTiling {
   uint32_t block_size;
   uint32_t max_blocks;
   uint32_t token_chunk;
-  uint32_t logit_pitch;  // token_chunk rounded up to 8 floats
-  uint32_t units;        // seqs x kv_heads
+  uint32_t units;  // seqs x kv_heads
   uint32_t block_units;
   uint32_t has_alibi;
   float scale;
@@ -35,7 +34,7 @@ struct PagedAttentionTiling {
 };
 
 // Query heads per kv head the kernel keeps running maxima and sums for.
-constexpr uint32_t kPagedAttentionMaxGroup = 64;
+constexpr uint32_t kPagedAttentionMaxGroup = kAttentionMaxRows;
 
 // Pure: the tiling, or token_chunk == 0 when one token of `head_size` does not fit in UB next
 // to the group's query and accumulator rows.

@@ -290,11 +290,6 @@ AffineShape per_token(const Tensor& input, int64_t tokens) {
   return {1, static_cast<uint64_t>(tokens), static_cast<uint64_t>(input.size(input.dim() - 1))};
 }
 
-// Declines with the message of the portable kernel's check that failed on `checks`.
-bool refused(KernelRuntimeContext& ctx, const KernelRuntimeContext& checks) {
-  return decline(ctx, "what the portable kernel refuses (%s)", checks.failure_message());
-}
-
 }  // namespace
 }  // namespace kiln::ascend
 

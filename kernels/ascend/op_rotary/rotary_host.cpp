@@ -84,7 +84,7 @@ std::tuple<Tensor&, Tensor&> rotary_embedding_out(KernelRuntimeContext& ctx,
   portable::HeadLayout k_layout{};
   if (!portable::check_rotary_shapes(checks, positions, query, key, head_size, cos_sin_cache,
                                      &q_layout, &k_layout)) {
-    decline(ctx, "what the portable kernel refuses (%s)", checks.failure_message());
+    refused(ctx, checks);
     return result;
   }
   if (!portable::check_rotary_positions(checks, positions, cos_sin_cache)) {
