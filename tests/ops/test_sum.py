@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from op_compare import backend_of, check_op, eps
+from op_compare import assert_same, backend_of, check_op, eps
 from strategies import ALL_DTYPES, dtypes, make_tensor, out_like, shapes, tensors
 
 import kiln
@@ -25,6 +26,18 @@ def sum_atol(a: torch.Tensor, dtype: torch.dtype) -> float:
     finite = a.double()[torch.isfinite(a.double())]
     total = float(finite.abs().sum()) if finite.numel() else 0.0
     return 4 * eps(dtype) * total + 4 * eps(torch.float32) * total
+
+
+def summands(data: Any, dtype: torch.dtype, shape: Any, out_dtype: torch.dtype, special: bool):
+    """A tensor to sum. Integers summed into Half stay small enough that the sum does too: torch
+    keeps Half partial sums, which past 65504 overflow to infinities of either sign and meet as
+    NaN (test_sum_overflowing_half checks Kiln's result there)."""
+    drawn = data.draw(shape)
+    int_range = None
+    if out_dtype == torch.float16 and not dtype.is_floating_point:
+        bound = max(1, 65504 // max(1, math.prod(drawn)))
+        int_range = (-bound, bound)
+    return data.draw(tensors(dtype, drawn, magnitude=50.0, special=special, int_range=int_range))
 
 
 @st.composite
@@ -54,7 +67,7 @@ def test_sum_matches_torch(call_op: Any, data: Any) -> None:
     # sum stays floating (converting them to integers is undefined in C++ and differs by width).
     integral_sum = not (sum_dtype or out_dtype).is_floating_point
     special = False if integral_sum else data.draw(st.booleans())
-    a = data.draw(tensors(dtype, shapes(0, 4, 0, 5), magnitude=50.0, special=special))
+    a = summands(data, dtype, shapes(0, 4, 0, 5), out_dtype, special)
     dim = data.draw(dim_lists(a.dim()))
     keepdim = data.draw(st.booleans())
     out = out_like(out_dtype, None)
@@ -254,7 +267,7 @@ def test_sum_all_matches_torch(call_op: Any, data: Any) -> None:
     sum_dtype = data.draw(st.one_of(st.none(), dtypes))
     out_dtype = sum_dtype or (dtype if dtype.is_floating_point else torch.int64)
     special = out_dtype.is_floating_point and data.draw(st.booleans())
-    a = data.draw(tensors(dtype, shapes(0, 3, 0, 40), magnitude=50.0, special=special))
+    a = summands(data, dtype, shapes(0, 3, 0, 40), out_dtype, special)
     check_op(
         call_op,
         "aten::sum.out",
@@ -264,3 +277,14 @@ def test_sum_all_matches_torch(call_op: Any, data: Any) -> None:
         out=out_like(out_dtype, (3,) if data.draw(st.booleans()) else None),
         atol=sum_atol(a, out_dtype),
     )
+
+
+@pytest.mark.parametrize("sign", [1, -1])
+def test_sum_overflowing_half(call_op: Any, sign: int) -> None:
+    """A sum past Half's range is the infinity of the exact sum's sign: Kiln totals in double.
+    (torch keeps Half partial sums, which on other inputs overflow both ways and give NaN.)"""
+    x = ((torch.arange(4000) % 7 * 8000 - 20000) * sign).to(torch.int16)
+    exact = float(x.double().sum())
+    assert abs(exact) > 65504 and (exact > 0) == (sign > 0)
+    got = call_op("aten::sum.out", x, dtype=torch.float16, out=torch.empty((), dtype=torch.float16))
+    assert_same(got, torch.tensor(math.copysign(math.inf, exact), dtype=torch.float16))
