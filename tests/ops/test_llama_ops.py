@@ -108,6 +108,13 @@ CASES = {
     ),
     "masked": Attention(batch=2, queries=5, positions=12, start_pos=3, causal=False, masked=True),
     "long_context": Attention(heads=8, kv_heads=1, dim=128, positions=300, start_pos=210),
+    # From 8 query rows the kernel computes in gemm blocks of 16 rows and 64 positions.
+    "long_prefill": Attention(queries=40, heads=8, kv_heads=2, dim=64, positions=100),
+    "long_chunked_prefill": Attention(
+        batch=2, queries=24, heads=3, kv_heads=1, positions=130, start_pos=70
+    ),
+    "long_masked": Attention(queries=19, positions=150, start_pos=5, causal=False, masked=True),
+    "long_noncausal": Attention(queries=8, positions=90, start_pos=60, causal=False),
     "odd_dim_scale": Attention(
         queries=3, heads=3, kv_heads=1, dim=20, positions=7, start_pos=2, scale=0.3
     ),
@@ -135,10 +142,12 @@ def test_custom_sdpa_matches_executorch(call_op: Any, case: Attention, dtype: to
     assert_near(got, expected, 4 if dtype != torch.float32 else 8)
 
 
-def test_custom_sdpa_fully_masked_row_gives_zeros(call_op: Any) -> None:
-    query, key, value, _ = Attention(queries=3, positions=6).tensors(torch.float32)
-    mask = torch.zeros(3, 6)
+@pytest.mark.parametrize("queries", [3, 12])  # the per-row and the gemm path
+def test_custom_sdpa_fully_masked_row_gives_zeros(call_op: Any, queries: int) -> None:
+    query, key, value, _ = Attention(queries=queries, positions=70).tensors(torch.float32)
+    mask = torch.zeros(queries, 70)
     mask[1] = float("-inf")
+    mask[2, :65] = float("-inf")  # masked through the first chunk of positions
     got = call_op(SDPA, query, key, value, 0, mask, 0.0, False, None, out=torch.empty(0))
     assert torch.equal(got[:, 1], torch.zeros_like(got[:, 1]))
     assert_near(got, reference_attention(query, key, value, 0, mask, 0.0, False, None), 8)

@@ -1,13 +1,14 @@
-// The attention loop Kiln's decode and prefill attention kernels share (kiln::paged_attention,
-// llama::custom_sdpa): a block of query heads that read one kv head attends to a run of cached
-// tokens with an online softmax in float, one chunk of tokens at a time, so each key and value row
-// is read (and converted) once for all the block's heads.
+// The online-softmax attention loop of kiln::paged_attention, and the limits Kiln's attention
+// kernels share (llama::custom_sdpa's gemm blocks, util/llm/sdpa.cpp, keep rows of the same head
+// sizes and chunks of the same positions).
 //
-// The kernels differ only in where a token's rows live and what is added to a logit: `Rows`
-// gives token t's key and value rows as floats (`key(t, buffer)`, `value(t, buffer)`, in place or
-// converted into `buffer`), and `bias(h, t)` is added to head h's scaled logit for token t (alibi,
-// an attention mask, or 0). A bias of -inf masks the token out; a head whose every token is masked
-// gets zeros, as torch's scaled_dot_product_attention gives.
+// attend(): a block of query heads that read one kv head attends to a run of cached tokens with
+// an online softmax in float, one chunk of tokens at a time, so each key and value row is read
+// (and converted) once for all the block's heads. `Rows` gives token t's key and value rows as
+// floats (`key(t, buffer)`, `value(t, buffer)`, in place or converted into `buffer`), and
+// `bias(h, t)` is added to head h's scaled logit for token t (alibi, or 0). A bias of -inf masks
+// the token out; a head whose every token is masked gets zeros, as torch's
+// scaled_dot_product_attention gives.
 #pragma once
 
 #include <cmath>
