@@ -7,7 +7,8 @@ and XNNPACK-delegated) and by kiln.export, timed on identical inputs at each thr
 - ``kiln/kx``: Kiln on kiln.export's .pte;
 - ``et``: ExecuTorch's runtime (pybindings) on its own .pte;
 - ``et+xnn``: ExecuTorch's runtime on the XNNPACK-delegated .pte (its threadpool resized);
-- ``kiln/xnn``: Kiln on the XNNPACK-delegated .pte (Kiln runs no delegates yet: a refusal);
+- ``kiln/xnn``: Kiln on the XNNPACK-delegated .pte (its XnnpackBackend delegate runs the
+  XNNPACK graphs on Kiln's kernels);
 - ``ort``: ONNX Runtime (CPU, intra_op_num_threads) on torch.onnx.export(dynamo=True) of the
   same ExportedProgram.
 

@@ -58,6 +58,26 @@ def external_pte_bytes(
         return executorch_program.buffer, data_file.read_bytes()
 
 
+def xnnpack_pte_bytes(module: torch.nn.Module, inputs: tuple[torch.Tensor, ...]) -> bytes:
+    """The .pte program ExecuTorch writes for ``module`` lowered with its XNNPACK partitioner
+    (``to_edge_transform_and_lower``): what it supports runs in ``DelegateCall``s to
+    ``XnnpackBackend`` whose payloads are XNNPACK graphs, the rest as kernel calls. Buffers the
+    module mutates keep their initial value in the file, as in ``pte_bytes``."""
+    exir = _executorch()
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+
+    if not isinstance(module, torch.fx.GraphModule):  # PT2E's modules refuse .eval()
+        module.eval()
+    from executorch.exir.passes.init_mutable_pass import InitializedMutableBufferPass
+
+    program = torch.export.export(module, inputs)
+    edge = exir.to_edge_transform_and_lower(program, partitioner=[XnnpackPartitioner()])
+    buffers = [name for name, _ in module.named_buffers()]
+    config = exir.ExecutorchBackendConfig(passes=[InitializedMutableBufferPass(buffers)])
+    data: bytes = edge.to_executorch(config).buffer
+    return data
+
+
 def methods_pte_bytes(
     methods: dict[str, tuple[torch.nn.Module, tuple[torch.Tensor, ...]]],
 ) -> bytes:

@@ -64,11 +64,11 @@ def test_int8_runners(bench: ModuleType) -> None:
 
 
 def test_a_refused_program_is_a_cell_with_its_reason(bench: ModuleType) -> None:
-    # What Kiln says of an XNNPACK-delegated program, or of any file it refuses, becomes the
+    # What Kiln says of a program it refuses (a delegate nobody registered, say) becomes the
     # runner's cell and note instead of stopping the benchmark.
     with pytest.raises(bench.Unavailable, match="refused at load: .*KilnError"):
         bench.KilnRunner(b"not a program")
-    reason = "refused at load: KilnError: runs no delegates"
+    reason = "refused at load: KilnError: calls delegate 'CoreMLBackend', which is not registered"
     result = bench.Result("m", ms={1: {"eager": 2.0, "et+xnn": 1.0}})
     result.unavailable["kiln"] = reason
     text = "\n".join(bench.timing_table([result], 1, ["eager", "kiln", "et+xnn"]))

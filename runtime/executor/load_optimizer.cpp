@@ -262,6 +262,10 @@ class ConstantFolder {
         return;
       case StepKind::Free:
         return;
+      case StepKind::Delegate:
+        // What a delegate reads and writes is its own: every argument counts as both.
+        for (EValue* arg : step.stack) with_items(index_of(arg), true, true);
+        return;
     }
   }
 

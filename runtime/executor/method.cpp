@@ -8,6 +8,7 @@
 
 #include "runtime/core/dim_order.h"
 #include "runtime/core/tensor_impl.h"
+#include "runtime/executor/kernel_fallback.h"
 #include "runtime/executor/limits.h"
 #include "runtime/executor/load_optimizer.h"
 #include "runtime/executor/method_step.h"
@@ -39,6 +40,8 @@ const char* kind_name(StepKind kind) {
       return "JumpFalseCall";
     case StepKind::Free:
       return "FreeCall";
+    case StepKind::Delegate:
+      return "DelegateCall";
   }
   return "?";
 }
@@ -124,6 +127,11 @@ size_t MethodMeta::metadata_bytes() const {
       for (const auto* instruction : *chain->instructions()) {
         const auto* call = instruction->instr_args_as_KernelCall();
         if (call != nullptr && call->args() != nullptr) add(call->args()->size() * sizeof(EValue*));
+        const auto* delegate = instruction->instr_args_as_DelegateCall();
+        if (delegate != nullptr) {
+          add((delegate->args() ? delegate->args()->size() : 0) * sizeof(EValue*));
+          add(sizeof(DelegateHandles::Entry));
+        }
       }
     }
   }
@@ -198,6 +206,7 @@ class MethodBuilder {
     KILN_RETURN_IF_ERROR(build_values(method));
     KILN_RETURN_IF_ERROR(build_steps(method));
     KILN_RETURN_IF_ERROR(resolve_kernels(method, missing));
+    KILN_RETURN_IF_ERROR(init_delegates(method, options));
     // Every check above has passed: only now may a kernel run on the program's values.
     const bool fold = options.fold_constants, fuse = options.fuse;
     if (!(fold || fuse) || memory_.folded == nullptr) return Error::Ok;
@@ -550,7 +559,21 @@ class MethodBuilder {
         step.a = instruction.instr_args_as_JumpFalseCall()->cond_value_index();
         step.b = instruction.instr_args_as_JumpFalseCall()->destination_instruction();
         return Error::Ok;
-      default:  // FreeCall; DelegateCall was refused by check_plan
+      case pte_format::InstructionArguments::DelegateCall: {
+        const auto* call = instruction.instr_args_as_DelegateCall();
+        step.kind = StepKind::Delegate;
+        step.op_index = static_cast<uint32_t>(call->delegate_index());
+        step.delegate_id = plan_.delegates()->Get(step.op_index)->id()->c_str();
+        const size_t n = call->args() == nullptr ? 0 : call->args()->size();
+        EValue** stack = allocate<EValue*>(n);
+        if (stack == nullptr && n > 0) return Error::InvalidArgument;
+        for (size_t k = 0; k < n; ++k) {
+          stack[k] = &method.values_[call->args()->Get(static_cast<flatbuffers::uoffset_t>(k))];
+        }
+        step.stack = {stack, n};
+        return Error::Ok;
+      }
+      default:  // FreeCall
         step.kind = StepKind::Free;
         step.a = instruction.instr_args_as_FreeCall()->value_index();
         return Error::Ok;
@@ -622,6 +645,39 @@ class MethodBuilder {
         "program.pte)) or choose other backends",
         plan_.name()->c_str(), count, count == 1 ? " is" : "s are");
     return Error::OperatorMissing;
+  }
+
+  // Initializes each DelegateCall's delegate on its payload (check_plan found it registered),
+  // then holds its outputs to the write invariants, as a kernel call's. Handles are destroyed
+  // with the Method, or here when the load fails after them.
+  Error init_delegates(Method& method, const LoadOptions& options) {
+    size_t calls = 0;
+    for (size_t s = 0; s < method.num_steps_; ++s) {
+      calls += method.steps_[s].kind == StepKind::Delegate ? 1 : 0;
+    }
+    if (calls == 0) return Error::Ok;
+    auto* entries = allocate<DelegateHandles::Entry>(calls);
+    if (entries == nullptr) return Error::InvalidArgument;
+    method.delegates_ = DelegateHandles(entries, calls);
+    for (size_t s = 0; s < method.num_steps_; ++s) {
+      Method::Step& step = method.steps_[s];
+      if (step.kind != StepKind::Delegate) continue;
+      step.delegate = find_delegate(step.delegate_id);
+      DelegateInitContext context(program_, plan_.delegates()->Get(step.op_index),
+                                  plan_.name()->c_str(), s,
+                                  program_.delegate_payload(plan_, step.op_index), step.stack,
+                                  backends_, memory_.folded, options.thread_pool);
+      Result<void*> handle = step.delegate->init(context);
+      if (!handle.ok()) return handle.error();
+      step.handle = *handle;
+      method.delegates_.add(*step.delegate, step.handle);
+      for (size_t p = 0; p < step.stack.size(); ++p) {
+        if (!context.written(p)) continue;
+        const auto index = static_cast<int32_t>(step.stack[p] - method.values_);
+        KILN_RETURN_IF_ERROR(check_written(s, step.delegate_id, p, index, false));
+      }
+    }
+    return Error::Ok;
   }
 
   // The write invariants (docs/programs.md, "Invariants"): no call writes a constant tensor, which
@@ -872,30 +928,9 @@ Error Method::check_input_bounds(size_t index, const Tensor& given, const Tensor
 }
 
 Error Method::run_kernel(Step& step) {
-  char declined[sizeof(FallbackRecord::reason)] = "";
-  for (uint8_t k = 0; k < step.num_kernels; ++k) {
-    const Kernel& kernel = *step.kernels[k];
-    // Offered to each kernel tried: one that declines may have taken it.
-    if (step.clamps) ctx_.offer_output_clamp(step.clamp);
-    ctx_.set_op_name(kernel.name);  // the generated wrappers set it too; prim operators do not
-    const Error error = kernel.call(ctx_, step.stack);
-    // A call's temporaries last for the call only (as in ExecuTorch), unless a call of this run
-    // returned tensors, which live there until the next run.
-    if (kernel.return_slots != 0) temps_held_ = true;
-    if (!temps_held_) ctx_.reset_temp();
-    if (error != Error::KernelDeclined || k + 1 == step.num_kernels) {
-      if (kernel.backend != first_backend_) {
-        record_fallback(kernel, first_backend_, declined[0] ? declined : "no kernel");
-      }
-      step.served = k;
-      clamp_taken_ = step.clamps && ctx_.output_clamp_taken();
-      ctx_.withdraw_output_clamp();
-      return error;
-    }
-    std::snprintf(declined, sizeof(declined), "%s", ctx_.failure_message());
-    ctx_.reset_failure();
-  }
-  return Error::OperatorMissing;  // not reached: load refuses calls without kernels
+  const KernelCandidates candidates{step.kernels, step.num_kernels, first_backend_};
+  return run_with_fallback(ctx_, candidates, step.stack, step.clamps ? &step.clamp : nullptr,
+                           &temps_held_, &step.served, &clamp_taken_);
 }
 
 Error Method::match_fused_out(const Step& step, size_t pc) {
@@ -992,6 +1027,17 @@ Error Method::execute(Span<uint64_t> instruction_ns) {
         case StepKind::Free:
           // Planned memory is reused by plan, not freed; nothing to do.
           break;
+        case StepKind::Delegate: {
+          ctx_.reset_failure();
+          const Error error = step.delegate->execute(step.handle, ctx_, step.stack, !temps_held_);
+          if (!temps_held_) ctx_.reset_temp();
+          if (error != Error::Ok) {
+            char message[512];
+            std::snprintf(message, sizeof(message), "%s", last_error());
+            return fail(error, "instruction %zu (%s): %s", pc, step.delegate_id, message);
+          }
+          break;
+        }
       }
       if (step.updates_ints) refresh_int_lists();
       if (profile) instruction_ns[pc] = monotonic_ns() - start;
@@ -1009,8 +1055,10 @@ InstructionInfo Method::instruction_info(size_t index) const {
   if (next < num_steps_ && steps_[next].merged) ++next;
   const char* activation =
       step.clamps && next < num_steps_ ? op_names_[steps_[next].op_index] : nullptr;
+  const char* op = kernel ? op_names_[step.op_index] : nullptr;
+  if (step.kind == StepKind::Delegate) op = step.delegate_id;
   return {kind_name(step.kind),
-          kernel ? op_names_[step.op_index] : nullptr,
+          op,
           kernel && step.served < step.num_kernels ? step.kernels[step.served] : nullptr,
           step.folded,
           step.fused || step.merged,

@@ -15,6 +15,7 @@
 #include "runtime/core/memory_allocator.h"
 #include "runtime/core/result.h"
 #include "runtime/core/span.h"
+#include "runtime/executor/delegate.h"
 #include "runtime/executor/program.h"
 #include "runtime/kernel/backend.h"
 #include "runtime/kernel/kernel_runtime_context.h"
@@ -93,8 +94,10 @@ struct MissingReport {
 
 // What one instruction is, for profiles and messages.
 struct InstructionInfo {
-  const char* kind;      // "KernelCall", "MoveCall", "JumpFalseCall", "FreeCall"
-  const char* op;        // "aten::add.out" for a KernelCall, else nullptr
+  const char* kind;  // "KernelCall", "DelegateCall", "MoveCall", "JumpFalseCall", "FreeCall"
+  // "aten::add.out" for a KernelCall, the delegate's name ("XnnpackBackend") for a
+  // DelegateCall, else nullptr.
+  const char* op;
   const Kernel* served;  // the kernel that ran it last (nullptr before the first run)
   bool folded;           // run once at load (constant folding) and skipped by execute()
   // An activation fused into the call before it (LoadOptions::fuse): execute() skips it when
@@ -105,6 +108,7 @@ struct InstructionInfo {
   const char* activation;
 };
 
+// Movable, not copyable: a Method owns its delegates' handles (destroyed with it).
 class Method {
  public:
   // `backends` is the preference list (e.g. ascend, portable): each call runs on the first
@@ -221,6 +225,8 @@ class Method {
   bool temps_held_ = false;
   const std::atomic<bool>* cancel_ = nullptr;
   FoldReport fold_report_;
+  // Destroys the delegates' handles with the Method (declared last: destroyed first).
+  DelegateHandles delegates_;
 };
 
 }  // namespace kiln

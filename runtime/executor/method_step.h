@@ -7,6 +7,7 @@
 
 #include "runtime/core/evalue.h"
 #include "runtime/core/span.h"
+#include "runtime/executor/delegate.h"
 #include "runtime/executor/method.h"
 #include "runtime/kernel/backend.h"
 #include "runtime/kernel/kernel_runtime_context.h"
@@ -14,7 +15,7 @@
 
 namespace kiln {
 
-enum class StepKind : uint8_t { Kernel, Move, JumpFalse, Free };
+enum class StepKind : uint8_t { Kernel, Move, JumpFalse, Free, Delegate };
 
 struct Method::Step {
   StepKind kind;
@@ -27,13 +28,17 @@ struct Method::Step {
   bool clamps;          // the call an activation is fused into: `clamp` is offered to its kernel
   bool updates_ints;    // writes an Int that runtime int lists read (a prim operator, a move)
   KernelRuntimeContext::OutputClamp clamp;
-  uint32_t op_index;
+  uint32_t op_index;  // a Kernel's operator; a Delegate's index in the plan's delegates
   // Move source, jump condition, freed value; a fused activation's input position.
   int32_t a;
   // Move destination, jump destination (within the chain); a fused activation's out position.
   int32_t b;
   Span<EValue*> stack;
   const Kernel* kernels[kNumBackends];
+  // A DelegateCall: the delegate, its handle from init, and its name.
+  const Delegate* delegate;
+  void* handle;
+  const char* delegate_id;
 };
 
 // ".out", ".Tensor_out": ATen's names for the overloads that write their trailing arguments.

@@ -8,6 +8,7 @@
 #include "runtime/core/scalar_type.h"
 #include "runtime/core/tensor_types.h"
 #include "runtime/executor/data_file_generated.h"
+#include "runtime/executor/delegate.h"
 #include "runtime/executor/limits.h"
 #include "runtime/executor/program.h"
 #include "runtime/executor/program_generated.h"
@@ -517,6 +518,46 @@ class PlanChecker {
                    a.arena);
   }
 
+  // A DelegateCall names a delegate of the plan whose payload the program holds, and that is
+  // registered (register_delegate; Kiln's own XnnpackBackend always is).
+  Error check_delegate(uint32_t c, uint32_t k, int32_t index) {
+    const auto* delegates = plan_.delegates();
+    const uint32_t count = delegates == nullptr ? 0 : delegates->size();
+    if (index < 0 || static_cast<uint32_t>(index) >= count) {
+      KILN_PLAN_FAIL(where_, InvalidProgram, "chain %u instruction %u calls delegate %d of %u", c,
+                     k, index, count);
+    }
+    const auto* delegate = delegates->Get(static_cast<uint32_t>(index));
+    if (delegate->id() == nullptr || delegate->processed() == nullptr) {
+      KILN_PLAN_FAIL(where_, InvalidProgram, "chain %u instruction %u: delegate %d has no %s", c, k,
+                     index, delegate->id() == nullptr ? "id" : "payload reference");
+    }
+    const char* id = delegate->id()->c_str();
+    if (find_delegate(delegate->id()->string_view()) == nullptr) {
+      KILN_PLAN_FAIL(where_, NotSupported,
+                     "chain %u instruction %u calls delegate '%s', which is not registered: "
+                     "Kiln runs XnnpackBackend itself; register your own with "
+                     "kiln::register_delegate(\"%s\", ...) before loading, or export the "
+                     "program without partitioning it to that backend",
+                     c, k, id, id);
+    }
+    const auto* reference = delegate->processed();
+    const auto* root = &program_.flatbuffer();
+    const bool inline_data = reference->location() == pte_format::DataLocation::INLINE;
+    const uint32_t available =
+        inline_data ? (root->backend_delegate_data() ? root->backend_delegate_data()->size() : 0)
+                    : (root->segments() ? root->segments()->size() : 0);
+    if (reference->index() >= available) {
+      KILN_PLAN_FAIL(where_, InvalidProgram,
+                     "chain %u instruction %u: delegate '%s' has its payload in %s %u of %u", c, k,
+                     id, inline_data ? "inline data" : "segment", reference->index(), available);
+    }
+    if (delegate->compile_specs() != nullptr) {
+      KILN_RETURN_IF_ERROR(charge(delegate->compile_specs()->size()));
+    }
+    return Error::Ok;
+  }
+
   Error check_chain(uint32_t c, const pte_format::Chain& chain) {
     const auto* instructions = chain.instructions();
     if (instructions == nullptr) return Error::Ok;
@@ -552,17 +593,20 @@ class PlanChecker {
         }
         case pte_format::InstructionArguments::DelegateCall: {
           const auto* call = instruction.instr_args_as_DelegateCall();
-          const auto* delegates = plan_.delegates();
-          const char* id = "?";
-          if (delegates != nullptr && call->delegate_index() >= 0 &&
-              static_cast<uint32_t>(call->delegate_index()) < delegates->size() &&
-              delegates->Get(call->delegate_index())->id() != nullptr) {
-            id = delegates->Get(call->delegate_index())->id()->c_str();
+          KILN_RETURN_IF_ERROR(check_delegate(c, k, call->delegate_index()));
+          if (call->args() != nullptr) {
+            if (call->args()->size() > kMaxCallArguments) {
+              KILN_PLAN_FAIL(where_, InvalidProgram,
+                             "chain %u instruction %u has %u arguments (at most %zu)", c, k,
+                             call->args()->size(), kMaxCallArguments);
+            }
+            KILN_RETURN_IF_ERROR(charge(call->args()->size()));
+            for (int32_t arg : *call->args()) {
+              KILN_RETURN_IF_ERROR(check_index(c, k, arg, "an argument"));
+            }
+            KILN_RETURN_IF_ERROR(check_overlaps(c, k, *call->args()));
           }
-          KILN_PLAN_FAIL(where_, NotSupported,
-                         "chain %u instruction %u calls delegate '%s'; Kiln runs no delegates: "
-                         "export the program without partitioning it to a backend",
-                         c, k, id);
+          break;
         }
         case pte_format::InstructionArguments::MoveCall: {
           const auto* move = instruction.instr_args_as_MoveCall();

@@ -131,6 +131,16 @@ Error check_segments(const pte_format::Program& root, const Layout& layout, size
     return Error::Ok;
   };
   KILN_RETURN_IF_ERROR(check_sub(root.constant_segment(), "constant segment"));
+  if (root.named_data() != nullptr) {
+    for (flatbuffers::uoffset_t i = 0; i < root.named_data()->size(); ++i) {
+      const auto* entry = root.named_data()->Get(i);
+      if (entry->key() == nullptr || entry->segment_index() >= count) {
+        KILN_SET_ERROR("program: named data %u %s", i,
+                       entry->key() == nullptr ? "has no key" : "names a segment it lacks");
+        return Error::InvalidProgram;
+      }
+    }
+  }
   if (root.mutable_data_segments() != nullptr) {
     for (const auto* sub : *root.mutable_data_segments()) {
       KILN_RETURN_IF_ERROR(check_sub(sub, "mutable data segment"));
@@ -246,6 +256,38 @@ Result<ConstantSpan> Program::stored_bytes(const pte_format::Tensor& tensor,
                                  tensor.data_buffer_idx());
   }
   return constant_bytes(tensor.data_buffer_idx());
+}
+
+Result<ConstantSpan> Program::named_data(std::string_view key, KeyCursor& cursor) const {
+  const auto* entries = root_->named_data();
+  const uint32_t count = entries == nullptr ? 0 : entries->size();
+  for (uint32_t k = 0; k < count; ++k) {
+    const uint32_t i = (cursor.next + k) % count;
+    const auto* entry = entries->Get(i);
+    cursor.work += 1 + key.size();
+    if (entry->key()->string_view() != key) continue;
+    cursor.next = i + 1;
+    const auto* segment = root_->segments()->Get(entry->segment_index());
+    return ConstantSpan{data_ + segment_base_ + segment->offset(),
+                        static_cast<size_t>(segment->size())};
+  }
+  if (!data_file_) return Error::NotFound;
+  KeyCursor file_cursor;
+  Result<NamedBlob> blob = data_file_->find(key, file_cursor);
+  cursor.work += file_cursor.work;
+  if (!blob.ok()) return blob.error();
+  return ConstantSpan{blob->data, blob->size};
+}
+
+ConstantSpan Program::delegate_payload(const pte_format::ExecutionPlan& plan, size_t index) const {
+  const auto* reference =
+      plan.delegates()->Get(static_cast<flatbuffers::uoffset_t>(index))->processed();
+  if (reference->location() == pte_format::DataLocation::INLINE) {
+    const auto* data = root_->backend_delegate_data()->Get(reference->index())->data();
+    return {data == nullptr ? nullptr : data->data(), data == nullptr ? 0 : data->size()};
+  }
+  const auto* segment = root_->segments()->Get(reference->index());
+  return {data_ + segment_base_ + segment->offset(), static_cast<size_t>(segment->size())};
 }
 
 }  // namespace kiln

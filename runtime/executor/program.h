@@ -78,6 +78,16 @@ class Program {
   // (looked up from `cursor`, see KeyCursor). InvalidProgram or NotFound when there are none.
   Result<ConstantSpan> stored_bytes(const pte_format::Tensor& tensor, KeyCursor& cursor) const;
 
+  // The named data of `key` (ExecuTorch's NamedDataStore, where delegates keep their constants):
+  // the program's own (Program.named_data, bytes in its segments), else its data file's.
+  // NotFound, without a message, when neither has it. The program's keys are searched from
+  // `cursor.next` on (exporters write them in the order they are looked up), adding the work to
+  // `cursor.work`.
+  Result<ConstantSpan> named_data(std::string_view key, KeyCursor& cursor) const;
+  // The processed bytes of delegate `index` of `plan` (inline data or a segment), as checked at
+  // load.
+  ConstantSpan delegate_payload(const pte_format::ExecutionPlan& plan, size_t index) const;
+
   // The data file given to load(), or nullptr.
   const DataFile* data_file() const { return data_file_ ? &*data_file_ : nullptr; }
   // Tensor values of all plans whose bytes are in the data file.

@@ -1,6 +1,7 @@
 """The fuzzer's seed corpus: real .pte programs, the model zoo of tests/program as ExecuTorch
-1.5.1's exporter and kiln.export write them, some of it with dynamic shapes, and some with its
-weights in a .ptd data file beside the program (external constants), which the fuzzers mutate
+1.5.1's exporter and kiln.export write them, some of it with dynamic shapes, some lowered with
+ExecuTorch's XNNPACK partitioner (delegate calls whose payloads are XNNPACK graphs), and some with
+its weights in a .ptd data file beside the program (external constants), which the fuzzers mutate
 too.
 
 python tests/fuzz/corpus.py OUT_DIR    writes them to OUT_DIR (for longer local fuzz runs)
@@ -19,7 +20,7 @@ import torch
 TESTS = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(TESTS), str(TESTS / "program"), str(TESTS / "fuzz" / "python")]
 
-from executorch_export import external_pte_bytes, pte_bytes  # noqa: E402
+from executorch_export import external_pte_bytes, pte_bytes, xnnpack_pte_bytes  # noqa: E402
 from models import ZOO, zoo_model  # noqa: E402
 from paired_input import join_input  # noqa: E402
 from torch.export import Dim  # noqa: E402
@@ -61,12 +62,16 @@ EXTERNAL_EXPORTERS: dict[
     str, Callable[[torch.nn.Module, tuple[torch.Tensor, ...]], tuple[bytes, bytes]]
 ] = {"et_external": external_pte_bytes, "kiln_external": _kiln_external}
 EXTERNAL_MODELS = ("mlp", "cnn", "transformer_block")
+# Models also lowered with the XNNPACK partitioner: fully connected, NHWC convolution and pooling
+# with fused activations, batch matrix multiplication, softmax and gelu between kernel calls.
+XNNPACK_MODELS = ("mlp", "cnn", "transformer_block")
 
-# Seed file names: <model>.<exporter>, <model>.et_dynamic, and <model>.<external exporter> (a
-# .pte and a .ptd)
+# Seed file names: <model>.<exporter>, <model>.et_dynamic, <model>.et_xnnpack and
+# <model>.<external exporter> (a .pte and a .ptd)
 SEEDS = (
     tuple(f"{model.name}.{exporter}" for model in ZOO for exporter in EXPORTERS)
     + tuple(f"{name}.et_dynamic" for name in _dynamic_dims())
+    + tuple(f"{name}.et_xnnpack" for name in XNNPACK_MODELS)
     + tuple(f"{name}.{exporter}" for name in EXTERNAL_MODELS for exporter in EXTERNAL_EXPORTERS)
 )
 
@@ -98,6 +103,9 @@ def export_corpus(out_dir: Path) -> list[Path]:
             paths.append(_write(out_dir / f"{model.name}.{exporter}.pte", export(*model.create())))
     for name in _dynamic_dims():
         paths.append(_write(out_dir / f"{name}.et_dynamic.pte", _dynamic_export(name)))
+    for name in XNNPACK_MODELS:
+        pte = xnnpack_pte_bytes(*zoo_model(name).create())
+        paths.append(_write(out_dir / f"{name}.et_xnnpack.pte", pte))
     for name in EXTERNAL_MODELS:
         for exporter, export_external in EXTERNAL_EXPORTERS.items():
             pte, ptd = export_external(*zoo_model(name).create())

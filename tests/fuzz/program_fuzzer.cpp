@@ -180,8 +180,10 @@ Outcome run_method(const kiln::Program& program, std::string_view name) {
       kiln::Method::load(program, name, memory.memory(), backends, &report);
   if (!method.ok()) {
     // InvalidArgument would mean the memory sized from MethodMeta was not enough.
+    // MemoryAllocationFailed: a delegate's graph needs more than the memory bound leaves it.
     check_refusal("Method::load", method.error(),
-                  {Error::InvalidProgram, Error::NotSupported, Error::OperatorMissing});
+                  {Error::InvalidProgram, Error::NotSupported, Error::OperatorMissing,
+                   Error::MemoryAllocationFailed});
     return Outcome::MethodRefused;
   }
 

@@ -114,7 +114,7 @@ def test_the_program_is_mapped_read_only(fuzz_driver: Path, corpus: Path, tmp_pa
 def test_mutate_to_writes_the_runs_inputs(fuzz_driver: Path, corpus: Path, tmp_path: Path) -> None:
     """--mutate-to writes iteration i's input as i.pte (the seeds, then mutants), the same for
     the same --seed: what another harness (e.g. kiln.load's) feeds on."""
-    count = len(SEEDS) + NUM_SYNTHETIC + 200
+    count = len(SEEDS) + NUM_SYNTHETIC + 300
     first, again = tmp_path / "a", tmp_path / "b"
     for out in (first, again):
         args = ["--mutate-to", str(out), "--count", str(count), "--seed", "5", str(corpus)]
@@ -127,7 +127,7 @@ def test_mutate_to_writes_the_runs_inputs(fuzz_driver: Path, corpus: Path, tmp_p
     assert [p.read_bytes() for p in written[: len(seeds)]] == [seed_input(s) for s in seeds]
     # Mutants, nearly all distinct (a mutation can rewrite a field with the value it had).
     mutants = {p.read_bytes() for p in written[len(seeds) + NUM_SYNTHETIC :]}
-    assert len(mutants - {seed_input(s) for s in seeds}) > 150
+    assert len(mutants - {seed_input(s) for s in seeds}) > 225
     # The programs with a data file: mutants of either part, paired with the other.
     programs = {s.read_bytes() for s in seeds}
     paired = [split_input(m) for m in mutants if split_input(m)[1] is not None]

@@ -310,10 +310,13 @@ def test_an_arena_too_large_for_the_heap_fails_to_allocate(mlp: bytes) -> None:
     assert "cannot allocate the method's 4611686018427387904 planned bytes" in str(error)
 
 
-def test_a_delegate_call_is_not_supported_and_names_the_delegate(mlp: bytes) -> None:
-    def delegate(p: PteFile) -> None:
+def _delegate_call(backend_id: str) -> Callable[[PteFile], None]:
+    """Makes instruction 0 a DelegateCall to a delegate `backend_id` whose payload reference
+    (inline data 0) the program lacks."""
+
+    def edit(p: PteFile) -> None:
         backend = pte.BackendDelegateT()
-        backend.id = "XnnpackBackend"
+        backend.id = backend_id
         backend.processed = pte.BackendDelegateDataReferenceT()
         p.plan.delegates = [backend]
         call = pte.DelegateCallT()
@@ -322,10 +325,22 @@ def test_a_delegate_call_is_not_supported_and_names_the_delegate(mlp: bytes) -> 
         instruction.instrArgsType = pte.InstructionArguments.DelegateCall
         instruction.instrArgs = call
 
-    error = _refusal(_edited(mlp, delegate))
+    return edit
+
+
+def test_an_unregistered_delegate_is_not_supported_and_named(mlp: bytes) -> None:
+    error = _refusal(_edited(mlp, _delegate_call("CoreMLBackend")))
     assert error.code == "NotSupported"
-    assert "chain 0 instruction 0 calls delegate 'XnnpackBackend'" in str(error)
-    assert "export the program without partitioning it" in str(error)
+    assert "chain 0 instruction 0 calls delegate 'CoreMLBackend', which is not registered" in str(
+        error
+    )
+    assert 'register_delegate("CoreMLBackend", ...)' in str(error)
+
+
+def test_a_delegate_payload_the_program_lacks_is_invalid(mlp: bytes) -> None:
+    error = _refusal(_edited(mlp, _delegate_call("XnnpackBackend")))
+    assert error.code == "InvalidProgram"
+    assert "delegate 'XnnpackBackend' has its payload in inline data 0 of 0" in str(error)
 
 
 def test_a_tensor_argument_where_the_operator_takes_an_int_fails_the_run(mlp: bytes) -> None:

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/executor/heap_memory.h"
@@ -227,7 +228,7 @@ class ConstantFolding : public ::testing::Test {
     Result<Method> method = Method::load(*program_, "forward", memory_->memory(),
                                          ArrayRef<Backend>(&backend, 1), nullptr, options);
     if (!method.ok()) return method.error();
-    method_.emplace(*method);
+    method_.emplace(std::move(*method));
     return Error::Ok;
   }
 

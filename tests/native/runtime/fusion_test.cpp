@@ -7,6 +7,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/executor/heap_memory.h"
@@ -180,7 +181,7 @@ class Fusion : public ::testing::Test {
     Result<Method> method = Method::load(*program_, "forward", memory_->memory(),
                                          ArrayRef<Backend>(&backend, 1), nullptr, options);
     ASSERT_TRUE(method.ok()) << last_error();
-    method_.emplace(*method);
+    method_.emplace(std::move(*method));
   }
 
   // Binds kInput to input 0, runs, and returns output 0.

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "runtime/executor/method.h"
@@ -51,7 +52,7 @@ class LoopingMethod : public ::testing::Test {
     Result<Method> method = Method::load(*program_, "loop", {{metadata_, sizeof(metadata_)}, {}},
                                          ArrayRef<Backend>(&backend, 1));
     ASSERT_TRUE(method.ok()) << last_error();
-    method_.emplace(*method);
+    method_.emplace(std::move(*method));
   }
 
   std::vector<uint8_t> bytes_ = looping_program();

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/core/tensor.h"
@@ -62,7 +63,7 @@ class SetInputTest : public ::testing::Test {
         Method::load(*program_, "identity", {{metadata_, sizeof(metadata_)}, {arenas, 1}},
                      ArrayRef<Backend>(&backend, 1));
     if (!method.ok()) return false;
-    method_.emplace(*method);
+    method_.emplace(std::move(*method));
     return true;
   }
 
