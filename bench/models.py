@@ -10,7 +10,10 @@ and XNNPACK-delegated) and by kiln.export, timed on identical inputs at each thr
 - ``kiln/xnn``: Kiln on the XNNPACK-delegated .pte (its XnnpackBackend delegate runs the
   XNNPACK graphs on Kiln's kernels);
 - ``ort``: ONNX Runtime (CPU, intra_op_num_threads) on torch.onnx.export(dynamo=True) of the
-  same ExportedProgram.
+  same ExportedProgram;
+- with ``--runners``, the int8 programs (PT2E with XNNPACKQuantizer): ``kiln/i8`` and ``et/i8``
+  run ExecuTorch's undelegated int8 .pte, ``et+xnn/i8`` and ``kiln/xnn/i8`` its
+  XNNPACK-delegated one.
 
 Every runner's output is compared with eager's (max abs error, and that error relative to the
 largest eager value). Output is markdown: a timing table per thread count (ms per run, ratio to
@@ -60,7 +63,7 @@ REL_TOLERANCE = 1e-3
 DEFAULT_RUNNERS = ("eager", "kiln", "kiln/kx", "et", "et+xnn", "kiln/xnn", "ort")
 # The int8 programs of the same models (PT2E with XNNPACKQuantizer: per-channel int8 weights,
 # static int8 activations), checked against the quantized module in eager PyTorch.
-INT8_RUNNERS = ("kiln/i8", "et/i8", "et+xnn/i8")
+INT8_RUNNERS = ("kiln/i8", "et/i8", "et+xnn/i8", "kiln/xnn/i8")
 RUNNERS = DEFAULT_RUNNERS + INT8_RUNNERS
 TITLES = {
     "eager": "eager",
@@ -73,6 +76,7 @@ TITLES = {
     "kiln/i8": "Kiln (ET int8 pte)",
     "et/i8": "ET int8",
     "et+xnn/i8": "ET+XNNPACK int8",
+    "kiln/xnn/i8": "Kiln (XNNPACK int8 pte)",
 }
 
 
@@ -859,6 +863,7 @@ def measure(
             "et": ("kiln", "et"),
             "et+xnn": ("et+xnn", "kiln/xnn"),
             "et/i8": ("kiln/i8", "et/i8"),
+            "et+xnn/i8": ("et+xnn/i8", "kiln/xnn/i8"),
         }.get(name, (name,))
         if not any(user in runners for user in users):
             continue
@@ -882,6 +887,7 @@ def measure(
         "kiln/i8": lambda: KilnRunner(artifacts["et/i8"]),
         "et/i8": lambda: ExecuTorchRunner(artifacts["et/i8"]),
         "et+xnn/i8": lambda: ExecuTorchRunner(artifacts["et+xnn/i8"]),
+        "kiln/xnn/i8": lambda: KilnRunner(artifacts["et+xnn/i8"]),
     }
     loaded: dict[str, Runner] = {}
     for name in runners:

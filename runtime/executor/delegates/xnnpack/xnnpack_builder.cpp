@@ -142,10 +142,12 @@ Error GraphBuilder::read_values() {
   if (values_ == nullptr) return no_memory(num_values_ * sizeof(ValueState));
   for (uint32_t v = 0; v < num_values_; ++v) {
     ValueState& state = *new (&values_[v]) ValueState{};
+    state.same_bytes_as = kNoValue;
     const auto* value = values->Get(v);
     const xnn_format::TensorValue* tensor = value->value_as_TensorValue();
-    if (tensor == nullptr && value->value_as_QuantizedTensorValue() != nullptr) {
-      tensor = value->value_as_QuantizedTensorValue()->tensor();
+    const xnn_format::QuantizedTensorValue* quantized = value->value_as_QuantizedTensorValue();
+    if (tensor == nullptr && quantized != nullptr) {
+      tensor = quantized->tensor();
       state.quantized = true;
     }
     if (tensor == nullptr) {
@@ -167,8 +169,12 @@ Error GraphBuilder::read_values() {
       bytes *= size;
       state.dims[d] = static_cast<SizesType>(size);  // below 2^40 / 4
     }
-    state.tensor = !state.quantized && scalar_type_of(tensor->dtype(), &state.dtype);
     state.dtype_name = dtype_name(tensor->dtype());
+    if (state.quantized) {
+      KILN_RETURN_IF_ERROR(read_quantization(v, *quantized, tensor->dtype()));
+    } else {
+      state.tensor = scalar_type_of(tensor->dtype(), &state.dtype);
+    }
     state.input = (tensor->flags() & kExternalInput) != 0;
     state.output = (tensor->flags() & kExternalOutput) != 0;
     state.external = tensor->external();
@@ -185,54 +191,61 @@ Error GraphBuilder::read_values() {
     if (state.input || state.output) {
       if (!state.tensor) return unsupported_value(v, "an argument of the call");
       KILN_RETURN_IF_ERROR(bind_external(v));
+      if (state.quant.kind != QuantKind::kNone) KILN_RETURN_IF_ERROR(bind_quantized_argument(v));
       state.produced = state.input;
     }
   }
   return Error::Ok;
 }
 
-Error GraphBuilder::bind_constant(uint32_t v, uint32_t index) {
-  ValueState& state = values_[v];
+Result<ConstantSpan> GraphBuilder::constant_bytes(uint32_t v, uint32_t index, const char* what) {
   const auto* constants = payload_.graph->constants();
   if (constants == nullptr || index >= constants->size()) {
-    return fail(Error::InvalidProgram, "value %u names constant %u of %u", v, index,
+    return fail(Error::InvalidProgram, "value %u: its %s is constant %u of %u", v, what, index,
                 constants == nullptr ? 0 : constants->size());
   }
   const auto* ref = constants->Get(index);
-  ConstantSpan bytes{nullptr, 0};
   if (ref->key() != nullptr && ref->key()->size() > 0) {
     Result<ConstantSpan> found = context_.named_data(ref->key()->string_view());
     if (found.error() == Error::NotFound) {
       return fail(Error::InvalidProgram,
-                  "value %u: constant %u is the named data '%.*s', which neither the program nor "
-                  "its data file has",
-                  v, index, static_cast<int>(ref->key()->size() < 80 ? ref->key()->size() : 80),
+                  "value %u: its %s (constant %u) is the named data '%.*s', which neither the "
+                  "program nor its data file has",
+                  v, what, index,
+                  static_cast<int>(ref->key()->size() < 80 ? ref->key()->size() : 80),
                   ref->key()->c_str());
     }
-    if (!found.ok()) return found.error();
-    bytes = *found;
-  } else {
-    const ConstantSpan section = payload_.constants;
-    if (ref->offset() > section.size || ref->size() > section.size - ref->offset()) {
-      return fail(Error::InvalidProgram,
-                  "value %u: constant %u (offset %llu, %llu bytes) is outside the payload's "
-                  "%zu constant bytes",
-                  v, index, static_cast<unsigned long long>(ref->offset()),
-                  static_cast<unsigned long long>(ref->size()), section.size);
-    }
-    bytes = {section.data + ref->offset(), static_cast<size_t>(ref->size())};
+    return found;
   }
+  const ConstantSpan section = payload_.constants;
+  if (ref->offset() > section.size || ref->size() > section.size - ref->offset()) {
+    return fail(Error::InvalidProgram,
+                "value %u: its %s (constant %u, offset %llu, %llu bytes) is outside the "
+                "payload's %zu constant bytes",
+                v, what, index, static_cast<unsigned long long>(ref->offset()),
+                static_cast<unsigned long long>(ref->size()), section.size);
+  }
+  return ConstantSpan{section.data + ref->offset(), static_cast<size_t>(ref->size())};
+}
+
+Error GraphBuilder::bind_constant(uint32_t v, uint32_t index) {
+  ValueState& state = values_[v];
+  Result<ConstantSpan> bytes = constant_bytes(v, index, "data");
+  if (!bytes.ok()) return bytes.error();
+  const bool quantized = state.quant.kind != QuantKind::kNone;
+  const ScalarType stored = quantized ? state.quant.storage : state.dtype;
   Result<TensorImpl*> tensor =
-      new_tensor(state.dtype, {state.dims, state.rank}, const_cast<uint8_t*>(bytes.data));
+      new_tensor(stored, {state.dims, state.rank}, const_cast<uint8_t*>(bytes->data));
   if (!tensor.ok()) return tensor.error();
-  if (bytes.size < (*tensor)->nbytes()) {
+  if (bytes->size < (*tensor)->nbytes()) {
     return fail(Error::InvalidProgram, "value %u: constant %u has %zu bytes, its dims need %zu", v,
-                index, bytes.size, (*tensor)->nbytes());
+                index, bytes->size, (*tensor)->nbytes());
   }
-  if (reinterpret_cast<uintptr_t>(bytes.data) % element_size(state.dtype) != 0) {
+  if (reinterpret_cast<uintptr_t>(bytes->data) % element_size(stored) != 0) {
     return fail(Error::InvalidProgram, "value %u: constant %u is not aligned to its elements", v,
                 index);
   }
+  if (quantized) return dequantize_constant(v, *tensor);
   state.held[kNatural] = *tensor;
   return Error::Ok;
 }
@@ -252,7 +265,10 @@ Error GraphBuilder::bind_external(uint32_t v) {
                   state.external);
     }
   }
-  Result<TensorImpl*> tensor = new_tensor(state.dtype, {state.dims, state.rank}, nullptr);
+  // A quantized value passes as its integers.
+  const ScalarType passed =
+      state.quant.kind == QuantKind::kNone ? state.dtype : state.quant.storage;
+  Result<TensorImpl*> tensor = new_tensor(passed, {state.dims, state.rank}, nullptr);
   if (!tensor.ok()) return tensor.error();
   const EValue& given = *args[state.external];
   if (given.isTensor() && !is_default_dim_order(given.toTensor().dim_order())) {
@@ -261,15 +277,15 @@ Error GraphBuilder::bind_external(uint32_t v) {
                 "Kiln's XNNPACK delegate does not bind",
                 state.external);
   }
-  if (!given.isTensor() || given.toTensor().scalar_type() != state.dtype ||
+  if (!given.isTensor() || given.toTensor().scalar_type() != passed ||
       given.toTensor().numel() != (*tensor)->numel()) {
     return fail(Error::InvalidProgram,
                 "value %u (%s, %lld elements) is argument %u of the call, which is %s", v,
-                to_string(state.dtype), static_cast<long long>((*tensor)->numel()), state.external,
+                to_string(passed), static_cast<long long>((*tensor)->numel()), state.external,
                 given.isTensor() ? "a tensor of another dtype or size" : to_string(given.tag()));
   }
   if (state.output) context_.mark_written(state.external);
-  if (state.input) state.held[kNatural] = *tensor;
+  if (state.input && passed == state.dtype) state.held[kNatural] = *tensor;
   state.bound = *tensor;
   externals_[num_externals_++] = {state.external, *tensor};
   return Error::Ok;
@@ -279,8 +295,8 @@ Error GraphBuilder::unsupported_value(uint32_t v, const char* role) {
   const ValueState& state = values_[v];
   return fail(Error::NotSupported,
               "value %u (%s) is %s %s tensor, which Kiln's XNNPACK delegate does not run yet "
-              "(it runs float graphs: export the model without quantizing it, or without the "
-              "XNNPACK partitioner to run its quantized operators on Kiln's kernels)",
+              "(it runs float graphs and int8 ones, static or dynamic: export the model without "
+              "the XNNPACK partitioner to run it on Kiln's kernels directly)",
               v, role, state.quantized ? "a quantized" : "an", state.dtype_name);
 }
 
@@ -307,6 +323,10 @@ Error GraphBuilder::define(uint32_t v, const char* role) {
                 "its %s (value %u) is a constant, an input or written by an earlier node", role, v);
   }
   state.produced = true;
+  if (state.quant.kind != QuantKind::kNone) {
+    state.awaiting_quantize = true;
+    written_quantized_[num_written_quantized_++] = v;
+  }
   return Error::Ok;
 }
 
@@ -341,7 +361,7 @@ Result<TensorImpl*> GraphBuilder::held(uint32_t v, Holding h) {
   const Holding from = h == kNatural ? kNchw : kNatural;
   const int64_t* perm = h == kNatural ? kToNaturalPerm : kNchwPerm;
   // A graph output converts into the call's argument.
-  if (h == kNatural && state.output) {
+  if (h == kNatural && writes_bound(state)) {
     KILN_RETURN_IF_ERROR(
         call("aten::permute_copy.out",
              {tensor_arg(state.held[from]), ints_arg(perm, 4), tensor_arg(state.bound)}));
@@ -356,7 +376,7 @@ Result<TensorImpl*> GraphBuilder::held(uint32_t v, Holding h) {
 
 Result<TensorImpl*> GraphBuilder::produce(uint32_t v, Holding h) {
   ValueState& state = values_[v];
-  if (h == kNatural && state.output) return state.held[kNatural] = state.bound;
+  if (h == kNatural && writes_bound(state)) return state.held[kNatural] = state.bound;
   SizesType dims[kMaxRank];
   if (h == kNchw) {
     if (state.rank != 4) {
@@ -375,7 +395,7 @@ Result<TensorImpl*> GraphBuilder::produce(uint32_t v, Holding h) {
 
 Error GraphBuilder::alias(uint32_t v, Holding h, TensorImpl* base) {
   ValueState& state = values_[v];
-  if (h == kNatural && state.output) {
+  if (h == kNatural && writes_bound(state)) {
     state.held[kNatural] = state.bound;
     return call("aten::clone.out", {tensor_arg(base), arg(EValue()), tensor_arg(state.bound)});
   }
@@ -402,7 +422,7 @@ Result<TensorImpl*> GraphBuilder::view(TensorImpl* base, ArrayRef<SizesType> dim
 }
 
 Error GraphBuilder::finish_output(uint32_t v) {
-  if (!values_[v].output) return Error::Ok;
+  if (!writes_bound(values_[v])) return Error::Ok;  // (a quantized output: after its node)
   Result<TensorImpl*> natural = held(v, kNatural);
   return natural.ok() ? Error::Ok : natural.error();
 }
@@ -483,8 +503,11 @@ Result<Runner*> GraphBuilder::build() {
   tracked_ = make<Tracked>(max_tracked_);
   planned_ = make<PlannedBuffer>(max_tracked_);
   auto* runner = make<Runner>(1);
-  if (externals_ == nullptr || steps_ == nullptr || tracked_ == nullptr || planned_ == nullptr ||
-      runner == nullptr) {
+  const size_t num_graph_values =
+      payload_.graph->values() == nullptr ? 0 : payload_.graph->values()->size();
+  written_quantized_ = make<uint32_t>(num_graph_values);
+  if (written_quantized_ == nullptr || externals_ == nullptr || steps_ == nullptr ||
+      tracked_ == nullptr || planned_ == nullptr || runner == nullptr) {
     return no_memory(max_steps_ * sizeof(RunStep));
   }
   KILN_RETURN_IF_ERROR(read_values());
@@ -496,7 +519,9 @@ Result<Runner*> GraphBuilder::build() {
     if (node_->node() == nullptr && node_->node_type() != xnn_format::NodeKind::NONE) {
       return fail(Error::InvalidProgram, "the node has no fields");
     }
+    num_written_quantized_ = 0;
     KILN_RETURN_IF_ERROR(lower_node(*node_));
+    KILN_RETURN_IF_ERROR(finish_quantized_values());
     if (memory_failed_) return no_memory(0);
   }
   node_ = nullptr;

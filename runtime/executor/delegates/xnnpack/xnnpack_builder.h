@@ -27,11 +27,24 @@
 #include "runtime/executor/delegates/xnnpack/xnnpack_payload.h"
 #include "runtime/executor/delegates/xnnpack/xnnpack_runner.h"
 
+// `target` = the tensor of a Result<TensorImpl*>, or return its error.
+#define KILN_XNN_ASSIGN(target, expression)        \
+  do {                                             \
+    Result<TensorImpl*> assigned_ = (expression);  \
+    if (!assigned_.ok()) return assigned_.error(); \
+    target = *assigned_;                           \
+  } while (0)
+#define KILN_XNN_LET(name, expression) \
+  TensorImpl* name = nullptr;          \
+  KILN_XNN_ASSIGN(name, expression)
+
 namespace kiln {
 namespace xnn_format {
 struct Node;
 struct Convolution;
 struct Pooling;
+struct QuantizedTensorValue;
+enum class DataType : int16_t;
 }  // namespace xnn_format
 
 namespace xnnpack {
@@ -43,6 +56,24 @@ constexpr uint32_t kMaxRank = 6;
 // "No value": an absent bias, an unused concatenation input.
 constexpr uint32_t kNoValue = 0xFFFFFFFFu;
 
+// How a quantized value's numbers map to integers (xnnpack_quantized.cpp). The delegate holds
+// such a value as Float: the real numbers its integers stand for, rounded onto its grid after
+// the node that writes it. Per tensor: one scale and zero point; per channel: a scale for each
+// index along `channel_dim` (symmetric, constants only); per token: chosen at run time for each
+// token of `token_dims` trailing dims (asymmetric int8, XNNPACK's dynamic quantization).
+enum class QuantKind : uint8_t { kNone, kPerTensor, kPerChannel, kPerToken };
+struct QuantParams {
+  QuantKind kind = QuantKind::kNone;
+  ScalarType storage = ScalarType::Char;  // the integers' dtype
+  int64_t quant_min = 0, quant_max = 0;
+  double scale = 1.0;
+  int64_t zero_point = 0;
+  uint32_t channel_dim = 0;
+  const float* scales = nullptr;
+  uint32_t num_scales = 0;
+  uint32_t token_dims = 0;
+};
+
 class GraphBuilder {
  public:
   GraphBuilder(DelegateInitContext& context, const XnnPayload& payload);
@@ -50,8 +81,8 @@ class GraphBuilder {
 
  private:
   struct ValueState {
-    bool tensor;  // a float or integer tensor (not quantized, a dtype Kiln runs)
-    ScalarType dtype;
+    bool tensor;       // a tensor of a dtype Kiln runs (quantized ones are held as Float)
+    ScalarType dtype;  // the held dtype
     uint32_t rank;
     SizesType dims[kMaxRank];
     bool constant, input, output;
@@ -61,15 +92,41 @@ class GraphBuilder {
     const char* dtype_name;  // XNNPACK's name of its dtype, for messages
     TensorImpl* held[2];     // by Holding; nullptr while not held so
     TensorImpl* bound;       // an argument of the call: its natural tensor, bound at each run
+    QuantParams quant;
+    bool awaiting_quantize;  // written by the node being lowered, not yet on its grid
+    uint32_t same_bytes_as;  // a transpose or reshape holds this value on another's bytes
   };
 
   // Setup.
   Error read_values();
   Error bind_constant(uint32_t v, uint32_t index);
   Error bind_external(uint32_t v);
+  // The bytes of constant `index` of the graph, for value `v`.
+  Result<ConstantSpan> constant_bytes(uint32_t v, uint32_t index, const char* what);
+  // True when the value passes into or out of the call as it is held (not quantized).
+  bool writes_bound(const ValueState& state) const {
+    return state.output && state.quant.kind == QuantKind::kNone;
+  }
   // NotSupported: value `v`, in `role`, has a dtype the delegate does not run.
   Error unsupported_value(uint32_t v, const char* role);
   Error lower_node(const xnn_format::Node& node);
+
+  // Quantized values (xnnpack_quantized.cpp).
+  Error read_quantization(uint32_t v, const xnn_format::QuantizedTensorValue& value,
+                          xnn_format::DataType dtype);
+  // A quantized constant, stored as `stored`, dequantized once at load into its Float holding.
+  Error dequantize_constant(uint32_t v, TensorImpl* stored);
+  // `target` = `source` rounded onto value v's grid: quantized and dequantized.
+  Error fake_quantize(uint32_t v, TensorImpl* source, TensorImpl* target);
+  // A quantized argument of the call (per tensor only): an input is dequantized from it at each
+  // run; an output is quantized into it after its node.
+  Error bind_quantized_argument(uint32_t v);
+  // After a node: each quantized value it wrote, rounded onto its grid (and quantized into the
+  // call's argument for an output).
+  Error finish_quantized_values();
+  Error quantize_output(uint32_t v);
+  Error lower_convert(uint32_t in, uint32_t out);
+  EValue* dtype_arg(ScalarType dtype) { return arg(EValue(static_cast<int64_t>(dtype))); }
 
   // Node lowerings (xnnpack_nodes.cpp).
   Error lower_convolution(const xnn_format::Convolution& conv, bool depthwise);
@@ -168,6 +225,9 @@ class GraphBuilder {
   size_t max_tracked_ = 0;
   const xnn_format::Node* node_ = nullptr;  // the node being lowered
   uint32_t node_index_ = 0;
+  // Quantized values the node being lowered writes.
+  uint32_t* written_quantized_ = nullptr;
+  size_t num_written_quantized_ = 0;
   const char* node_kind_ = "";
   bool memory_failed_ = false;
   char where_[160];

@@ -18,17 +18,6 @@ uint32_t size_of(const Ids* ids) { return ids == nullptr ? 0 : ids->size(); }
 
 }  // namespace
 
-// `target` = the tensor of a Result<TensorImpl*>, or return its error.
-#define KILN_XNN_ASSIGN(target, expression)        \
-  do {                                             \
-    Result<TensorImpl*> assigned_ = (expression);  \
-    if (!assigned_.ok()) return assigned_.error(); \
-    target = *assigned_;                           \
-  } while (0)
-#define KILN_XNN_LET(name, expression) \
-  TensorImpl* name = nullptr;          \
-  KILN_XNN_ASSIGN(name, expression)
-
 Error GraphBuilder::lower_node(const xnn_format::Node& node) {
   using K = xnn_format::NodeKind;
   switch (node.node_type()) {
@@ -131,8 +120,7 @@ Error GraphBuilder::lower_node(const xnn_format::Node& node) {
     }
     case K::Convert: {
       const auto* u = node.node_as_Convert();
-      return lower_unary("aten::_to_copy.out", u->input(), u->output(),
-                         {arg(EValue(false)), arg(EValue())});
+      return lower_convert(u->input(), u->output());
     }
     case K::Copy: {
       const auto* u = node.node_as_Copy();
@@ -286,6 +274,7 @@ Error GraphBuilder::lower_transpose(const uint32_t* perm, uint32_t rank, uint32_
       }
       if (!same) continue;
       KILN_RETURN_IF_ERROR(alias(out, to, x.held[from]));
+      values_[out].same_bytes_as = in;
       return finish_output(out);
     }
   }
@@ -301,8 +290,8 @@ Error GraphBuilder::lower_reshape(uint32_t in, uint32_t out) {
   KILN_RETURN_IF_ERROR(use(in, "input"));
   KILN_RETURN_IF_ERROR(define(out, "output"));
   KILN_XNN_LET(source, held(in, kNatural));
-  const ValueState& y = values_[out];
-  if (y.output) {
+  ValueState& y = values_[out];
+  if (writes_bound(y)) {
     int64_t dims[kMaxRank];
     for (uint32_t d = 0; d < y.rank; ++d) dims[d] = y.dims[d];
     KILN_XNN_LET(target, produce(out, kNatural));
@@ -310,7 +299,8 @@ Error GraphBuilder::lower_reshape(uint32_t in, uint32_t out) {
                 {tensor_arg(source), ints_arg(dims, y.rank), tensor_arg(target)});
   }
   KILN_XNN_LET(reshaped, view(source, {y.dims, y.rank}));
-  values_[out].held[kNatural] = reshaped;
+  y.held[kNatural] = reshaped;
+  y.same_bytes_as = in;
   return Error::Ok;
 }
 
