@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 import torch
-from executorch_export import write_pte
+from executorch_export import write_pte, xnnpack_pte_bytes
 
 from buildtools import REPO_ROOT, run
-from kiln.codegen import cli, missing_ops
+from kiln.codegen import cli, missing_ops, oplist
 
 OPS_YAML = """\
 - op: add.out
@@ -422,3 +422,87 @@ def test_a_version_1_manifest_names_one_custom_ops_yaml(tmp_path: Path) -> None:
     with contextlib.redirect_stdout(stdout):
         assert missing_ops.main(["--library", str(path), "--ops", "acme::twice.out"]) == 1
     assert f"acme::twice.out has a kernel ({custom}:1)" in stdout.getvalue()
+
+
+@pytest.fixture(scope="module")
+def delegated_program(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A convolution and a ReLU, all of it in one XnnpackBackend delegate call."""
+    module = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.ReLU())
+    program = tmp_path_factory.mktemp("xnnpack") / "conv_relu.pte"
+    program.write_bytes(xnnpack_pte_bytes(module, (torch.randn(1, 3, 6, 6),)))
+    return program
+
+
+def _kiln_library(directory: Path, *selection: str) -> Path:
+    """The manifest of a library generated from Kiln's operator YAMLs, as CMake generates it."""
+    argv = ["--functions-yaml", str(REPO_ROOT / "functions.yaml")]
+    argv += ["--custom-ops-yaml", str(REPO_ROOT / "custom_ops.yaml"), *selection]
+    assert cli.main([*argv, "--output-dir", str(directory), "--lib-name", "model_ops"]) == 0
+    return directory / "model_ops.manifest.json"
+
+
+def _diagnose(manifest: Path, program: Path) -> tuple[int, list[dict[str, object]]]:
+    stdout = io.StringIO()
+    with contextlib.redirect_stdout(stdout):
+        status = missing_ops.main(["--library", str(manifest), "--program", str(program), "--json"])
+    findings = json.loads(stdout.getvalue())["findings"]
+    assert isinstance(findings, list)
+    return status, findings
+
+
+def test_an_operator_the_xnnpack_delegate_calls_is_named_with_the_fix(
+    delegated_program: Path, tmp_path: Path
+) -> None:
+    """What the runtime reports from inside the delegate at load ("... needs the operator
+    aten::convolution.out, which no backend of the method has a kernel for ...") is diagnosed
+    before the run, and the program's own selection, which holds the delegate's operators, fixes
+    it."""
+    manifest = _kiln_library(tmp_path / "hand", "--root-ops", "aten::permute_copy.out")
+    status, findings = _diagnose(manifest, delegated_program)
+    assert status == 1
+    by_op = {f["op"]: f for f in findings}
+    # The convolution, its fused ReLU and the copy into the call's output (permute_copy is in).
+    assert sorted(by_op) == ["aten::clamp.out", "aten::clone.out", "aten::convolution.out"]
+    assert {f["cause"] for f in findings} == {"not_selected"}
+    convolution = by_op["aten::convolution.out"]
+    delegate = "XnnpackBackend delegate at plan 'forward', chain 0, instruction 0"
+    assert convolution["needed_by"] == f"{delegated_program} ({delegate})"
+    message = convolution["message"]
+    assert isinstance(message, str) and f"Kiln's {delegate} calls it" in message
+    assert (
+        "needs the operator aten::convolution.out, which no backend of the method has a kernel "
+        "for" in message
+    )
+    fix = convolution["fix"]
+    assert isinstance(fix, list)
+    assert f"kiln_add_operator_library(NAME model_ops MODEL {delegated_program} ...)" in fix[0]
+    assert 'add "aten::convolution.out" to gen_selected_ops' in fix[1]
+    # The fix: the library selected from the program has all the delegate calls.
+    selection = tmp_path / "selected_operators.yaml"
+    assert oplist.main(["--output", str(selection), "--model", str(delegated_program)]) == 0
+    fixed = _kiln_library(tmp_path / "from_model", "--selected-ops", str(selection))
+    assert _diagnose(fixed, delegated_program) == (0, [])
+
+
+def test_a_delegate_kiln_does_not_run_is_diagnosed(
+    delegated_program: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    program = tmp_path / "vendor.pte"
+    program.write_bytes(
+        delegated_program.read_bytes().replace(b"XnnpackBackend", b"VendorNpu_v2x1")
+    )
+    manifest = _kiln_library(tmp_path / "lib", "--root-ops", "aten::add.out")
+    status, findings = _diagnose(manifest, program)
+    assert status == 1
+    (finding,) = findings  # the library's operators cannot stand in for the delegate
+    assert finding["op"] == "VendorNpu_v2x1" and finding["cause"] == "unregistered_delegate"
+    assert finding["needed_by"] == str(program)
+    message = finding["message"]
+    assert isinstance(message, str)
+    assert "plan 'forward', chain 0, instruction 0 calls delegate 'VendorNpu_v2x1'" in message
+    assert "calls delegate 'VendorNpu_v2x1', which is not registered" in message
+    fix = finding["fix"]
+    assert isinstance(fix, list) and 'kiln::register_delegate("VendorNpu_v2x1"' in fix[0]
+    assert missing_ops.main(["--library", str(manifest), "--program", str(program)]) == 1
+    table = capsys.readouterr().out
+    assert "1. MISSING VendorNpu_v2x1 — the program calls a delegate backend Kiln does not" in table

@@ -1,8 +1,8 @@
 """Programs lowered with ExecuTorch 1.5.1's XNNPACK partitioner: Kiln's XnnpackBackend delegate
 runs their float and int8 graphs on Kiln's kernels (NHWC convolutions and pooling included),
 matching eager PyTorch and ExecuTorch's own runtime on the same file, on the portable backend and
-on ascend-then-portable. Graphs it does not run (4-bit weights, other node kinds) and damaged
-payloads are refused at load, naming the node or what is wrong."""
+on ascend-then-portable. Graphs it does not run (other node kinds) and damaged payloads are
+refused at load, naming the node or what is wrong."""
 
 from __future__ import annotations
 
@@ -230,24 +230,25 @@ def test_an_int8_graph_runs_on_the_ascend_backend() -> None:
     torch.testing.assert_close(program.run(*inputs)[0], portable, rtol=1e-5, atol=1e-6)
 
 
-def test_4_bit_weights_are_refused_naming_the_value() -> None:
-    # torchao's int8 dynamic activations with 4-bit weights in groups of 32: XNNPACK's QBINT4.
+@pytest.mark.parametrize("per_row", [False, True], ids=["groups-of-32", "rows"])
+def test_4_bit_weights_run_like_executorch(per_row: bool) -> None:
+    # torchao's int8 dynamic activations with 4-bit weights (the LLM export's 8da4w): XNNPACK's
+    # QBINT4, two integers to a byte with a bfloat16 scale per group; a group of a whole row is
+    # how the partitioner writes per-channel 4-bit weights too.
     from torchao.quantization import Int8DynamicActivationIntxWeightConfig, quantize_
-    from torchao.quantization.granularity import PerGroup
+    from torchao.quantization.granularity import PerAxis, PerGroup
 
-    module = nn.Sequential(nn.Linear(64, 32)).eval()
+    torch.manual_seed(0)
+    module = nn.Sequential(nn.Linear(128, 64), nn.ReLU(), nn.Linear(64, 7, bias=False)).eval()
     config = Int8DynamicActivationIntxWeightConfig(
-        weight_dtype=torch.int4, weight_granularity=PerGroup(32)
+        weight_dtype=torch.int4, weight_granularity=PerAxis(0) if per_row else PerGroup(32)
     )
     quantize_(module, config)
-    pte = xnnpack_pte_bytes(module, (torch.randn(2, 64),))
-    with pytest.raises(kiln.KilnError) as error:
-        kiln.load(pte)
-    assert error.value.code == "NotSupported"
-    assert (
-        "node 1 (FullyConnected): value 2 (filter) is a quantized QBINT4 tensor, which Kiln's "
-        "XNNPACK delegate does not run yet" in str(error.value)
-    )
+    inputs = (torch.randn(3, 128),)
+    pte = xnnpack_pte_bytes(module, inputs)
+    got = kiln.load(pte).run(*inputs)[0]
+    reference = ExecuTorchMethod(pte).run(*inputs)[0]
+    torch.testing.assert_close(got, reference, rtol=1e-5, atol=1e-6)
 
 
 def test_a_node_kind_it_does_not_run_is_refused_naming_it() -> None:

@@ -11,9 +11,15 @@ import os
 import sys
 from collections.abc import Sequence
 
+from kiln.codegen.diagnostics.delegates import unregistered_delegate
 from kiln.codegen.diagnostics.diagnosis import Diagnosis, Finding, summarize
 from kiln.codegen.diagnostics.manifest import Manifest
-from kiln.codegen.diagnostics.needs import Need, needs_from_model, needs_from_selection
+from kiln.codegen.diagnostics.needs import (
+    DelegateNeed,
+    Need,
+    needs_from_model,
+    needs_from_selection,
+)
 from kiln.codegen.diagnostics.report import render_json, render_table
 from kiln.codegen.diagnostics.symbols import defined_symbols
 from kiln.codegen.errors import CliParser, UserError
@@ -59,17 +65,21 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _needs(options: argparse.Namespace) -> list[Need]:
+def _needs(options: argparse.Namespace) -> tuple[list[Need], list[DelegateNeed]]:
+    """The operators needed, and the delegate calls to backends Kiln does not run."""
     needs: list[Need] = []
+    delegates: list[DelegateNeed] = []
     if options.ops:
         needs += [Need(name, (), "--ops") for name in parse_root_ops(options.ops)]
     for path in options.selected_ops:
         needs += needs_from_selection(path)
     for path in options.model:
-        needs += needs_from_model(path)
-    if not needs:
+        found = needs_from_model(path)
+        needs += found.ops
+        delegates += found.delegates
+    if not needs and not delegates:
         raise UserError(PROG, None, "nothing to check", "pass --ops, --program or --selected-ops")
-    return needs
+    return needs, delegates
 
 
 def _yamls(options: argparse.Namespace, manifest: Manifest) -> list[YamlFile]:
@@ -91,10 +101,11 @@ def _yamls(options: argparse.Namespace, manifest: Manifest) -> list[YamlFile]:
 
 def diagnose(options: argparse.Namespace) -> tuple[Manifest, list[Finding]]:
     manifest = Manifest.load(options.library)
-    needs = _needs(options)
+    needs, delegates = _needs(options)
     symbols = defined_symbols(options.kernel_libs) if options.kernel_libs else None
     diagnosis = Diagnosis(manifest, _yamls(options, manifest), options.backend, symbols)
-    return manifest, diagnosis.check_all(needs)
+    findings = [unregistered_delegate(need) for need in delegates]
+    return manifest, findings + diagnosis.check_all(needs)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

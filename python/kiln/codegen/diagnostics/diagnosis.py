@@ -43,6 +43,7 @@ CAUSES = {
     "unknown_name": "not an operator Kiln or ATen knows",
     "undefined_symbol": "the kernel is declared but its symbol is not defined",
     "backend_fallback": "no kernel for the requested backend; runs on another (a warning)",
+    "unregistered_delegate": "the program calls a delegate backend Kiln does not run itself",
 }
 
 
@@ -88,6 +89,14 @@ class Diagnosis:
     # ---- per need ----
 
     def check(self, need: Need) -> list[Finding]:
+        findings = self._check(need)
+        if not need.delegate:
+            return findings
+        from kiln.codegen.diagnostics.delegates import in_delegate
+
+        return [in_delegate(f, need, self.manifest.library) for f in findings]
+
+    def _check(self, need: Need) -> list[Finding]:
         name = qualified(need.name)
         kernels = self.manifest.operators.get(name)
         if kernels is None:

@@ -47,6 +47,7 @@ class PteFile:
     file_size: int
     segment_base_offset: int | None  # None: no extended header
     segment_data_size: int | None  # None: not recorded (or no extended header)
+    data: bytes = b""  # the whole file, segments included (delegate payloads live there)
 
     def check_segments(self, ends: list[int]) -> None:
         """Checks that the data segments ending at ``ends`` (relative to the segment base) lie in
@@ -187,7 +188,7 @@ def split_pte(path: str, data: bytes) -> PteFile:
             f"{program_size} bytes",
             _REEXPORT,
         )
-    return PteFile(path, data[:program_size], len(data), base, segment_size)
+    return PteFile(path, data[:program_size], len(data), base, segment_size, data)
 
 
 def read_pte_file(path: str) -> PteFile:

@@ -8,6 +8,11 @@ entry per tensor among the arguments, returns excluded, as ``kiln.codegen.model.
 and the runtime's ``build_kernel_key`` write it. ATen schemas give the argument count; for other
 operators, whose schemas a program does not carry, the one trailing value that repeats arguments
 (the out tensors, or ``self``) is the return.
+
+A DelegateCall runs operators too: for each call to ``XnnpackBackend`` the payload's XNNPACK graph
+is read and the operators Kiln's own delegate calls for it are added, with their keys
+(``xnnpack_ops``). A call to another backend is recorded, for selection to warn about and
+diagnostics to report: what it runs is that backend's business.
 """
 
 from __future__ import annotations
@@ -21,12 +26,16 @@ from kiln.codegen.errors import UserError
 from kiln.codegen.model.kernel_keys import KernelKey, KeyArg
 from kiln.codegen.model.schemas import AtenSchemas
 from kiln.codegen.pte import program_generated
+from kiln.codegen.pte.delegates import DelegatePayload, delegate_payloads
 from kiln.codegen.pte.header import PteFile, read_pte_file, split_pte
+from kiln.codegen.pte.xnnpack_ops import GraphError, xnnpack_calls
+from kiln.codegen.pte.xnnpack_payload import PayloadError, read_xnnpack_graph
 
 fb: Any = program_generated  # flatc's Python output carries no type hints
 
 _CORRUPT = "the file is damaged or cut short; copy it again, or export the program again"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+XNNPACK_BACKEND = "XnnpackBackend"  # the delegate Kiln runs itself (runtime/executor/delegate.cpp)
 
 
 @dataclass(frozen=True)
@@ -38,12 +47,28 @@ class OperatorCall:
 
 
 @dataclass(frozen=True)
+class DelegateUse:
+    """One DelegateCall: its backend, where it is, and the operator calls Kiln's delegate for that
+    backend makes (none when Kiln does not run the backend itself: ``runs_in_kiln`` False)."""
+
+    backend: str
+    where: str
+    calls: tuple[OperatorCall, ...]
+
+    @property
+    def runs_in_kiln(self) -> bool:
+        return self.backend == XNNPACK_BACKEND
+
+
+@dataclass(frozen=True)
 class PlanOperators:
-    """One execution plan (method): its operator table, in order, and its kernel calls."""
+    """One execution plan (method): its operator table, in order, its kernel calls and its
+    delegate calls."""
 
     name: str
     operators: tuple[str, ...]
     calls: tuple[OperatorCall, ...]
+    delegates: tuple[DelegateUse, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -57,12 +82,28 @@ class PteOperators:
         """Every plan's operator table, merged and sorted."""
         return sorted({op for plan in self.plans for op in plan.operators})
 
+    def delegates(self) -> list[DelegateUse]:
+        """Every plan's delegate calls, in order."""
+        return [use for plan in self.plans for use in plan.delegates]
+
     def keys(self) -> dict[str, set[KernelKey]]:
-        """Operator -> the kernel keys its calls need (an operator no call uses: no keys)."""
+        """Operator -> the kernel keys its calls need (an operator no call uses: no keys), the
+        calls Kiln's delegates make included. The default key stands for every dtype."""
         found: dict[str, set[KernelKey]] = {op: set() for op in self.operators()}
         for plan in self.plans:
             for call in plan.calls:
                 found[call.op].add(call.key)
+        for use in self.delegates():
+            for call in use.calls:
+                found.setdefault(call.op, set()).add(call.key)
+        return found
+
+    def delegated(self) -> dict[str, str]:
+        """Operator -> the first delegate call (backend and where) whose delegate calls it."""
+        found: dict[str, str] = {}
+        for use in self.delegates():
+            for call in use.calls:
+                found.setdefault(call.op, f"{use.backend} delegate at {use.where}")
         return found
 
 
@@ -188,7 +229,24 @@ class _Plan:
         return KeyArg(int(tensor.scalarType), tuple(int(d) for d in tensor.dimOrder))
 
 
-def _plan(path: str, index: int, plan: Any, counts: _ArgumentCounts) -> PlanOperators:
+def _delegate_use(path: str, payload: DelegatePayload) -> DelegateUse:
+    """What one delegate call needs from the operator library."""
+    if payload.backend != XNNPACK_BACKEND:
+        return DelegateUse(payload.backend, payload.where, ())
+    where = f"{payload.where} ({XNNPACK_BACKEND})"
+    try:
+        calls = xnnpack_calls(read_xnnpack_graph(payload.data))
+    except (PayloadError, GraphError) as error:
+        raise UserError(
+            path, None, f"{where}: {error}", "export the program again with executorch 1.5.x"
+        ) from None
+    return DelegateUse(payload.backend, payload.where, tuple(OperatorCall(*c) for c in calls))
+
+
+def _plan(
+    pte: PteFile, program: Any, index: int, plan: Any, counts: _ArgumentCounts
+) -> PlanOperators:
+    path = pte.path
     if plan is None:
         raise UserError(path, None, f"execution plan {index} is missing", _CORRUPT)
     name = _text(path, plan.name, f"execution plan {index}'s name") or str(index)
@@ -197,16 +255,21 @@ def _plan(path: str, index: int, plan: Any, counts: _ArgumentCounts) -> PlanOper
     )
     reader = _Plan(path, name, plan, table)
     calls = tuple(reader.call(where, call, counts) for where, call in _kernel_calls(plan))
-    return PlanOperators(name, table, calls)
+    delegates = tuple(
+        _delegate_use(path, payload) for payload in delegate_payloads(pte, program, name, plan)
+    )
+    return PlanOperators(name, table, calls, delegates)
 
 
-def _decode(pte: PteFile) -> tuple[list[Any], list[int]]:
-    """The execution plans as objects, and the end of each data segment that holds data
-    (relative to the segment base; programs without constants list one empty segment).
+def _decode(pte: PteFile) -> tuple[Any, list[Any], list[int]]:
+    """The program's root table, its execution plans as objects, and the end of each data
+    segment that holds data (relative to the segment base; programs without constants list one
+    empty segment).
 
-    Only the plans and the segment table are decoded: constant data and delegate blobs are not
-    needed to tell which operators run. FlatBuffers offsets only point forward, so decoding ends;
-    a bad offset or length surfaces as one of the exceptions below."""
+    Only the plans and the segment table are decoded: constant data is not needed to tell which
+    operators run, and delegate payloads are read from the root table when a plan calls them.
+    FlatBuffers offsets only point forward, so decoding ends; a bad offset or length surfaces as
+    one of the exceptions below."""
     try:
         program = fb.Program.GetRootAs(pte.flatbuffer, 0)
         plans = [
@@ -225,7 +288,7 @@ def _decode(pte: PteFile) -> tuple[list[Any], list[int]]:
             f"malformed or truncated program data ({kind}: {error})",
             _CORRUPT,
         ) from None
-    return plans, ends
+    return program, plans, ends
 
 
 def operator_table(path: str, data: bytes, method: str) -> tuple[str, ...]:
@@ -256,9 +319,9 @@ def read_pte_operators(path: str) -> PteOperators:
     """The operators and kernel keys of the .pte program at ``path``, checked: a truncated or
     corrupt file, or an index out of range, is a UserError naming the file and the fault."""
     pte = read_pte_file(path)
-    plans, segment_ends = _decode(pte)
+    program, plans, segment_ends = _decode(pte)
     pte.check_segments(segment_ends)
     if not plans:
         raise UserError(path, None, "the program has no execution plan (method)", _CORRUPT)
     counts = _ArgumentCounts()
-    return PteOperators(path, tuple(_plan(path, i, p, counts) for i, p in enumerate(plans)))
+    return PteOperators(path, tuple(_plan(pte, program, i, p, counts) for i, p in enumerate(plans)))

@@ -3,7 +3,8 @@ saved torch.export program. The executor's prim operators (selective_build/prim_
 operator library's, and are left out.
 
 A .pte program (told by its file identifier "ET12", or by its name) already calls out variants:
-its operator tables and each KernelCall's key come from ``kiln.codegen.pte.reader``. Any other
+its operator tables and each KernelCall's key come from ``kiln.codegen.pte.reader``, and so do the
+operators Kiln's XNNPACK delegate calls for its XnnpackBackend delegate calls. Any other
 file is loaded with torch.export.load and decomposed to core ATen (what an out-variant runtime
 executes). Each functional op maps to its out variant through torchgen's function groups
 (``aten::add.Tensor`` -> ``aten::add.out``); view ops map to their ``_copy`` variant's out
@@ -35,10 +36,14 @@ _CHANNELS_LAST_4D = (0, 2, 3, 1)
 
 @dataclass
 class ProgramOps:
-    """What one program needs: out-variant op name -> kernel keys, plus ops with no out variant."""
+    """What one program needs: out-variant op name -> kernel keys (the default key: every
+    dtype), plus ops with no out variant, the ops Kiln's delegates call and the delegate calls
+    Kiln does not run itself."""
 
     keys: dict[str, set[KernelKey]] = field(default_factory=dict)
     unmapped: dict[str, str] = field(default_factory=dict)  # op -> why
+    delegated: dict[str, str] = field(default_factory=dict)  # op -> the delegate call needing it
+    other_delegates: list[tuple[str, str]] = field(default_factory=list)  # (backend, where)
 
 
 @lru_cache(maxsize=1)
@@ -157,8 +162,13 @@ def is_pte_program(path: str) -> bool:
 def _pte_program_ops(path: str) -> ProgramOps:
     from kiln.codegen.pte.reader import read_pte_operators
 
-    keys = read_pte_operators(path).keys()
-    return ProgramOps(keys={name: k for name, k in keys.items() if not is_prim_operator(name)})
+    found = read_pte_operators(path)
+    keys = found.keys()
+    return ProgramOps(
+        keys={name: k for name, k in keys.items() if not is_prim_operator(name)},
+        delegated=found.delegated(),
+        other_delegates=[(d.backend, d.where) for d in found.delegates() if not d.runs_in_kiln],
+    )
 
 
 def program_ops(path: str) -> ProgramOps:

@@ -2,12 +2,15 @@
 operator YAMLs, earlier selection files and programs (.pte or torch.export).
 
 The output is the format torchgen.selective_build.SelectiveBuilder reads; a program's dtypes go
-to et_kernel_metadata as kernel keys (an op also selected by a source without dtypes, or that no
-call of the program uses, keeps every dtype).
+to et_kernel_metadata as kernel keys (an op also selected by a source without dtypes, that no
+call of the program uses, or whose dtypes cannot be told, keeps every dtype). A .pte program's
+XnnpackBackend delegate calls add the operators Kiln's delegate calls; a delegate call to another
+backend is a warning on stderr, since what it runs is not Kiln's to select.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -45,10 +48,21 @@ def _model_operators(
                 "rewrite the model without them, or declare custom out-variant ops for them in a "
                 "custom_ops.yaml and select those with --root-ops",
             )
+        for backend, where in found.other_delegates:
+            print(
+                f"{path}: warning: {where} calls delegate '{backend}', which Kiln does not run "
+                "itself; the selection holds none of its operators (a runner must register it "
+                f'with kiln::register_delegate("{backend}", ...))',
+                file=sys.stderr,
+            )
         for name, op_keys in found.keys.items():
             operators.setdefault(name, _operator_entry(path))
             keys.setdefault(name, set()).update(k.native_string() for k in op_keys)
-    return {name: sorted(k) for name, k in sorted(keys.items()) if k and name not in any_dtype}
+    return {
+        name: sorted(k)
+        for name, k in sorted(keys.items())
+        if k and "default" not in k and name not in any_dtype
+    }
 
 
 def _read_selection_file(path: str) -> dict[str, Any] | None:

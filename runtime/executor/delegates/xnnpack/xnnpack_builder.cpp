@@ -232,6 +232,7 @@ Error GraphBuilder::bind_constant(uint32_t v, uint32_t index) {
   ValueState& state = values_[v];
   Result<ConstantSpan> bytes = constant_bytes(v, index, "data");
   if (!bytes.ok()) return bytes.error();
+  if (state.quant.kind == QuantKind::kGroups4Bit) return dequantize_4bit_groups(v, *bytes);
   const bool quantized = state.quant.kind != QuantKind::kNone;
   const ScalarType stored = quantized ? state.quant.storage : state.dtype;
   Result<TensorImpl*> tensor =
@@ -455,7 +456,8 @@ Error GraphBuilder::call(const char* op, ArrayRef<EValue*> args, TensorImpl* cla
   if (count == 0) {
     return fail(Error::OperatorMissing,
                 "needs the operator %s, which no backend of the method has a kernel for (build "
-                "the runner with it: kiln_add_operator_library(... ROOT_OPS %s))",
+                "the runner with the program's selection, which includes its delegates' "
+                "operators: kiln_add_operator_library(... MODEL program.pte); or add ROOT_OPS %s)",
                 op, op);
   }
   // (A Clamp node's bounds are the node's clamp: it is not applied twice.)

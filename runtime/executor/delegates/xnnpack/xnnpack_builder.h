@@ -44,6 +44,7 @@ struct Node;
 struct Convolution;
 struct Pooling;
 struct QuantizedTensorValue;
+struct ChannelGroupQuant;
 enum class DataType : int16_t;
 }  // namespace xnn_format
 
@@ -60,8 +61,10 @@ constexpr uint32_t kNoValue = 0xFFFFFFFFu;
 // such a value as Float: the real numbers its integers stand for, rounded onto its grid after
 // the node that writes it. Per tensor: one scale and zero point; per channel: a scale for each
 // index along `channel_dim` (symmetric, constants only); per token: chosen at run time for each
-// token of `token_dims` trailing dims (asymmetric int8, XNNPACK's dynamic quantization).
-enum class QuantKind : uint8_t { kNone, kPerTensor, kPerChannel, kPerToken };
+// token of `token_dims` trailing dims (asymmetric int8, XNNPACK's dynamic quantization); 4-bit
+// groups: a [out, in] weight of signed 4-bit integers packed two to a byte, with a bfloat16
+// scale for each `group_size` of a row's integers (XNNPACK's QBINT4, constants only).
+enum class QuantKind : uint8_t { kNone, kPerTensor, kPerChannel, kPerToken, kGroups4Bit };
 struct QuantParams {
   QuantKind kind = QuantKind::kNone;
   ScalarType storage = ScalarType::Char;  // the integers' dtype
@@ -72,6 +75,8 @@ struct QuantParams {
   const float* scales = nullptr;
   uint32_t num_scales = 0;
   uint32_t token_dims = 0;
+  uint32_t group_size = 0;
+  const uint16_t* bf16_scales = nullptr;  // 4-bit groups: [out, in / group_size]
 };
 
 class GraphBuilder {
@@ -114,8 +119,11 @@ class GraphBuilder {
   // Quantized values (xnnpack_quantized.cpp).
   Error read_quantization(uint32_t v, const xnn_format::QuantizedTensorValue& value,
                           xnn_format::DataType dtype);
+  Error read_4bit_groups(uint32_t v, const xnn_format::ChannelGroupQuant& groups, QuantParams* q);
   // A quantized constant, stored as `stored`, dequantized once at load into its Float holding.
   Error dequantize_constant(uint32_t v, TensorImpl* stored);
+  // A QBINT4 weight's `bytes`, unpacked and scaled once at load into its Float holding.
+  Error dequantize_4bit_groups(uint32_t v, ConstantSpan bytes);
   // `target` = `source` rounded onto value v's grid: quantized and dequantized.
   Error fake_quantize(uint32_t v, TensorImpl* source, TensorImpl* target);
   // A quantized argument of the call (per tensor only): an input is dequantized from it at each

@@ -42,7 +42,13 @@ bool quantized_dtype(xnn_format::DataType type, QuantParams* q) {
       q->quant_max = INT32_MAX;
       q->kind = type == D::QINT32 ? QuantKind::kPerTensor : QuantKind::kPerChannel;
       return true;
-    default:  // 4-bit weights (QCINT4, QBINT4), packed ones (QPINT8)
+    case D::QBINT4:
+      q->storage = ScalarType::Byte;  // two to a byte
+      q->quant_min = -8;
+      q->quant_max = 7;
+      q->kind = QuantKind::kGroups4Bit;
+      return true;
+    default:  // 4-bit weights with a float scale per channel (QCINT4), packed int8 ones (QPINT8)
       return false;
   }
 }
@@ -55,6 +61,8 @@ const char* kind_name(QuantKind kind) {
       return "per channel";
     case QuantKind::kPerToken:
       return "per token";
+    case QuantKind::kGroups4Bit:
+      return "in 4-bit groups";
     default:
       return "not";
   }
@@ -77,7 +85,8 @@ Error GraphBuilder::read_quantization(uint32_t v, const xnn_format::QuantizedTen
   const Q given = value.quantization_type();
   const bool fits = (q.kind == QuantKind::kPerTensor && given == Q::TensorQuant) ||
                     (q.kind == QuantKind::kPerChannel && given == Q::ChannelQuant) ||
-                    (q.kind == QuantKind::kPerToken && given == Q::TokenDynamicQuant);
+                    (q.kind == QuantKind::kPerToken && given == Q::TokenDynamicQuant) ||
+                    (q.kind == QuantKind::kGroups4Bit && given == Q::ChannelGroupQuant);
   if (!fits) {
     return fail(Error::InvalidProgram,
                 "value %u: a %s tensor needs quantization %s, but it has parameters of kind %s", v,
@@ -119,6 +128,8 @@ Error GraphBuilder::read_quantization(uint32_t v, const xnn_format::QuantizedTen
       return fail(Error::InvalidProgram, "value %u: %u scales for %d channels along dim %u", v,
                   q.num_scales, static_cast<int>(state.dims[q.channel_dim]), q.channel_dim);
     }
+  } else if (const auto* g = value.quantization_as_ChannelGroupQuant()) {
+    KILN_RETURN_IF_ERROR(read_4bit_groups(v, *g, &q));
   } else {
     const int32_t token_dims = value.quantization_as_TokenDynamicQuant()->non_batch_dims();
     if (token_dims < 1 || static_cast<uint32_t>(token_dims) > state.rank) {
@@ -130,6 +141,63 @@ Error GraphBuilder::read_quantization(uint32_t v, const xnn_format::QuantizedTen
   state.quant = q;
   state.tensor = true;
   state.dtype = ScalarType::Float;
+  return Error::Ok;
+}
+
+// A QBINT4 weight [out, in]: groups of `group_size` along each row, one bfloat16 scale each.
+Error GraphBuilder::read_4bit_groups(uint32_t v, const xnn_format::ChannelGroupQuant& groups,
+                                     QuantParams* q) {
+  const ValueState& state = values_[v];
+  if (state.rank != 2 || groups.channel_dim() != 0 || groups.group_size() <= 0 ||
+      state.dims[1] % groups.group_size() != 0) {
+    return fail(Error::InvalidProgram,
+                "value %u: 4-bit groups of %d along channel dim %d of a tensor of %u dims (a "
+                "[out, in] weight whose rows are whole groups, channel dim 0)",
+                v, groups.group_size(), groups.channel_dim(), state.rank);
+  }
+  q->group_size = static_cast<uint32_t>(groups.group_size());
+  const uint64_t count = static_cast<uint64_t>(state.dims[0]) * (state.dims[1] / q->group_size);
+  Result<ConstantSpan> bytes = constant_bytes(v, groups.scale_buffer(), "scales");
+  if (!bytes.ok()) return bytes.error();
+  if (groups.scale_count() != count || bytes->size / sizeof(uint16_t) < count ||
+      reinterpret_cast<uintptr_t>(bytes->data) % alignof(uint16_t) != 0) {
+    return fail(Error::InvalidProgram,
+                "value %u: %llu groups need as many aligned bfloat16 scales; it has %u, in %zu "
+                "bytes",
+                v, static_cast<unsigned long long>(count), groups.scale_count(), bytes->size);
+  }
+  q->bf16_scales = reinterpret_cast<const uint16_t*>(bytes->data);
+  return Error::Ok;
+}
+
+// XNNPACK's packing (what ExecuTorch writes): each row padded to an even length, element 2k in
+// the low nibble of byte k and 2k + 1 in the high one, stored as the integer plus 8.
+Error GraphBuilder::dequantize_4bit_groups(uint32_t v, ConstantSpan bytes) {
+  ValueState& state = values_[v];
+  const QuantParams& q = state.quant;
+  const int64_t rows = state.dims[0], columns = state.dims[1];
+  const int64_t row_bytes = (columns + 1) / 2, groups = columns / q.group_size;
+  if (bytes.size / (row_bytes == 0 ? 1 : row_bytes) < static_cast<uint64_t>(rows)) {
+    return fail(Error::InvalidProgram,
+                "value %u: its 4-bit [%lld, %lld] needs %lld bytes; it has %zu", v,
+                static_cast<long long>(rows), static_cast<long long>(columns),
+                static_cast<long long>(rows * row_bytes), bytes.size);
+  }
+  KILN_XNN_LET(real, new_buffer(ScalarType::Float, {state.dims, state.rank}, true));
+  auto* out = static_cast<float*>(real->mutable_data());
+  for (int64_t r = 0; r < rows; ++r) {
+    const uint8_t* packed = bytes.data + r * row_bytes;
+    for (int64_t g = 0; g < groups; ++g) {
+      const uint32_t bits = uint32_t{q.bf16_scales[r * groups + g]} << 16;
+      float scale;
+      std::memcpy(&scale, &bits, sizeof(scale));
+      for (int64_t c = g * q.group_size; c < (g + 1) * q.group_size; ++c) {
+        const int nibble = (packed[c / 2] >> (4 * (c % 2))) & 0xF;
+        out[r * columns + c] = static_cast<float>(nibble - 8) * scale;
+      }
+    }
+  }
+  state.held[kNatural] = real;
   return Error::Ok;
 }
 
