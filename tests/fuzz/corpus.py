@@ -1,8 +1,8 @@
 """The fuzzer's seed corpus: real .pte programs, the model zoo of tests/program as ExecuTorch
 1.5.1's exporter and kiln.export write them, some of it with dynamic shapes, some lowered with
-ExecuTorch's XNNPACK partitioner (delegate calls whose payloads are XNNPACK graphs), and some with
-its weights in a .ptd data file beside the program (external constants), which the fuzzers mutate
-too.
+ExecuTorch's XNNPACK partitioner (delegate calls whose payloads are XNNPACK graphs, float and int8),
+some quantized by PT2E (quantized_decomposed operators), and some with its weights in a .ptd data
+file beside the program (external constants), which the fuzzers mutate too.
 
 python tests/fuzz/corpus.py OUT_DIR    writes them to OUT_DIR (for longer local fuzz runs)
 """
@@ -20,7 +20,13 @@ import torch
 TESTS = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(TESTS), str(TESTS / "program"), str(TESTS / "fuzz" / "python")]
 
-from executorch_export import external_pte_bytes, pte_bytes, xnnpack_pte_bytes  # noqa: E402
+from executorch_export import (  # noqa: E402
+    external_pte_bytes,
+    load_quantized_kernels,
+    pte_bytes,
+    quantized_module,
+    xnnpack_pte_bytes,
+)
 from models import ZOO, zoo_model  # noqa: E402
 from paired_input import join_input  # noqa: E402
 from torch.export import Dim  # noqa: E402
@@ -65,15 +71,29 @@ EXTERNAL_MODELS = ("mlp", "cnn", "transformer_block")
 # Models also lowered with the XNNPACK partitioner: fully connected, NHWC convolution and pooling
 # with fused activations, batch matrix multiplication, softmax and gelu between kernel calls.
 XNNPACK_MODELS = ("mlp", "cnn", "transformer_block")
+# int8 programs (PT2E with the XNNPACK quantizer): a static CNN plain and delegated, a dynamic
+# transformer block delegated (per-token int8 values in its graphs).
+INT8_SEEDS = ("cnn.et_int8", "cnn.et_xnnpack_int8", "transformer_block.et_xnnpack_dq")
 
-# Seed file names: <model>.<exporter>, <model>.et_dynamic, <model>.et_xnnpack and
+# Seed file names: <model>.<exporter>, <model>.et_dynamic, <model>.et_xnnpack, the int8 ones and
 # <model>.<external exporter> (a .pte and a .ptd)
 SEEDS = (
     tuple(f"{model.name}.{exporter}" for model in ZOO for exporter in EXPORTERS)
     + tuple(f"{name}.et_dynamic" for name in _dynamic_dims())
     + tuple(f"{name}.et_xnnpack" for name in XNNPACK_MODELS)
+    + INT8_SEEDS
     + tuple(f"{name}.{exporter}" for name in EXTERNAL_MODELS for exporter in EXTERNAL_EXPORTERS)
 )
+
+
+def _int8_export(seed: str) -> bytes:
+    name, kind = seed.split(".")
+    module, inputs = zoo_model(name).create()
+    quantized = quantized_module(module, inputs, [inputs], dynamic=kind.endswith("_dq"))
+    if kind != "et_int8":
+        return xnnpack_pte_bytes(quantized, inputs)
+    load_quantized_kernels()  # the out variants ExecuTorch's exporter looks for
+    return pte_bytes(quantized, inputs)
 
 
 def _write(path: Path, data: bytes) -> Path:
@@ -106,6 +126,8 @@ def export_corpus(out_dir: Path) -> list[Path]:
     for name in XNNPACK_MODELS:
         pte = xnnpack_pte_bytes(*zoo_model(name).create())
         paths.append(_write(out_dir / f"{name}.et_xnnpack.pte", pte))
+    for seed in INT8_SEEDS:
+        paths.append(_write(out_dir / f"{seed}.pte", _int8_export(seed)))
     for name in EXTERNAL_MODELS:
         for exporter, export_external in EXTERNAL_EXPORTERS.items():
             pte, ptd = export_external(*zoo_model(name).create())
