@@ -89,7 +89,9 @@ struct Plane {
 };
 
 // Fills the strip with padded input rows first_row .. first_row + count (padded coordinates),
-// and zeroes the kBlock elements after them.
+// and zeroes the kBlock elements after them. A row inside the input writes only its columns:
+// its padding columns are the same in every row and every strip, zeroed once before the first
+// (zero_strip), and nothing else writes them; a padding row is zeroed whole.
 template <typename T, int kBytes>
 KILN_ALWAYS_INLINE void fill_strip(const Plane<T>& p, int64_t first_row, int64_t count, T* strip) {
   const ConvShape& c = *p.shape;
@@ -106,22 +108,21 @@ KILN_ALWAYS_INLINE void fill_strip(const Plane<T>& p, int64_t first_row, int64_t
     for (int64_t phase = 0; phase < stride; ++phase) {
       T* dst = row + phase * length;
       const int64_t lo = p.layout->phase_begin[phase], hi = p.layout->phase_end[phase];
-      zero_elements<kBytes>(dst, lo);
       copy_strided<T, kBytes>(in + lo * stride + phase - pad, stride, hi - lo, dst + lo);
-      zero_elements<kBytes>(dst + hi, length - hi);
     }
   }
   zero_elements<kBytes>(strip + count * row_elements, kBlock<T>);
 }
 
 // Output rows first .. first + count of the plane, from the strip that starts at padded row
-// first * stride_h: blocks of two vectors of kBytes accumulate every tap in registers.
-template <typename T, int kBytes>
+// first * stride_h: blocks of kVectors vectors of kBytes accumulate every tap in registers (one
+// vector for rows that fit in one: the small planes of a network's last layers).
+template <typename T, int kBytes, int kVectors>
 KILN_ALWAYS_INLINE void compute_rows(const Plane<T>& p, int64_t first, int64_t count,
                                      const T* strip) {
   using V = Vector<T, kBytes>;
   constexpr int64_t lanes = kBytes / sizeof(T);
-  constexpr int64_t block = 2 * lanes;
+  constexpr int64_t block = kVectors * lanes;
   static_assert(block <= kBlock<T>, "the strip's slack covers a block");
   const ConvShape& c = *p.shape;
   const Layout& layout = *p.layout;
@@ -137,9 +138,11 @@ KILN_ALWAYS_INLINE void compute_rows(const Plane<T>& p, int64_t first, int64_t c
         const T w = p.weight[t];
         V x0, x1;
         std::memcpy(&x0, src, sizeof(V));
-        std::memcpy(&x1, src + lanes, sizeof(V));
         acc0 += w * x0;
-        acc1 += w * x1;
+        if constexpr (kVectors == 2) {
+          std::memcpy(&x1, src + lanes, sizeof(V));
+          acc1 += w * x1;
+        }
       }
       if (p.clamp) {
         acc0 = acc0 < low ? low : acc0;
@@ -149,11 +152,11 @@ KILN_ALWAYS_INLINE void compute_rows(const Plane<T>& p, int64_t first, int64_t c
       }
       if (ow + block <= c.out_w) {
         std::memcpy(out + ow, &acc0, sizeof(V));
-        std::memcpy(out + ow + lanes, &acc1, sizeof(V));
+        if constexpr (kVectors == 2) std::memcpy(out + ow + lanes, &acc1, sizeof(V));
       } else {
-        T last[block];
+        T last[2 * lanes];
         std::memcpy(last, &acc0, sizeof(V));
-        std::memcpy(last + lanes, &acc1, sizeof(V));
+        if constexpr (kVectors == 2) std::memcpy(last + lanes, &acc1, sizeof(V));
         copy_elements<kBytes>(out + ow, last, c.out_w - ow);
       }
     }
@@ -161,30 +164,41 @@ KILN_ALWAYS_INLINE void compute_rows(const Plane<T>& p, int64_t first, int64_t c
 }
 
 template <typename T, int kBytes>
-KILN_ALWAYS_INLINE void compute_plane(const Plane<T>& p) {
+KILN_ALWAYS_INLINE void compute_plane(const Plane<T>& p, T* strip) {
   const ConvShape& c = *p.shape;
-  alignas(64) T strip[kStripBytes / sizeof(T)];
   const int64_t kernel_rows = (c.kernel_h - 1) * c.dilation[0] + 1;
   const int64_t rows = p.layout->rows;
   for (int64_t first = 0; first < c.out_h; first += rows) {
     const int64_t count = c.out_h - first < rows ? c.out_h - first : rows;
     fill_strip<T, kBytes>(p, first * c.stride[0], (count - 1) * c.stride[0] + kernel_rows, strip);
-    compute_rows<T, kBytes>(p, first, count, strip);
+    if (c.out_w <= static_cast<int64_t>(kBytes / sizeof(T))) {
+      compute_rows<T, kBytes, 1>(p, first, count, strip);
+    } else {
+      compute_rows<T, kBytes, 2>(p, first, count, strip);
+    }
   }
+}
+
+// The rows a strip holds (and the slack after them), zeroed before its first plane.
+template <typename T>
+void zero_strip(const ConvShape& c, const Layout& layout, T* strip) {
+  const int64_t kernel_rows = (c.kernel_h - 1) * c.dilation[0] + 1;
+  const int64_t rows = (layout.rows - 1) * c.stride[0] + kernel_rows;
+  std::memset(strip, 0, (rows * layout.row_elements + kBlock<T>)*sizeof(T));
 }
 
 // A plane's loops over vectors of kBytes, for the ISA room's dispatch (isa/row_loops.h).
 template <typename T>
 struct PlaneLoop {
   template <int kBytes>
-  KILN_ALWAYS_INLINE static void run(const Plane<T>& p) {
-    compute_plane<T, kBytes>(p);
+  KILN_ALWAYS_INLINE static void run(const Plane<T>& p, T* strip) {
+    compute_plane<T, kBytes>(p, strip);
   }
 };
 
 template <typename T>
-KILN_NOINLINE void run_plane(const Plane<T>& p) {
-  isa::vector_loop<PlaneLoop<T>, kBaselineVectorBytes>(p);
+KILN_NOINLINE void run_plane(const Plane<T>& p, T* strip) {
+  isa::vector_loop<PlaneLoop<T>, kBaselineVectorBytes>(p, strip);
 }
 
 template <typename T>
@@ -202,12 +216,15 @@ void convolve(const KernelRuntimeContext& ctx, const ConvShape& c, const Tensor&
   // Item: one output plane (image, output channel); its input channel is channel / group_out.
   parallel_for(ctx, 0, c.batches * c.out_channels, items_grain(plane_out * layout.taps),
                [&](int64_t begin, int64_t end) {
+                 alignas(64) T strip[kStripBytes / sizeof(T)];
+                 zero_strip(c, layout, strip);
                  for (int64_t item = begin; item < end; ++item) {
                    const int64_t batch = item / c.out_channels, channel = item % c.out_channels;
                    const int64_t source = batch * c.in_channels + channel / c.group_out;
                    run_plane(Plane<T>{&c, &layout, in + source * plane_in,
                                       w + channel * layout.taps, b == nullptr ? T(0) : b[channel],
-                                      clamp != nullptr, low, high, o + item * plane_out});
+                                      clamp != nullptr, low, high, o + item * plane_out},
+                             strip);
                  }
                });
 }
