@@ -558,6 +558,20 @@ class PlanChecker {
     return Error::Ok;
   }
 
+  // A kernel or delegate call's arguments: at most kMaxCallArguments values of the plan, their
+  // overlaps checked (check_overlaps).
+  Error check_call_arguments(uint32_t c, uint32_t k, const flatbuffers::Vector<int32_t>* args) {
+    if (args == nullptr) return Error::Ok;
+    if (args->size() > kMaxCallArguments) {
+      KILN_PLAN_FAIL(where_, InvalidProgram,
+                     "chain %u instruction %u has %u arguments (at most %zu)", c, k, args->size(),
+                     kMaxCallArguments);
+    }
+    KILN_RETURN_IF_ERROR(charge(args->size()));
+    for (int32_t arg : *args) KILN_RETURN_IF_ERROR(check_index(c, k, arg, "an argument"));
+    return check_overlaps(c, k, *args);
+  }
+
   Error check_chain(uint32_t c, const pte_format::Chain& chain) {
     const auto* instructions = chain.instructions();
     if (instructions == nullptr) return Error::Ok;
@@ -577,35 +591,13 @@ class PlanChecker {
                            "chain %u instruction %u calls operator %d of %u", c, k,
                            call->op_index(), ops);
           }
-          if (call->args() != nullptr) {
-            if (call->args()->size() > kMaxCallArguments) {
-              KILN_PLAN_FAIL(where_, InvalidProgram,
-                             "chain %u instruction %u has %u arguments (at most %zu)", c, k,
-                             call->args()->size(), kMaxCallArguments);
-            }
-            KILN_RETURN_IF_ERROR(charge(call->args()->size()));
-            for (int32_t arg : *call->args()) {
-              KILN_RETURN_IF_ERROR(check_index(c, k, arg, "an argument"));
-            }
-            KILN_RETURN_IF_ERROR(check_overlaps(c, k, *call->args()));
-          }
+          KILN_RETURN_IF_ERROR(check_call_arguments(c, k, call->args()));
           break;
         }
         case pte_format::InstructionArguments::DelegateCall: {
           const auto* call = instruction.instr_args_as_DelegateCall();
           KILN_RETURN_IF_ERROR(check_delegate(c, k, call->delegate_index()));
-          if (call->args() != nullptr) {
-            if (call->args()->size() > kMaxCallArguments) {
-              KILN_PLAN_FAIL(where_, InvalidProgram,
-                             "chain %u instruction %u has %u arguments (at most %zu)", c, k,
-                             call->args()->size(), kMaxCallArguments);
-            }
-            KILN_RETURN_IF_ERROR(charge(call->args()->size()));
-            for (int32_t arg : *call->args()) {
-              KILN_RETURN_IF_ERROR(check_index(c, k, arg, "an argument"));
-            }
-            KILN_RETURN_IF_ERROR(check_overlaps(c, k, *call->args()));
-          }
+          KILN_RETURN_IF_ERROR(check_call_arguments(c, k, call->args()));
           break;
         }
         case pte_format::InstructionArguments::MoveCall: {
