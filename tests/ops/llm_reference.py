@@ -4,6 +4,9 @@ what bench/cases/llm.py times as the composite of ATen ops."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 import torch
 import torch.nn.functional as F
 
@@ -138,3 +141,79 @@ def weight_int8_linear(
     if bias is not None:
         result = result + bias.double()
     return result.to(x.dtype)
+
+
+def _randn(*shape: int, dtype: torch.dtype, seed: int) -> torch.Tensor:
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed)).to(dtype)
+
+
+@dataclass(frozen=True)
+class LlamaAttention:
+    """A case of ExecuTorch's llama::custom_sdpa: query [batch, queries, heads, dim] at positions
+    start_pos.. over a key/value cache [batch, positions, kv_heads, dim]; with `masked`, an
+    additive [queries, positions] mask (-inf in about 3 of 10 places, and in a whole row with
+    `masked_row`: its output is zeros)."""
+
+    batch: int = 1
+    queries: int = 1
+    heads: int = 4
+    kv_heads: int = 2
+    dim: int = 32
+    positions: int = 16
+    start_pos: int = 0
+    causal: bool = True
+    masked: bool = False
+    scale: float | None = None
+    masked_row: bool = False
+
+    def tensors(
+        self, dtype: torch.dtype
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor | None]:
+        seed = hash(self) % 1000
+        query = _randn(self.batch, self.queries, self.heads, self.dim, dtype=dtype, seed=seed)
+        cache = (self.batch, self.positions, self.kv_heads, self.dim)
+        key = _randn(*cache, dtype=dtype, seed=seed + 1)
+        value = _randn(*cache, dtype=dtype, seed=seed + 2)
+        mask = None
+        if self.masked:
+            generator = torch.Generator().manual_seed(seed + 3)
+            mask = torch.randn(self.queries, self.positions, generator=generator)
+            mask[torch.rand(mask.shape, generator=generator) < 0.3] = float("-inf")
+            if self.masked_row:
+                mask[self.queries // 2] = float("-inf")
+        return query, key, value, mask
+
+    def arguments(self, dtype: torch.dtype) -> tuple[Any, ...]:
+        """custom_sdpa's arguments: query, key, value, start_pos, mask, dropout_p, causal, scale."""
+        query, key, value, mask = self.tensors(dtype)
+        return (query, key, value, self.start_pos, mask, 0.0, self.causal, self.scale)
+
+
+def llama_attention(
+    query: torch.Tensor,
+    key: torch.Tensor,
+    value: torch.Tensor,
+    start_pos: int,
+    mask: torch.Tensor | None,
+    dropout_p: float,
+    causal: bool,
+    scale: float | None,
+) -> torch.Tensor:
+    """custom_sdpa's rule in float64, rounded once to query's dtype, from its arguments: row i
+    sees positions [0, start_pos + i] (causal) or [0, start_pos + queries), or the mask's whole
+    cache; grouped-query heads share their key/value head; a fully masked row gives zeros."""
+    assert dropout_p == 0.0
+    queries, heads, dim = query.shape[1:]
+    group = heads // key.shape[2]
+    length = key.shape[1] if mask is not None else start_pos + queries
+    keys = key[:, :length].double().repeat_interleave(group, 2)
+    values = value[:, :length].double().repeat_interleave(group, 2)
+    logits = torch.einsum("bshd,bthd->bhst", query.double(), keys)
+    logits = logits * (scale if scale is not None else dim**-0.5)
+    if mask is not None:
+        logits = logits + mask.double()
+    elif causal:
+        rows = torch.arange(queries).unsqueeze(1) + start_pos
+        logits = logits.masked_fill(torch.arange(length).unsqueeze(0) > rows, float("-inf"))
+    weights = torch.softmax(logits, -1).nan_to_num(0.0)
+    return torch.einsum("bhst,bthd->bshd", weights, values).to(query.dtype)

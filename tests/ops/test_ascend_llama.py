@@ -9,14 +9,14 @@ device memory); the launch report of decode; and what the kernels decline."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
 import torch
-import torch.nn.functional as F
 from ascend_checks import SOCS, call_ascend, check_declines, float_dtypes, on_soc
 from llm_checks import randn
+from llm_reference import LlamaAttention as Attention
+from llm_reference import llama_attention as sdpa_reference
 from op_compare import assert_same, tolerances_for
 
 import kiln
@@ -33,64 +33,6 @@ ATTENTION_KERNELS = {
 }
 
 
-@dataclass(frozen=True)
-class Attention:
-    """query [batch, queries, heads, dim] at positions start_pos.. over key and value [batch,
-    positions, kv_heads, dim]."""
-
-    batch: int
-    queries: int
-    heads: int
-    kv_heads: int
-    dim: int
-    positions: int
-    start_pos: int
-    causal: bool = True
-    masked: bool = False
-    scale: float | None = None
-
-    def arguments(self, dtype: torch.dtype, seed: int = 0) -> tuple[Any, ...]:
-        query = randn(self.batch, self.queries, self.heads, self.dim, dtype=dtype, seed=seed)
-        cache = (self.batch, self.positions, self.kv_heads, self.dim)
-        key = randn(*cache, dtype=dtype, seed=seed + 1)
-        value = randn(*cache, dtype=dtype, seed=seed + 2)
-        mask = None
-        if self.masked:
-            generator = torch.Generator().manual_seed(seed + 3)
-            mask = torch.randn(self.queries, self.positions, generator=generator)
-            mask[torch.rand(mask.shape, generator=generator) < 0.3] = float("-inf")
-            mask[self.queries // 2] = float("-inf")  # a fully masked row: zeros
-        return (query, key, value, self.start_pos, mask, 0.0, self.causal, self.scale)
-
-
-def sdpa_reference(
-    query: torch.Tensor,
-    key: torch.Tensor,
-    value: torch.Tensor,
-    start_pos: int,
-    mask: torch.Tensor | None,
-    dropout_p: float,
-    causal: bool,
-    scale: float | None,
-) -> torch.Tensor:
-    """custom_sdpa's rule through torch's scaled_dot_product_attention in float64, rounded once
-    to query's dtype: row i sees positions [0, start_pos + i] (causal) or [0, start_pos + S)."""
-    assert dropout_p == 0.0
-    queries, heads = query.shape[1:3]
-    group = heads // key.shape[2]
-    length = key.shape[1] if mask is not None else start_pos + queries
-    keys = key[:, :length].double().repeat_interleave(group, 2).transpose(1, 2)
-    values = value[:, :length].double().repeat_interleave(group, 2).transpose(1, 2)
-    attn_mask: torch.Tensor | None = None if mask is None else mask.double()
-    if mask is None and causal:
-        rows = torch.arange(queries).unsqueeze(1) + start_pos
-        attn_mask = torch.arange(length).unsqueeze(0) <= rows
-    out = F.scaled_dot_product_attention(
-        query.double().transpose(1, 2), keys, values, attn_mask=attn_mask, scale=scale
-    )
-    return out.nan_to_num(0.0).transpose(1, 2).to(query.dtype)  # a fully masked row: zeros
-
-
 # Decode (one query row; contexts over several 64-token chunks), prefill with a tail of query
 # rows spread over several cores and query blocks, chunked prefill, non-causal and masked, groups
 # 1, 2, 4 and 64 (the most the kernel takes: one query row's 64 heads fill a block).
@@ -101,7 +43,7 @@ CASES = {
     "prefill_tail": Attention(2, 37, 4, 4, 64, 37, 0),
     "chunked_prefill_gqa2": Attention(1, 21, 8, 4, 128, 150, 129, scale=0.3),
     "prefill_noncausal_gqa4": Attention(1, 9, 16, 4, 64, 100, 91, causal=False),
-    "masked": Attention(2, 9, 8, 2, 64, 75, 0, causal=False, masked=True),
+    "masked": Attention(2, 9, 8, 2, 64, 75, 0, causal=False, masked=True, masked_row=True),
     "group64": Attention(1, 3, 64, 1, 128, 70, 67),
 }
 

@@ -11,12 +11,13 @@ dropout is refused (ExecuTorch ignores it)."""
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
 import torch
 from llm_checks import LLM_DTYPES, assert_near, randn
+from llm_reference import LlamaAttention as Attention
+from llm_reference import llama_attention as reference_attention
 from op_compare import raises
 
 SDPA = "llama::custom_sdpa.out"
@@ -31,70 +32,6 @@ def executorch_ops() -> Any:
     import executorch.extension.llm.custom_ops.custom_ops  # noqa: F401
 
     return torch.ops.llama
-
-
-@dataclass(frozen=True)
-class Attention:
-    """query [batch, queries, heads, dim] at positions start_pos.. over a key/value cache
-    [batch, positions, kv_heads, dim]."""
-
-    batch: int = 1
-    queries: int = 1
-    heads: int = 4
-    kv_heads: int = 2
-    dim: int = 32
-    positions: int = 16
-    start_pos: int = 0
-    causal: bool = True
-    masked: bool = False
-    scale: float | None = None
-
-    def tensors(
-        self, dtype: torch.dtype
-    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor | None]:
-        seed = hash(self) % 1000
-        query = randn(self.batch, self.queries, self.heads, self.dim, dtype=dtype, seed=seed)
-        cache = (self.batch, self.positions, self.kv_heads, self.dim)
-        key = randn(*cache, dtype=dtype, seed=seed + 1)
-        value = randn(*cache, dtype=dtype, seed=seed + 2)
-        mask = None
-        if self.masked:
-            generator = torch.Generator().manual_seed(seed + 3)
-            mask = torch.randn(self.queries, self.positions, generator=generator)
-            mask[torch.rand(mask.shape, generator=generator) < 0.3] = float("-inf")
-        return query, key, value, mask
-
-    def arguments(self, dtype: torch.dtype) -> tuple[Any, ...]:
-        query, key, value, mask = self.tensors(dtype)
-        return (query, key, value, self.start_pos, mask, 0.0, self.causal, self.scale)
-
-
-def reference_attention(
-    query: torch.Tensor,
-    key: torch.Tensor,
-    value: torch.Tensor,
-    start_pos: int,
-    mask: torch.Tensor | None,
-    dropout_p: float,
-    causal: bool,
-    scale: float | None,
-) -> torch.Tensor:
-    """custom_sdpa's rule in float64, rounded once to query's dtype; its arguments."""
-    assert dropout_p == 0.0
-    queries, heads, dim = query.shape[1:]
-    group = heads // key.shape[2]
-    length = key.shape[1] if mask is not None else start_pos + queries
-    keys = key[:, :length].double().repeat_interleave(group, 2)
-    values = value[:, :length].double().repeat_interleave(group, 2)
-    logits = torch.einsum("bshd,bthd->bhst", query.double(), keys)
-    logits = logits * (scale if scale is not None else dim**-0.5)
-    if mask is not None:
-        logits = logits + mask.double()
-    elif causal:
-        rows = torch.arange(queries).unsqueeze(1) + start_pos
-        logits = logits.masked_fill(torch.arange(length).unsqueeze(0) > rows, float("-inf"))
-    weights = torch.softmax(logits, -1).nan_to_num(0.0)  # a fully masked row: zeros
-    return torch.einsum("bhst,bthd->bshd", weights, values).to(query.dtype)
 
 
 CASES = {
