@@ -114,52 +114,72 @@ KILN_ALWAYS_INLINE void fill_strip(const Plane<T>& p, int64_t first_row, int64_t
   zero_elements<kBytes>(strip + count * row_elements, kBlock<T>);
 }
 
-// Output rows first .. first + count of the plane, from the strip that starts at padded row
-// first * stride_h: blocks of kVectors vectors of kBytes accumulate every tap in registers (one
-// vector for rows that fit in one: the small planes of a network's last layers).
-template <typename T, int kBytes, int kVectors>
-KILN_ALWAYS_INLINE void compute_rows(const Plane<T>& p, int64_t first, int64_t count,
-                                     const T* strip) {
+// Output rows row .. row + kRows of the plane, from their strip rows (`rows`, the first's;
+// `row_step` elements apart): blocks of kVectors vectors of kBytes per row accumulate every tap
+// in registers. kRows x kVectors independent sums keep the FMA unit busy: one or two alone wait
+// on each other's latency at every tap. Its loops over rows and vectors are unrolled whole
+// (KILN_UNROLL), so that the sums stay in registers: a loop left rolled keeps them in memory.
+template <typename T, int kBytes, int kVectors, int kRows>
+KILN_ALWAYS_INLINE void compute_row_group(const Plane<T>& p, int64_t row, const T* rows,
+                                          int64_t row_step) {
   using V = Vector<T, kBytes>;
   constexpr int64_t lanes = kBytes / sizeof(T);
   constexpr int64_t block = kVectors * lanes;
   static_assert(block <= kBlock<T>, "the strip's slack covers a block");
-  const ConvShape& c = *p.shape;
+  const int64_t out_w = p.shape->out_w;
   const Layout& layout = *p.layout;
   const V bias = V{} + p.bias, low = V{} + p.low, high = V{} + p.high;
-  for (int64_t r = 0; r < count; ++r) {
-    T* out = p.out + (first + r) * c.out_w;
-    const T* rows = strip + r * c.stride[0] * layout.row_elements;
-    for (int64_t ow = 0; ow < c.out_w; ow += block) {
-      // Separate vectors, each loaded whole: an array copied at once goes through the stack.
-      V acc0 = bias, acc1 = bias;
-      for (int64_t t = 0; t < layout.taps; ++t) {
-        const T* src = rows + layout.tap_offset[t] + ow;
-        const T w = p.weight[t];
-        V x0, x1;
-        std::memcpy(&x0, src, sizeof(V));
-        acc0 += w * x0;
-        if constexpr (kVectors == 2) {
-          std::memcpy(&x1, src + lanes, sizeof(V));
-          acc1 += w * x1;
+  for (int64_t ow = 0; ow < out_w; ow += block) {
+    V acc[kRows][kVectors];
+    KILN_UNROLL for (int i = 0; i < kRows; ++i) {
+      KILN_UNROLL for (int j = 0; j < kVectors; ++j) acc[i][j] = bias;
+    }
+    for (int64_t t = 0; t < layout.taps; ++t) {
+      const T* src = rows + layout.tap_offset[t] + ow;
+      const T w = p.weight[t];
+      KILN_UNROLL for (int i = 0; i < kRows; ++i) {
+        KILN_UNROLL for (int j = 0; j < kVectors; ++j) {
+          V x;
+          std::memcpy(&x, src + i * row_step + j * lanes, sizeof(V));
+          acc[i][j] += w * x;
         }
       }
-      if (p.clamp) {
-        acc0 = acc0 < low ? low : acc0;
-        acc0 = acc0 > high ? high : acc0;
-        acc1 = acc1 < low ? low : acc1;
-        acc1 = acc1 > high ? high : acc1;
+    }
+    KILN_UNROLL for (int i = 0; i < kRows; ++i) {
+      T* out = p.out + (row + i) * out_w + ow;
+      KILN_UNROLL for (int j = 0; j < kVectors; ++j) {
+        if (p.clamp) {
+          acc[i][j] = acc[i][j] < low ? low : acc[i][j];
+          acc[i][j] = acc[i][j] > high ? high : acc[i][j];
+        }
       }
-      if (ow + block <= c.out_w) {
-        std::memcpy(out + ow, &acc0, sizeof(V));
-        if constexpr (kVectors == 2) std::memcpy(out + ow + lanes, &acc1, sizeof(V));
+      if (ow + block <= out_w) {
+        KILN_UNROLL for (int j = 0; j < kVectors; ++j)
+            std::memcpy(out + j * lanes, &acc[i][j], sizeof(V));
       } else {
-        T last[2 * lanes];
-        std::memcpy(last, &acc0, sizeof(V));
-        if constexpr (kVectors == 2) std::memcpy(last + lanes, &acc1, sizeof(V));
-        copy_elements<kBytes>(out + ow, last, c.out_w - ow);
+        T last[block];
+        KILN_UNROLL for (int j = 0; j < kVectors; ++j)
+            std::memcpy(last + j * lanes, &acc[i][j], sizeof(V));
+        copy_elements<kBytes>(out, last, out_w - ow);
       }
     }
+  }
+}
+
+// Output rows first .. first + count of the plane, from the strip that starts at padded row
+// first * stride_h: four rows at a time, then one (one vector per block for rows that fit in
+// one: the small planes of a network's last layers).
+template <typename T, int kBytes, int kVectors>
+KILN_ALWAYS_INLINE void compute_rows(const Plane<T>& p, int64_t first, int64_t count,
+                                     const T* strip) {
+  constexpr int kGroup = 4;
+  const int64_t row_step = p.shape->stride[0] * p.layout->row_elements;
+  int64_t r = 0;
+  for (; r + kGroup <= count; r += kGroup) {
+    compute_row_group<T, kBytes, kVectors, kGroup>(p, first + r, strip + r * row_step, row_step);
+  }
+  for (; r < count; ++r) {
+    compute_row_group<T, kBytes, kVectors, 1>(p, first + r, strip + r * row_step, row_step);
   }
 }
 
