@@ -343,8 +343,8 @@ int main(int argc, char** argv) {
     std::printf(" (%zu more left to run: over --max-memory)", folded.over_limit);
   }
   std::printf("\n");
-  std::printf("fused: %zu activations, %zu batch norms\n", folded.fused_activations,
-              folded.fused_batch_norms);
+  std::printf("fused: %zu activations, %zu batch norms, %zu int8 chains\n",
+              folded.fused_activations, folded.fused_batch_norms, folded.fused_int8);
   if (options.repeat > 0) {
     const uint64_t start = kiln::monotonic_ns();
     for (uint64_t r = 0; r < options.repeat; ++r) {

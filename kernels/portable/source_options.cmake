@@ -8,6 +8,14 @@ endif()
 # The gemm micro-kernel relies on fused multiply-adds (ISO C++ mode turns contraction off).
 set_source_files_properties(cpu/util/linalg/gemm.cpp PROPERTIES COMPILE_OPTIONS -ffp-contract=fast)
 
+# The int8 calls requantize with a multiply and an add rounded apart (util/quantized/int8_gemm.h):
+# every version gives the same bytes only if no compiler fuses them, whatever its default.
+set_source_files_properties(
+  cpu/util/quantized/int8_gemm.cpp cpu/util/quantized/int8_depthwise.cpp
+  cpu/util/quantized/int8_conv.cpp cpu/isa/x86/gemm_int8_avx2.cpp
+  cpu/isa/x86/gemm_int8_vnni.cpp
+  PROPERTIES COMPILE_OPTIONS -ffp-contract=off)
+
 # Loops that call std::sqrt and friends but never read errno: without its errno path GCC and
 # Clang compile sqrt to the vector instruction instead of a call per element (the floating unary
 # kernels, and the Box-Muller loop of the random fills).

@@ -70,6 +70,8 @@ class FoldReport:
     over_limit: int  # foldable calls left to run at each run: max_memory had no room for them
     fused_activations: int = 0  # activations fused into the calls before them (fuse=True)
     fused_batch_norms: int = 0  # batch norms folded into the convolutions before them
+    # dequantize -> convolution / linear -> quantize chains run as one int8 call
+    fused_int8: int = 0
 
 
 class Profile(tuple[ProfileRow, ...]):

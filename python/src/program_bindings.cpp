@@ -277,12 +277,12 @@ class LoadedProgram {
     return rows;
   }
 
-  // (instructions, bytes, peak bytes, over limit, fused activations, fused batch norms): what
-  // constant folding and fusion did at load.
+  // (instructions, bytes, peak bytes, over limit, fused activations, fused batch norms, fused
+  // int8 chains): what constant folding and fusion did at load.
   py::tuple folded() {
     const FoldReport& report = method().fold_report();
     return py::make_tuple(report.instructions, report.bytes, report.peak_bytes, report.over_limit,
-                          report.fused_activations, report.fused_batch_norms);
+                          report.fused_activations, report.fused_batch_norms, report.fused_int8);
   }
 
   size_t num_inputs() { return method().num_inputs(); }
@@ -361,11 +361,13 @@ class LoadedProgram {
     data_.emplace(*loaded);
   }
 
-  // What ran an instruction: "folded" for one computed at load, else the backend of the kernel
-  // that ran it last, else "fused" for an activation the call before it has applied (and ""
-  // before the first run).
+  // What ran an instruction: "folded" for one computed at load, "int8" for a convolution or
+  // linear fused with its dequantize and quantize, else the backend of the kernel that ran it
+  // last, else "fused" for an activation the call before it has applied, or a call merged into
+  // an int8 call (and "" before the first run).
   static std::string backend_of(const InstructionInfo& info) {
     if (info.folded) return "folded";
+    if (info.int8) return "int8";
     if (info.served) return to_string(info.served->backend);
     return info.fused ? "fused" : "";
   }

@@ -2,11 +2,14 @@
 #include "runtime/executor/load_optimizer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 
 #include "runtime/core/tensor_impl.h"
 #include "runtime/executor/fusion.h"
+#include "runtime/executor/int8_fusion.h"
 #include "runtime/executor/limits.h"
 #include "runtime/executor/method_step.h"
 #include "runtime/executor/program_generated.h"
@@ -71,6 +74,8 @@ class ConstantFolder {
       moved_ = scratch<Bytes>(method_.num_values_);
       for (size_t v = 0; moved_ != nullptr && v < method_.num_values_; ++v) moved_[v] = {};
       if (landing_ != nullptr) {
+        // First: the activation fusion would otherwise take the activations of its chains.
+        fuse_int8_chains();
         fuse_batch_norms();
         fuse_activations();
       }
@@ -680,7 +685,7 @@ class ConstantFolder {
     Method::Step& p = method_.steps_[s];
     Method::Step& a = method_.steps_[t];
     if (p.kind != StepKind::Kernel || a.kind != StepKind::Kernel) return false;
-    if (p.folded || a.folded || p.fused || p.merged || a.merged || p.clamps) return false;
+    if (p.folded || a.folded || p.fused || p.merged || a.merged || p.clamps || p.int8) return false;
     ActivationCall activation;
     if (!activation_of(method_.op_names_[a.op_index], a.stack, &activation)) return false;
     for (size_t q = 0; q < a.stack.size(); ++q) {  // the bounds: scalars no one writes
@@ -742,7 +747,7 @@ class ConstantFolder {
     Method::Step& conv = method_.steps_[s];
     Method::Step& norm = method_.steps_[s + 1];
     if (conv.kind != StepKind::Kernel || norm.kind != StepKind::Kernel) return false;
-    if (conv.folded || norm.folded) return false;
+    if (conv.folded || norm.folded || conv.int8 || norm.merged) return false;
     if (std::strcmp(method_.op_names_[conv.op_index], "aten::convolution.out") != 0 ||
         std::strcmp(method_.op_names_[norm.op_index],
                     "aten::_native_batch_norm_legit_no_training.out") != 0 ||
@@ -832,6 +837,341 @@ class ConstantFolder {
     state_[z].last_writer = static_cast<uint32_t>(s);
     ++method_.fold_report_.fused_batch_norms;
     return true;
+  }
+
+  // Int8 chains (docs/quantized.md, "Int8 calls"): D = dequantize_per_tensor.out(XQ) at step d,
+  // then M, a convolution, linear or addmm reading D with a weight folded from a constant int8
+  // weight's dequantize_per_channel.out (through the transpose an exported linear puts before
+  // its addmm), then optionally an activation A (Y to R), then quantize_per_tensor.out(R) into
+  // Q. M becomes one int8 call reading XQ and writing Q (Int8ConvKernels, packed here into
+  // FoldMemory), and D, A and the quantize never run. Conditions: int8 and Float tensors as
+  // int8_fusion.h says, static shapes, every number argument a value no instruction writes; D,
+  // Y and R each written by one call and read by the next link alone, none a method input or
+  // output nor read by a view; Q written by the quantize alone and read after it; the method
+  // has no jumps; nothing writes XQ's bytes between d and M (M now reads them), and nothing
+  // touches Q's bytes from M to the quantize (M now writes them); Q may share XQ's bytes only
+  // where the kernels read what they overwrite first (Int8ConvKernels::run). A dequantize ->
+  // activation -> quantize with Q's parameters after it is taken too (requantized_activation).
+  void fuse_int8_chains() {
+    const Int8ConvKernels* kernels = int8_conv_kernels();
+    if (kernels == nullptr || first_jump_ != method_.num_steps_) return;
+    for (size_t c = 0, begin = 0; c < method_.num_chains_; begin = method_.chain_ends_[c++]) {
+      for (size_t s = begin; s < method_.chain_ends_[c]; ++s) {
+        fuse_int8(*kernels, s, begin, method_.chain_ends_[c]);
+      }
+    }
+  }
+
+  const char* op_of(const Method::Step& step) const { return method_.op_names_[step.op_index]; }
+  bool plain_call(const Method::Step& step) const {
+    return step.kind == StepKind::Kernel && !step.folded && !step.merged && !step.fused &&
+           !step.clamps && step.int8 == nullptr;
+  }
+  // Every argument of `step` but those in `skip` is a value no instruction writes.
+  bool fixed_arguments(const Method::Step& step, std::initializer_list<size_t> skip) const {
+    for (size_t q = 0; q < step.stack.size(); ++q) {
+      if (std::find(skip.begin(), skip.end(), q) != skip.end()) continue;
+      if (!is_value(step.stack[q]) || !constant_ready(index_of(step.stack[q]))) return false;
+    }
+    return true;
+  }
+  // Value v is written by step `writer` alone and read by step `reader` alone, once among its
+  // arguments, and is no method input or output.
+  bool links(uint32_t v, size_t writer, size_t reader) const {
+    const ValueState& value = state_[v];
+    if ((value.flags & (kInput | kOutput)) || value.writers != 1 || value.last_writer != writer ||
+        value.first_read != reader || value.last_read != reader) {
+      return false;
+    }
+    size_t uses = 0;
+    for (EValue* argument : method_.steps_[reader].stack) uses += index_of(argument) == v ? 1 : 0;
+    return uses == 1;
+  }
+  // Value v's bytes, no longer written by step `writer`, are read by no view while they would
+  // have held its result (view_reads_result).
+  bool unread_by_views(uint32_t v, size_t writer) const {
+    Bytes bytes;
+    return !placement(v, &bytes) || !view_reads_result(bytes, static_cast<uint32_t>(writer));
+  }
+  bool static_shape(uint32_t v) const {
+    const auto* tensor = plan_value(v).val_as_Tensor();
+    return tensor != nullptr && tensor->shape_dynamism() == pte_format::TensorShapeDynamism::STATIC;
+  }
+
+  // The int8 weight and scales that folded value w was dequantized from (transposed: through a
+  // folded 2-D transpose), both constants of the program.
+  bool int8_weight_source(uint32_t w, bool transposed, ChannelWeights* weights) const {
+    // The transposed weight's source is released once folded (only its writer matters here).
+    auto folded_writer = [&](uint32_t v, bool held) -> const Method::Step* {
+      if ((held && !(state_[v].flags & kFolded)) || state_[v].writers != 1) return nullptr;
+      const Method::Step& step = method_.steps_[state_[v].last_writer];
+      return step.kind == StepKind::Kernel && step.folded ? &step : nullptr;
+    };
+    const Method::Step* step = folded_writer(w, true);
+    if (step == nullptr) return false;
+    if (transposed) {
+      if (!is_transpose(op_of(*step), step->stack) || index_of(step->stack[2]) != w) return false;
+      w = index_of(step->stack[0]);
+      step = folded_writer(w, false);
+      if (step == nullptr) return false;
+    }
+    return int8_weights_of(op_of(*step), step->stack, weights) &&
+           index_of(step->stack[weights->out]) == w &&
+           is_constant_tensor(index_of(step->stack[0])) &&
+           is_constant_tensor(index_of(step->stack[1])) &&
+           (step->stack[2]->isNone() || is_constant_tensor(index_of(step->stack[2])));
+  }
+
+  // Some step in (first, last) that runs, other than the `skipped` ones (to be merged), writes
+  // (or, with `any_access`, touches) bytes overlapping `bytes`.
+  bool touched_between(size_t first, size_t last, Span<const size_t> skipped, const Bytes& bytes,
+                       bool any_access) const {
+    bool touched = false;
+    for (size_t u = first + 1; u < last && !touched; ++u) {
+      // Folded calls and those merged into an int8 call never run.
+      if (method_.steps_[u].folded || method_.steps_[u].merged ||
+          std::find(skipped.begin(), skipped.end(), u) != skipped.end()) {
+        continue;
+      }
+      visit_accesses(u, [&](uint32_t v, bool, bool written) {
+        if ((written || any_access) && touches(v, bytes)) touched = true;
+      });
+    }
+    return touched;
+  }
+
+  // An int8 chain's quantize at step q writing `result`, followed by dequantize -> relu /
+  // hardtanh / clamp -> quantize with the same parameters (PT2E quantizes an activation's out
+  // as its input): that quantize's out (*next at step *next_q) equals `result` clamped to the
+  // activation's quantized bounds (dequantizing and quantizing again with one scale gives the
+  // same integer back), so the int8 call may write it, its range narrowed in `shape`. The three
+  // steps go to `merged`.
+  bool requantized_activation(uint32_t result, size_t q, size_t end, const PerTensorCall& out,
+                              Int8ConvShape* shape, uint32_t* next, size_t* next_q,
+                              size_t merged[3]) const {
+    const size_t d = state_[result].first_read;
+    if (d == kNever || d >= end || !links(result, q, d)) return false;
+    const Method::Step& dequantize = method_.steps_[d];
+    PerTensorCall in;
+    if (!plain_call(dequantize) || !int8_dequantize_of(op_of(dequantize), dequantize.stack, &in) ||
+        index_of(dequantize.stack[in.input]) != result ||
+        !fixed_arguments(dequantize, {in.input, in.out}) || in.scale != out.scale ||
+        in.zero_point != out.zero_point || in.quant_min != out.quant_min ||
+        in.quant_max != out.quant_max) {
+      return false;
+    }
+    const uint32_t x = index_of(dequantize.stack[in.out]);
+    const size_t t = state_[x].first_read;
+    if (t == kNever || t >= end || !links(x, d, t)) return false;
+    const Method::Step& a = method_.steps_[t];
+    ActivationCall activation;
+    if (!plain_call(a) || !activation_of(op_of(a), a.stack, &activation) ||
+        index_of(a.stack[activation.self]) != x ||
+        !fixed_arguments(a, {activation.self, activation.out})) {
+      return false;
+    }
+    const uint32_t r = index_of(a.stack[activation.out]);
+    const size_t q2 = state_[r].first_read;
+    if (r == x || q2 == kNever || q2 >= end || !links(r, t, q2)) return false;
+    const Method::Step& quantize = method_.steps_[q2];
+    PerTensorCall again;
+    if (!plain_call(quantize) || !int8_quantize_of(op_of(quantize), quantize.stack, &again) ||
+        index_of(quantize.stack[again.input]) != r ||
+        !fixed_arguments(quantize, {again.input, again.out}) || again.scale != out.scale ||
+        again.zero_point != out.zero_point || again.quant_min != out.quant_min ||
+        again.quant_max != out.quant_max) {
+      return false;
+    }
+    const uint32_t result2 = index_of(quantize.stack[again.out]);
+    const ValueState& state = state_[result2];
+    if ((state.flags & kInput) || state.writers != 1 || state.last_writer != q2 ||
+        (state.first_read != kNever && state.first_read <= q2) || !static_shape(result2) ||
+        !unread_by_views(result, q) || !unread_by_views(x, d) || !unread_by_views(r, t)) {
+      return false;
+    }
+    Int8ConvShape narrowed = *shape;
+    if (!narrow_to_clamp(activation.clamp, out, &narrowed.out_min, &narrowed.out_max)) {
+      return false;
+    }
+    *shape = narrowed;
+    *next = result2;
+    *next_q = q2;
+    merged[0] = d;
+    merged[1] = t;
+    merged[2] = q2;
+    return true;
+  }
+
+  bool fuse_int8(const Int8ConvKernels& kernels, size_t s, size_t begin, size_t end) {
+    Method::Step& mm = method_.steps_[s];
+    MatmulCall call;
+    if (!plain_call(mm) || !int8_matmul_of(op_of(mm), mm.stack, &call) ||
+        !fixed_arguments(mm, {call.input, call.weight, call.bias, call.out})) {
+      return false;
+    }
+    // The dequantize before it.
+    const uint32_t x = index_of(mm.stack[call.input]);
+    const size_t d = state_[x].last_writer;
+    if (state_[x].writers != 1 || d < begin || d >= s || !links(x, d, s)) return false;
+    Method::Step& dequantize = method_.steps_[d];
+    PerTensorCall in;
+    if (!plain_call(dequantize) || !int8_dequantize_of(op_of(dequantize), dequantize.stack, &in) ||
+        index_of(dequantize.stack[in.out]) != x ||
+        !fixed_arguments(dequantize, {in.input, in.out})) {
+      return false;
+    }
+    const uint32_t xq = index_of(dequantize.stack[in.input]);
+    // The weight and the bias: constants, or results folded from them.
+    ChannelWeights weights;
+    const uint32_t w = index_of(mm.stack[call.weight]);
+    if (!int8_weight_source(w, call.weight_transposed, &weights)) return false;
+    const Tensor& weight = *weights.weight;
+    const Tensor& folded_weight = method_.values_[w].toTensor();
+    if (weight.numel() != folded_weight.numel() || weight.size(0) != call.shape.out_channels) {
+      return false;
+    }
+    const float* bias = nullptr;
+    if (call.bias != kNoBias) {
+      const uint32_t b = index_of(mm.stack[call.bias]);
+      if (!constant_ready(b)) return false;
+      bias = method_.values_[b].toTensor().const_data_ptr<float>();
+      for (int64_t c = 0; c < call.shape.out_channels; ++c) {
+        if (!std::isfinite(bias[c])) return false;  // the float chain's NaN and inf stay its own
+      }
+    }
+    // The activation and the quantize after it.
+    const uint32_t y = index_of(mm.stack[call.out]);
+    const size_t t = state_[y].first_read;
+    if (t == kNever || t >= end || !links(y, s, t)) return false;
+    size_t activation_step = kNever;
+    ActivationCall activation;
+    uint32_t r = y;
+    size_t q = t;
+    if (activation_of(op_of(method_.steps_[t]), method_.steps_[t].stack, &activation)) {
+      const Method::Step& a = method_.steps_[t];
+      if (!plain_call(a) || index_of(a.stack[activation.self]) != y ||
+          !fixed_arguments(a, {activation.self, activation.out})) {
+        return false;
+      }
+      activation_step = t;
+      r = index_of(a.stack[activation.out]);
+      q = state_[r].first_read;
+      if (r == y || q == kNever || q >= end || !links(r, t, q)) return false;
+    }
+    Method::Step& quantize = method_.steps_[q];
+    PerTensorCall out;
+    if (!plain_call(quantize) || !int8_quantize_of(op_of(quantize), quantize.stack, &out) ||
+        index_of(quantize.stack[out.input]) != r ||
+        !fixed_arguments(quantize, {out.input, out.out})) {
+      return false;
+    }
+    const uint32_t result = index_of(quantize.stack[out.out]);
+    const ValueState& result_state = state_[result];
+    if ((result_state.flags & kInput) || result_state.writers != 1 ||
+        result_state.last_writer != q ||
+        (result_state.first_read != kNever && result_state.first_read <= q)) {
+      return false;
+    }
+    // Shapes, and where the bytes are.
+    // (A view reading Q's bytes between M and the quantize is refused with the other accesses
+    // there, below.)
+    if (!static_shape(xq) || !static_shape(result) || !unread_by_views(x, d) ||
+        !unread_by_views(y, s) || (r != y && !unread_by_views(r, t))) {
+      return false;
+    }
+    // The int8 call.
+    Int8ConvShape shape = call.shape;
+    shape.input_scale = in.scale;
+    shape.input_zero_point = in.zero_point;
+    shape.output_scale = out.scale;
+    shape.output_zero_point = out.zero_point;
+    shape.out_min = out.quant_min;
+    shape.out_max = out.quant_max;
+    if (activation_step != kNever &&
+        !narrow_to_clamp(activation.clamp, out, &shape.out_min, &shape.out_max)) {
+      return false;
+    }
+    // The steps merged into it, and a requantized activation after its quantize.
+    size_t merged[6] = {d, q, activation_step, 0, 0, 0};
+    size_t num_merged = activation_step != kNever ? 3 : 2;
+    uint32_t final_result = result;
+    size_t final_q = q;
+    if (requantized_activation(result, q, end, out, &shape, &final_result, &final_q,
+                               merged + num_merged)) {
+      num_merged += 3;
+    }
+    const Span<const size_t> skipped(merged, num_merged);
+    Bytes result_bytes, xq_bytes;
+    if (!placement(final_result, &result_bytes)) return false;
+    if (placement(xq, &xq_bytes)) {
+      // The plan may give Q the bytes of XQ, dead after the dequantize: the kernels read all of
+      // XQ before they write Q when it is a linear's or one image's (Int8ConvKernels::run).
+      const Tensor& input = method_.values_[xq].toTensor();
+      const Tensor& output = method_.values_[final_result].toTensor();
+      const bool one_image = input.dim() == 4 && input.size(0) == 1;
+      // Or the out starts where XQ does and is no larger: the convolutions read each image (a
+      // depthwise one each channel) before they write it, in order.
+      const bool reads_first =
+          call.shape.linear || (!call.shape.depthwise && one_image) ||
+          (result_bytes.begin == xq_bytes.begin && output.numel() <= input.numel());
+      if ((touches(final_result, xq_bytes) && !reads_first) ||
+          touched_between(d, s, skipped, xq_bytes, false)) {
+        return false;
+      }
+    } else if (state_[xq].writers != 0 ||
+               (!(state_[xq].flags & kInput) && !is_constant_tensor(xq))) {
+      return false;
+    }
+    if (touched_between(s, final_q, skipped, result_bytes, true)) return false;
+    if (!plan_int8(kernels, shape, weights, bias, &mm.int8_plan)) return false;
+    mm.int8 = &kernels;
+    mm.a = static_cast<int32_t>(xq);
+    mm.b = static_cast<int32_t>(final_result);
+    // Later analyses see what the call now reads and writes.
+    mm.stack[call.input] = &method_.values_[xq];
+    mm.stack[call.out] = &method_.values_[final_result];
+    for (size_t i = 0; i < num_merged; ++i) method_.steps_[merged[i]].merged = true;
+    for (uint32_t v : {x, y, r}) {
+      state_[v].writers = 0;
+      state_[v].first_read = state_[v].last_read = kNever;
+    }
+    if (final_result != result) {  // (the requantized activation's values, likewise)
+      state_[result].writers = 0;
+      state_[result].first_read = state_[result].last_read = kNever;
+    }
+    state_[xq].last_read = std::max<uint32_t>(state_[xq].last_read, static_cast<uint32_t>(s));
+    state_[final_result].last_writer = static_cast<uint32_t>(s);
+    ++method_.fold_report_.fused_int8;
+    return true;
+  }
+
+  // Packs the int8 call's weights into FoldMemory (counted in the fold report's bytes); false
+  // when the kernels cannot run `shape` or the memory has no room.
+  bool plan_int8(const Int8ConvKernels& kernels, const Int8ConvShape& shape,
+                 const ChannelWeights& weights, const float* bias, const void** plan) {
+    const size_t bytes = kernels.plan_bytes(shape);
+    if (bytes == 0) return false;
+    const Tensor& scales = *weights.scales;
+    const size_t channels = static_cast<size_t>(scales.numel());
+    // The dequantize kernel multiplies by each scale as a float.
+    float* float_scales = nullptr;
+    if (scales.scalar_type() == ScalarType::Double) {
+      float_scales = static_cast<float*>(memory_.allocate(channels * sizeof(float), 64));
+      if (float_scales == nullptr) return false;
+      const double* from = scales.const_data_ptr<double>();
+      for (size_t c = 0; c < channels; ++c) float_scales[c] = static_cast<float>(from[c]);
+    }
+    void* block = memory_.allocate(bytes, kFoldedAlignment);
+    if (block != nullptr) {
+      const float* scale_data =
+          float_scales != nullptr ? float_scales : scales.const_data_ptr<float>();
+      kernels.plan(shape, {weights.weight->const_data_ptr<int8_t>(), scale_data, bias}, block);
+      hold(bytes);
+      method_.fold_report_.bytes += bytes;
+      *plan = block;
+    }
+    if (float_scales != nullptr) memory_.release(float_scales);
+    return block != nullptr;
   }
 
   // Two values in FoldMemory, the weight and bias `fold` computes, or nullptr when the memory

@@ -9,8 +9,9 @@ namespace kiln {
 
 class ThreadPool;
 
-// Folds the calls on constants of `method` (with `fold`) into memory.folded, and fuses batch
-// norms and activations into the calls before them (with `fuse`), on one analysis of `plan`;
+// Folds the calls on constants of `method` (with `fold`) into memory.folded, and (with `fuse`)
+// runs dequantize -> convolution / linear -> quantize chains as int8 calls and fuses batch norms
+// and activations into the calls before them, on one analysis of `plan`;
 // folding runs its kernels on `pool`. Memory for the analysis that cannot be had folds nothing
 // and is counted in the method's FoldReport; a kernel failing on constants fails the load.
 Error optimize_at_load(Method& method, const pte_format::ExecutionPlan& plan,

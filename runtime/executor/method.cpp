@@ -933,6 +933,13 @@ Error Method::run_kernel(Step& step) {
                            &temps_held_, &step.served, &clamp_taken_);
 }
 
+Error Method::run_int8(Step& step) {
+  ctx_.set_op_name(op_names_[step.op_index]);
+  step.int8->run(ctx_, step.int8_plan, values_[step.a].toTensor(), values_[step.b].toTensor());
+  if (!temps_held_) ctx_.reset_temp();
+  return Error::Ok;  // a failure is the context's failure_state()
+}
+
 Error Method::match_fused_out(const Step& step, size_t pc) {
   const Tensor& input = step.stack[static_cast<size_t>(step.a)]->toTensor();
   Tensor& out = step.stack[static_cast<size_t>(step.b)]->toTensor();
@@ -1002,7 +1009,7 @@ Error Method::execute(Span<uint64_t> instruction_ns) {
       switch (step.kind) {
         case StepKind::Kernel: {
           ctx_.reset_failure();
-          const Error error = run_kernel(step);
+          const Error error = step.int8 != nullptr ? run_int8(step) : run_kernel(step);
           if (error != Error::Ok || ctx_.failure_state() != Error::Ok) {
             return fail(error != Error::Ok ? error : ctx_.failure_state(),
                         "instruction %zu (%s): %s", pc, op_names_[step.op_index],
@@ -1062,7 +1069,8 @@ InstructionInfo Method::instruction_info(size_t index) const {
           kernel && step.served < step.num_kernels ? step.kernels[step.served] : nullptr,
           step.folded,
           step.fused || step.merged,
-          activation};
+          activation,
+          step.int8 != nullptr};
 }
 
 }  // namespace kiln

@@ -67,7 +67,9 @@ struct LoadOptions {
   // Fuses, at load, an activation (relu, hardtanh, clamp with constant bounds) into the kernel
   // call before it that alone produces its input (docs/programs.md, "Fusion at load"): that call
   // writes the activation's out and is offered the clamp; when its kernel takes it, execute()
-  // skips the activation. Needs MethodMemory::folded for the analysis's scratch.
+  // skips the activation. Also runs dequantize -> convolution / linear -> quantize chains as one
+  // int8 call (docs/quantized.md, "Int8 calls"). Needs MethodMemory::folded for the analysis's
+  // scratch.
   bool fuse = true;
 };
 
@@ -83,6 +85,9 @@ struct FoldReport {
   size_t fused_activations = 0;
   // Batch norms folded at load into the convolution before them (LoadOptions::fuse).
   size_t fused_batch_norms = 0;
+  // dequantize -> convolution / linear [-> activation] -> quantize chains run as one int8 call
+  // (LoadOptions::fuse; docs/quantized.md, "Int8 calls").
+  size_t fused_int8 = 0;
 };
 
 // Receives the operators Method::load finds missing (op is the index in the program's operator
@@ -106,6 +111,9 @@ struct InstructionInfo {
   // For the call an activation is fused into: the activation's operator ("aten::relu.out"),
   // else nullptr.
   const char* activation;
+  // A convolution or linear that runs as an int8 call, its dequantize and quantize merged into
+  // it (LoadOptions::fuse); they show as `fused`.
+  bool int8;
 };
 
 // Movable, not copyable: a Method owns its delegates' handles (destroyed with it).
@@ -194,6 +202,7 @@ class Method {
   Error run_kernel(Step& step);
   void refresh_int_lists();
   Error match_fused_out(const Step& step, size_t pc);
+  Error run_int8(Step& step);
   Error check_input_bounds(size_t index, const Tensor& given, const TensorImpl& declared);
   Error fail(Error error, const char* format, ...) __attribute__((format(printf, 3, 4)));
 

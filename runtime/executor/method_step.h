@@ -10,6 +10,7 @@
 #include "runtime/executor/delegate.h"
 #include "runtime/executor/method.h"
 #include "runtime/kernel/backend.h"
+#include "runtime/kernel/int8_conv.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 #include "runtime/kernel/operator_registry.h"
 
@@ -39,6 +40,11 @@ struct Method::Step {
   const Delegate* delegate;
   void* handle;
   const char* delegate_id;
+  // A convolution or linear fused with the dequantize before it and the quantize after it
+  // (load_optimizer.cpp): runs int8->run(plan) from value a (int8) into value b (int8) in
+  // place of its kernel; the dequantize, the quantize and an activation between are merged.
+  const Int8ConvKernels* int8;
+  const void* int8_plan;
 };
 
 // ".out", ".Tensor_out": ATen's names for the overloads that write their trailing arguments.

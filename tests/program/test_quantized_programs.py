@@ -142,10 +142,14 @@ def test_program_loads_beside_executorch_libraries() -> None:
 
 def test_dequantize_takes_the_activation_after_it(programs: dict) -> None:
     """PT2E places relu and hardtanh after a dequantize: the dequantize kernel clamps as it
-    stores, the activation is skipped, and the results are those of the unfused program."""
+    stores, the activation is skipped, and the results are those of the unfused program (within
+    one unit where the int8 calls fused at load round differently: test_int8_fusion.py)."""
     pte = programs["cnn_static"][1]
     fused, unfused = kiln.load(pte), kiln.load(pte, fuse=False)
+    assert fused.folded.fused_int8 > 0
     inputs = _images(20)
-    torch.testing.assert_close(fused.run(*inputs), unfused.run(*inputs), rtol=0, atol=0)
+    (out,) = fused.run(*inputs)
+    (expected,) = unfused.run(*inputs)
+    _close(out, expected, steps=1)
     skipped = [i.op for i in fused.instructions() if i.backend == "fused"]
     assert "aten::hardtanh.out" in skipped, fused.instructions()

@@ -2,8 +2,23 @@
 // q = clamp(zero_point + round(x / scale), quant_min, quant_max) with one scale and zero point
 // for the whole tensor, given as numbers or as one-element tensors (util/quantized/affine.h).
 #include "kernels/portable/cpu/util/quantized/arguments.h"
+#include "kernels/portable/cpu/util/quantized/int8_conv.h"
 #include "kernels/portable/cpu/util/quantized/kernels.h"
 #include "runtime/kernel/kernel_runtime_context.h"
+
+namespace kiln::portable {
+namespace {
+
+// Wherever this kernel is linked, Method::load may fuse the dequantize -> convolution / linear ->
+// quantize chains it ends into int8 calls (runtime/kernel/int8_conv.h): this source provides
+// them, so that every library with the quantize operator has them without a call of its own.
+const bool kInt8ConvProvided = [] {
+  provide_int8_conv_kernels(&portable_int8_conv_kernels());
+  return true;
+}();
+
+}  // namespace
+}  // namespace kiln::portable
 
 namespace kiln::portable::native {
 

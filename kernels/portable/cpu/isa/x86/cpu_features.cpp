@@ -27,6 +27,8 @@ bool cpu_is_x86_64_v4() {
 #endif
 }
 
+bool cpu_has_avx512_vnni() { return cpu_is_x86_64_v4() && __builtin_cpu_supports("avx512vnni"); }
+
 }  // namespace kiln::portable::isa::x86
 
 #endif
