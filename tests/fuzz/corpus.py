@@ -71,9 +71,10 @@ EXTERNAL_MODELS = ("mlp", "cnn", "transformer_block")
 # Models also lowered with the XNNPACK partitioner: fully connected, NHWC convolution and pooling
 # with fused activations, batch matrix multiplication, softmax and gelu between kernel calls.
 XNNPACK_MODELS = ("mlp", "cnn", "transformer_block")
-# int8 programs (PT2E with the XNNPACK quantizer): a static CNN plain and delegated, a dynamic
-# transformer block delegated (per-token int8 values in its graphs).
-INT8_SEEDS = ("cnn.et_int8", "cnn.et_xnnpack_int8", "transformer_block.et_xnnpack_dq")
+# int8 programs (PT2E with the XNNPACK quantizer; their exporters' names end in "_int8"): a static
+# CNN plain and delegated, a dynamic transformer block delegated (per-token int8 values in its
+# graphs).
+INT8_SEEDS = ("cnn.et_int8", "cnn.et_xnnpack_int8", "transformer_block.et_xnnpack_dynamic_int8")
 
 # Seed file names: <model>.<exporter>, <model>.et_dynamic, <model>.et_xnnpack, the int8 ones and
 # <model>.<external exporter> (a .pte and a .ptd)
@@ -89,7 +90,7 @@ SEEDS = (
 def _int8_export(seed: str) -> bytes:
     name, kind = seed.split(".")
     module, inputs = zoo_model(name).create()
-    quantized = quantized_module(module, inputs, [inputs], dynamic=kind.endswith("_dq"))
+    quantized = quantized_module(module, inputs, [inputs], dynamic="dynamic" in kind)
     if kind != "et_int8":
         return xnnpack_pte_bytes(quantized, inputs)
     load_quantized_kernels()  # the out variants ExecuTorch's exporter looks for

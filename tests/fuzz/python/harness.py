@@ -305,7 +305,10 @@ class Worker:
                     return "wrong"
         except Exception as error:
             return self._classify(index, error, f"run of {name}")
-        if exact and not stateful and limit is None:
+        # An int8 seed (its exporter's name ends in "_int8", tests/fuzz/corpus.py) answers what
+        # the quantized model does, near the float model's answer but not within its tolerance.
+        quantized = name.split(".")[1].endswith("_int8")
+        if exact and not stateful and not quantized and limit is None:
             why = self._against_eager(model_name, inputs, first)
             if why:
                 self.finding(index, "wrong result", f"{name}: {why}")
