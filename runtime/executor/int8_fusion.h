@@ -28,6 +28,11 @@ struct PerTensorCall {
   int32_t quant_max;
 };
 bool int8_dequantize_of(const char* op, Span<EValue*> arguments, PerTensorCall* call);
+// Whether two calls quantize onto the same integers: one scale, zero point and range.
+inline bool same_grid(const PerTensorCall& a, const PerTensorCall& b) {
+  return a.scale == b.scale && a.zero_point == b.zero_point && a.quant_min == b.quant_min &&
+         a.quant_max == b.quant_max;
+}
 bool int8_quantize_of(const char* op, Span<EValue*> arguments, PerTensorCall* call);
 
 // aten::convolution.out (2-D, not transposed, groups 1 or depthwise, Float), aten::linear.out or

@@ -955,9 +955,7 @@ class ConstantFolder {
     PerTensorCall in;
     if (!plain_call(dequantize) || !int8_dequantize_of(op_of(dequantize), dequantize.stack, &in) ||
         index_of(dequantize.stack[in.input]) != result ||
-        !fixed_arguments(dequantize, {in.input, in.out}) || in.scale != out.scale ||
-        in.zero_point != out.zero_point || in.quant_min != out.quant_min ||
-        in.quant_max != out.quant_max) {
+        !fixed_arguments(dequantize, {in.input, in.out}) || !same_grid(in, out)) {
       return false;
     }
     const uint32_t x = index_of(dequantize.stack[in.out]);
@@ -977,9 +975,7 @@ class ConstantFolder {
     PerTensorCall again;
     if (!plain_call(quantize) || !int8_quantize_of(op_of(quantize), quantize.stack, &again) ||
         index_of(quantize.stack[again.input]) != r ||
-        !fixed_arguments(quantize, {again.input, again.out}) || again.scale != out.scale ||
-        again.zero_point != out.zero_point || again.quant_min != out.quant_min ||
-        again.quant_max != out.quant_max) {
+        !fixed_arguments(quantize, {again.input, again.out}) || !same_grid(again, out)) {
       return false;
     }
     const uint32_t result2 = index_of(quantize.stack[again.out]);
