@@ -534,20 +534,25 @@ class MethodBuilder {
     return Error::Ok;
   }
 
+  // A kernel or delegate call's arguments: pointers to the method's values, in order.
+  Error bind_stack(Method& method, const flatbuffers::Vector<int32_t>* args, Method::Step& step) {
+    const size_t n = args == nullptr ? 0 : args->size();
+    EValue** stack = allocate<EValue*>(n);
+    if (stack == nullptr && n > 0) return Error::InvalidArgument;
+    for (size_t k = 0; k < n; ++k) {
+      stack[k] = &method.values_[args->Get(static_cast<flatbuffers::uoffset_t>(k))];
+    }
+    step.stack = {stack, n};
+    return Error::Ok;
+  }
+
   Error build_step(Method& method, const pte_format::Instruction& instruction, Method::Step& step) {
     switch (instruction.instr_args_type()) {
       case pte_format::InstructionArguments::KernelCall: {
         const auto* call = instruction.instr_args_as_KernelCall();
         step.kind = StepKind::Kernel;
         step.op_index = static_cast<uint32_t>(call->op_index());
-        const size_t n = call->args() == nullptr ? 0 : call->args()->size();
-        EValue** stack = allocate<EValue*>(n);
-        if (stack == nullptr && n > 0) return Error::InvalidArgument;
-        for (size_t k = 0; k < n; ++k) {
-          stack[k] = &method.values_[call->args()->Get(static_cast<flatbuffers::uoffset_t>(k))];
-        }
-        step.stack = {stack, n};
-        return Error::Ok;
+        return bind_stack(method, call->args(), step);
       }
       case pte_format::InstructionArguments::MoveCall:
         step.kind = StepKind::Move;
@@ -564,14 +569,7 @@ class MethodBuilder {
         step.kind = StepKind::Delegate;
         step.op_index = static_cast<uint32_t>(call->delegate_index());
         step.delegate_id = plan_.delegates()->Get(step.op_index)->id()->c_str();
-        const size_t n = call->args() == nullptr ? 0 : call->args()->size();
-        EValue** stack = allocate<EValue*>(n);
-        if (stack == nullptr && n > 0) return Error::InvalidArgument;
-        for (size_t k = 0; k < n; ++k) {
-          stack[k] = &method.values_[call->args()->Get(static_cast<flatbuffers::uoffset_t>(k))];
-        }
-        step.stack = {stack, n};
-        return Error::Ok;
+        return bind_stack(method, call->args(), step);
       }
       default:  // FreeCall
         step.kind = StepKind::Free;
