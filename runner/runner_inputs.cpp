@@ -9,6 +9,7 @@
 #include "runtime/core/scalar_type.h"
 #include "runtime/platform/last_error.h"
 #include "runtime/platform/mapped_file.h"
+#include "runtime/platform/wording.h"
 
 namespace kiln::runner {
 namespace {
@@ -85,8 +86,9 @@ bool bind_scalar(Method& method, size_t index, const EValue& declared, const cha
     value = EValue(std::strtod(text, &end));
   }
   if (end != nullptr && *end != '\0') {
-    std::fprintf(stderr, "kiln_runner: input %zu: '%s' is not a %s\n", index, text,
-                 to_string(declared.tag()));
+    const char* kind = to_string(declared.tag());
+    std::fprintf(stderr, "kiln_runner: input %zu: '%s' is not %s %s\n", index, text,
+                 indefinite_article(kind), kind);
     return false;
   }
   if (method.set_input(index, value) != Error::Ok) {
@@ -103,8 +105,9 @@ void Inputs::Free::operator()(void* p) const { std::free(p); }
 bool Inputs::bind(Method& method, const std::vector<const char*>& args, uint64_t seed,
                   const InputShapes& shapes) {
   if (!args.empty() && args.size() != method.num_inputs()) {
-    std::fprintf(stderr, "kiln_runner: the method takes %zu inputs, %zu were given\n",
-                 method.num_inputs(), args.size());
+    std::fprintf(stderr, "kiln_runner: the method takes %zu %s, %zu %s given\n",
+                 method.num_inputs(), method.num_inputs() == 1 ? "input" : "inputs", args.size(),
+                 args.size() == 1 ? "was" : "were");
     return false;
   }
   for (const auto& [index, sizes] : shapes) {

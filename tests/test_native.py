@@ -34,6 +34,7 @@ RUNTIME_TESTS = (
     "LastErrorTest.OpeningAMissingFileWritesIt",
     "LastErrorTest.AMindSporeAotCallWritesIt",
     "LastErrorTest.AMindSporeFailureOnItsThreadReachesTheCallersThread",
+    "LastErrorTest.AReportedMindSporeFailureIsHandedOverWithoutALogLine",
     "LoopingMethod.StopsAtItsInstructionBudgetNamingTheInstruction",
     "LoopingMethod.StopsAtTheDefaultBudget",
     "LoopingMethod.StopsWhenCancelledFromAnotherThread",

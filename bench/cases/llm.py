@@ -105,6 +105,17 @@ def _paged_inputs() -> tuple[torch.Tensor, ...]:
     return query, torch.randn(cache_shape), torch.randn(cache_shape), tables, lengths
 
 
+def _long_context_inputs() -> tuple[torch.Tensor, ...]:
+    """One sequence of 8000 tokens (16 of paged attention v2's partitions), 8 kv heads."""
+    kv_heads, length = 8, 8000
+    blocks = length // BLOCK_SIZE
+    cache_shape = (blocks, BLOCK_SIZE, kv_heads, HEAD_SIZE)
+    tables = torch.randperm(blocks).reshape(1, blocks).to(torch.int32)
+    lengths = torch.tensor([length], dtype=torch.int32)
+    query = torch.randn(1, HEADS, HEAD_SIZE)
+    return query, torch.randn(cache_shape), torch.randn(cache_shape), tables, lengths
+
+
 def _bf16_cases(
     x: torch.Tensor,
     residual: torch.Tensor,
@@ -212,6 +223,20 @@ def cases() -> list[Case]:
             "paged_attention 8 seq ~750 tok",
             "kiln::paged_attention.out",
             (*paged, scale),
+            {},
+            composite=ref.paged_attention,
+        ),
+        Case(
+            "paged_attention paged layout 8 seq ~750 tok",
+            "kiln::paged_attention.paged_layout_out",
+            (paged[0], *ref.paged_caches(paged[1], paged[2]), *paged[3:], scale),
+            {},
+            composite=ref.paged_attention,
+        ),
+        Case(
+            "paged_attention v2 1 seq 8000 tok",
+            "kiln::paged_attention.out",
+            (*_long_context_inputs(), scale),
             {},
             composite=ref.paged_attention,
         ),

@@ -32,7 +32,7 @@ class BoundOperator:
 
 def bind_operator(
     name: str,
-    arguments: list[tuple[str, str, bool, bool, Any, bool]],
+    arguments: list[tuple[str, str, bool, bool, Any, bool, bool]],
     returns: list[int],
     return_slots: int,
     backends: list[str],

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
         registered_operators,
         reset_fallback_stats,
     )
+    from kiln._strided import reset_strided_copies, strided_copies
     from kiln._threads import get_num_threads, set_num_threads
 
     cmake_prefix_path: str
@@ -49,7 +50,9 @@ _DEFINED_IN = {
     "missing_operators": "kiln._registry",
     "registered_operators": "kiln._registry",
     "reset_fallback_stats": "kiln._registry",
+    "reset_strided_copies": "kiln._strided",
     "set_num_threads": "kiln._threads",
+    "strided_copies": "kiln._strided",
 }
 
 
@@ -94,5 +97,7 @@ __all__ = [
     "register_torch_ops",
     "registered_operators",
     "reset_fallback_stats",
+    "reset_strided_copies",
     "set_num_threads",
+    "strided_copies",
 ]

@@ -10,8 +10,10 @@ import torch
 
 from kiln import _C, _aten
 from kiln._convert import DTYPE_CODES, convert, default_value
-from kiln._errors import KilnError
+from kiln._errors import KilnError, KilnTypeError, KilnValueError
 from kiln._manifest import Argument, Operator, operators
+from kiln._row_views import row_view_arguments
+from kiln._strided import DenseCopies
 from kiln.codegen.model import op_names
 
 # Every backend of the runtime (runtime/kernel/backends.def), in its default preference order.
@@ -39,7 +41,7 @@ def backends_for(backend: str | None) -> list[str]:
         return list(_ALL_BACKENDS)
     if backend not in _ALL_BACKENDS:
         known = ", ".join((*_ALL_BACKENDS, ATEN_BACKEND))
-        raise ValueError(f"unknown backend {backend!r}; use one of {known}")
+        raise KilnValueError(f"unknown backend {backend!r}; use one of {known}")
     # The requested backend first, then the others as fallbacks.
     return [backend] + [b for b in _ALL_BACKENDS if b != backend]
 
@@ -49,7 +51,7 @@ def _bind(op: Operator, args: tuple[Any, ...], out: Any, kwargs: dict[str, Any])
     inputs = op.inputs
     positional = [a for a in inputs if not a.kwarg_only]
     if len(args) > len(positional):
-        raise TypeError(
+        raise KilnTypeError(
             f"{op.name} takes at most {len(positional)} positional arguments "
             f"({len(args)} given); schema: {op.schema}"
         )
@@ -57,15 +59,15 @@ def _bind(op: Operator, args: tuple[Any, ...], out: Any, kwargs: dict[str, Any])
     names = {a.name for a in op.arguments}
     for key, value in kwargs.items():
         if key not in names:
-            raise TypeError(f"{op.name} has no argument '{key}'; schema: {op.schema}")
+            raise KilnTypeError(f"{op.name} has no argument '{key}'; schema: {op.schema}")
         if key in bound:
-            raise TypeError(f"{op.name} got argument '{key}' twice")
+            raise KilnTypeError(f"{op.name} got argument '{key}' twice")
         bound[key] = value
     outs = op.outs
     if out is not None:
         out_values = out if isinstance(out, (tuple, list)) else (out,)
         if len(out_values) != len(outs):
-            raise TypeError(f"{op.name} has {len(outs)} out arguments, got {len(out_values)}")
+            raise KilnTypeError(f"{op.name} has {len(outs)} out arguments, got {len(out_values)}")
         bound.update({a.name: v for a, v in zip(outs, out_values, strict=True)})
     return bound
 
@@ -75,11 +77,12 @@ class BoundCall:
     """An operator with its arguments converted for the native stack, in schema order, then its
     return slots; `results` are the Python objects the call returns (the outs of an out variant,
     self of an in-place op; empty for a functional op, whose new tensors come back from the
-    kernel)."""
+    kernel); `copies` the dense copies of strided arguments, to write back after the call."""
 
     op: Operator
     tagged: list[tuple[str, Any]]
     results: tuple[Any, ...]
+    copies: DenseCopies
 
     @property
     def new_results(self) -> int:
@@ -88,23 +91,30 @@ class BoundCall:
 
 
 def bind_call(name: str, args: tuple[Any, ...], out: Any, kwargs: dict[str, Any]) -> BoundCall:
-    """Resolves `name`, binds the arguments to its schema and converts them."""
+    """Resolves `name`, binds the arguments to its schema and converts them; a strided tensor
+    that the kernels cannot read as it is becomes a dense copy (kiln._strided)."""
     op = _lookup(name)
     bound = _bind(op, args, out, kwargs)
+    row_views = row_view_arguments(op.name)
+    written = op.written
+    copies = DenseCopies(op.name)
     tagged = []
     for arg in op.arguments:
         if arg.name in bound:
             value = bound[arg.name]
         elif arg.is_out:
-            raise TypeError(f"{op.name}: pass the out tensor as out= (or {arg.name}=)")
+            raise KilnTypeError(f"{op.name}: pass the out tensor as out= (or {arg.name}=)")
         elif arg.default is not None:
             value = default_value(op.name, arg)
         else:
-            raise TypeError(f"{op.name}: missing argument '{arg.name}'; schema: {op.schema}")
-        tagged.append(convert(op.name, arg, value))
+            raise KilnTypeError(f"{op.name}: missing argument '{arg.name}'; schema: {op.schema}")
+        row_view = arg.name in row_views
+        value = copies.argument(value, row_view, arg.name in written)
+        tagged.append(convert(op.name, arg, value, row_view))
     # The wrapper stores there what the op returns: self (in place) or new tensors (functional).
     tagged += [("none", None)] * op.return_slots
-    return BoundCall(op, tagged, tuple(bound[name] for name in op.returns if name is not None))
+    results = tuple(bound[name] for name in op.returns if name is not None)
+    return BoundCall(op, tagged, results, copies)
 
 
 def call_op(
@@ -155,8 +165,10 @@ def _bind_operator(name: str, backend: str | None) -> _C.BoundOperator | None:
         op = _lookup(name)
     except KilnError:
         return None
+    row_views = row_view_arguments(op.name)
     arguments = [
-        (a.name, a.kind, a.kwarg_only, a.is_out, *_usable_default(op, a)) for a in op.arguments
+        (a.name, a.kind, a.kwarg_only, a.is_out, *_usable_default(op, a), a.name in row_views)
+        for a in op.arguments
     ]
     index = {a.name: i for i, a in enumerate(op.arguments)}
     returns = [-1 if r is None else index[r] for r in op.returns]
@@ -204,6 +216,7 @@ def _call_full(
         )
     if outcome.error != "Ok":
         raise KilnError(outcome.message, outcome.error)
+    call.copies.write_back()
     results = call.results or tuple(_new_tensor(r) for r in outcome.results)
     return results[0] if len(results) == 1 else results
 

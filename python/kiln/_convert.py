@@ -9,8 +9,9 @@ from typing import Any
 
 import torch
 
-from kiln._errors import KilnError
+from kiln._errors import KilnError, KilnTypeError, KilnValueError
 from kiln._manifest import Argument
+from kiln._row_views import is_row_view
 
 # torch dtype -> kiln::ScalarType code (equal to c10's).
 DTYPE_CODES: dict[torch.dtype, int] = {
@@ -65,19 +66,19 @@ def default_value(op: str, arg: Argument) -> Any:
     try:
         return ast.literal_eval(text)
     except (ValueError, SyntaxError):
-        raise TypeError(
+        raise KilnTypeError(
             f"{op}: argument '{arg.name}' has default {text!r} that kiln cannot interpret; "
             "pass it explicitly"
         ) from None
 
 
-def _fail(op: str, arg: Argument, expected: str, value: Any) -> TypeError:
-    return TypeError(
+def _fail(op: str, arg: Argument, expected: str, value: Any) -> KilnTypeError:
+    return KilnTypeError(
         f"{op}: argument '{arg.name}' ({arg.type}) expects {expected}, got {type(value).__name__}"
     )
 
 
-def _dim_order(value: torch.Tensor) -> tuple[int, ...] | None:
+def dense_dim_order(value: torch.Tensor) -> tuple[int, ...] | None:
     """The dim order a dense tensor is laid out in: contiguous, or torch's channels-last formats
     (the layouts ExecuTorch programs name); None for any other layout."""
     rank = value.dim()
@@ -112,26 +113,36 @@ def _refuse_unviewable(op: str, arg: Argument, value: torch.Tensor) -> None:
         )
 
 
-def _tensor(op: str, arg: Argument, value: Any, is_out: bool) -> tuple[Any, ...]:
+def _tensor(op: str, arg: Argument, value: Any, is_out: bool, row_view: bool) -> tuple[Any, ...]:
+    """(tensor, data_ptr, sizes, dtype code, is_out, dim order, dim-0 stride of a row view or
+    None) for python/src/boxed_call.cpp."""
     if not isinstance(value, torch.Tensor):
         raise _fail(op, arg, "a torch.Tensor", value)
     _refuse_unviewable(op, arg, value)
     if value.dtype not in DTYPE_CODES:
-        raise ValueError(f"{op}: argument '{arg.name}' has dtype {value.dtype}, which kiln lacks")
-    dim_order = _dim_order(value)
+        raise KilnError(
+            f"{op}: argument '{arg.name}' has dtype {value.dtype}, which kiln lacks", "InvalidType"
+        )
+    dim_order = dense_dim_order(value)
+    row_stride = None
+    if dim_order is None and row_view and is_row_view(value):
+        dim_order, row_stride = tuple(range(value.dim())), value.stride(0)
     if dim_order is None:
-        raise ValueError(
-            f"{op}: argument '{arg.name}' is not contiguous (nor channels last); kiln views "
-            "tensors without copying, so pass .contiguous()"
+        # bind_call copies such tensors; only a caller of convert() itself gets here.
+        raise KilnError(
+            f"{op}: argument '{arg.name}' is not contiguous (nor channels last); pass "
+            ".contiguous()",
+            "InvalidArgument",
         )
     shape = tuple(value.shape)
     if math.prod(max(size, 1) for size in shape) > _INT64_MAX:
         # Only a tensor without elements gets here (torch's expand makes them): its dense strides,
         # which count a 0 as 1, would not fit the int64 strides of a Kiln tensor.
-        raise ValueError(
-            f"{op}: argument '{arg.name}' has sizes {list(shape)}, whose strides would pass int64"
+        raise KilnError(
+            f"{op}: argument '{arg.name}' has sizes {list(shape)}, whose strides would pass int64",
+            "InvalidArgument",
         )
-    return (value, value.data_ptr(), shape, DTYPE_CODES[value.dtype], is_out, dim_order)
+    return (value, value.data_ptr(), shape, DTYPE_CODES[value.dtype], is_out, dim_order, row_stride)
 
 
 def _int(op: str, arg: Argument, value: Any) -> int:
@@ -141,7 +152,7 @@ def _int(op: str, arg: Argument, value: Any) -> int:
         raise _fail(op, arg, "an int", value)
     result = int(value)
     if not _INT64_MIN <= result <= _INT64_MAX:
-        raise ValueError(f"{op}: argument '{arg.name}' value {result} does not fit in int64")
+        raise KilnValueError(f"{op}: argument '{arg.name}' value {result} does not fit in int64")
     return result
 
 
@@ -161,26 +172,27 @@ def _list(value: Any) -> list[Any] | None:
     return list(value) if isinstance(value, (list, tuple)) else None
 
 
-def convert(op: str, arg: Argument, value: Any) -> tuple[str, Any]:
-    """The tagged form of `value` for argument `arg` of operator `op`."""
+def convert(op: str, arg: Argument, value: Any, row_view: bool = False) -> tuple[str, Any]:
+    """The tagged form of `value` for argument `arg` of operator `op`; a Tensor argument the
+    kernels take as a row view (`row_view`, kiln._row_views) may be one."""
     kind = arg.kind
     base = kind.removeprefix("Optional") if kind != "OptionalTensorList" else kind
     if value is None and kind.startswith("Optional") and kind != "OptionalTensorList":
         return ("none", None)
     if base == "Tensor":
-        return ("tensor", _tensor(op, arg, value, arg.is_out))
+        return ("tensor", _tensor(op, arg, value, arg.is_out, row_view))
     if base == "TensorList":
         items = _list(value)
         if items is None:
             raise _fail(op, arg, "a list of tensors", value)
-        return ("tensor_list", [_tensor(op, arg, t, arg.is_out) for t in items])
+        return ("tensor_list", [_tensor(op, arg, t, arg.is_out, False) for t in items])
     if base == "OptionalTensorList":
         items = _list(value)
         if items is None:
             raise _fail(op, arg, "a list of tensors or None", value)
         return (
             "optional_tensor_list",
-            [None if t is None else _tensor(op, arg, t, False) for t in items],
+            [None if t is None else _tensor(op, arg, t, False, False) for t in items],
         )
     if base == "Int":
         return ("int", _int(op, arg, value))
@@ -226,4 +238,4 @@ def convert(op: str, arg: Argument, value: Any) -> tuple[str, Any]:
         if value is not torch.strided:
             raise _fail(op, arg, "torch.strided", value)
         return ("int", 0)
-    raise TypeError(f"{op}: argument '{arg.name}' has kind {kind} that kiln cannot convert")
+    raise KilnTypeError(f"{op}: argument '{arg.name}' has kind {kind} that kiln cannot convert")

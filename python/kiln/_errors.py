@@ -14,6 +14,23 @@ class KilnError(RuntimeError):
         self.code = code
 
 
+class KilnTypeError(KilnError, TypeError):
+    """A call's arguments do not fit the operator's schema (a missing, repeated or unknown
+    argument, a value of the wrong type): a KilnError that is also the TypeError Python code
+    expects, code "InvalidArgument"."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, "InvalidArgument")
+
+
+class KilnValueError(KilnError, ValueError):
+    """An argument of the right type with a value kiln cannot take (an unknown backend, an int
+    beyond int64): a KilnError that is also a ValueError, code "InvalidArgument"."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, "InvalidArgument")
+
+
 class ExportError(KilnError):
     """kiln.export cannot write the module as a program: the message names the graph node and the
     operator or construct it cannot express, and what to do instead."""

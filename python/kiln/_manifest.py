@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -18,6 +19,10 @@ class Argument:
     default: str | None  # schema default text, None when the argument has none
     kwarg_only: bool
     is_out: bool
+
+
+# A written argument in a schema: "Tensor(a!) out", "Tensor(a!)[] out", "Tensor(b!)? x".
+_WRITTEN = re.compile(r"Tensor\(\w+!\)(?:\[\])?\??\s+(\w+)")
 
 
 @dataclass(frozen=True)
@@ -36,6 +41,12 @@ class Operator:
     @property
     def outs(self) -> tuple[Argument, ...]:
         return tuple(a for a in self.arguments if a.is_out)
+
+    @property
+    def written(self) -> frozenset[str]:
+        """The arguments the operator writes: its outs, an in-place op's self and any other
+        argument its schema marks `(a!)` (reshape_and_cache's caches)."""
+        return frozenset(_WRITTEN.findall(self.schema))
 
     @property
     def return_slots(self) -> int:

@@ -70,6 +70,7 @@ RULES: dict[str, OutRule] = {
     "kiln::silu_and_mul.out": OutRule(_gated, ("input",)),
     "kiln::gelu_and_mul.out": OutRule(_gated, ("input",)),
     "kiln::paged_attention.out": OutRule(lambda s: (s["query"],), ("query",)),
+    "kiln::paged_attention.paged_layout_out": OutRule(lambda s: (s["query"],), ("query",)),
     "kiln::weight_int8_linear.out": OutRule(_int8_linear, ("input",)),
 }
 

@@ -15,6 +15,7 @@ import torch
 from kiln import _C
 from kiln._convert import DTYPE_CODES
 from kiln._errors import KilnError
+from kiln.codegen.wording import with_article
 
 _DTYPES = {code: dtype for dtype, code in DTYPE_CODES.items()}
 
@@ -320,7 +321,8 @@ def _bindable(index: int, tensor: torch.Tensor, meta: tuple[Any, ...]) -> torch.
         )
     if kind != "Tensor":
         raise KilnError(
-            f"input {index}: the program takes a {kind}, got a tensor", "InvalidArgument"
+            f"input {index}: the program takes {with_article(kind)}, got a tensor",
+            "InvalidArgument",
         )
     if tensor.dtype not in DTYPE_CODES:
         raise KilnError(f"input {index}: dtype {tensor.dtype} is not supported", "InvalidArgument")

@@ -21,12 +21,13 @@ namespace: ``register_torch_ops(namespace="my_ns", shapes={"my_ns::op.out": OutR
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import torch
-from torchgen.model import FunctionSchema
+from torchgen.model import FunctionSchema, OperatorName
 
 from kiln._call import backends_for, call_op
 from kiln._errors import KilnError
@@ -91,7 +92,8 @@ def _bind(
 
 
 def _run(op: Operator, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """call_op on the chosen backend; the outs go as out= (an out may itself be named "out")."""
+    """call_op on the chosen backend; the outs go as out= (an out may itself be named "out").
+    Every refusal, of the arguments' values or by the kernel, is call_op's kiln.KilnError."""
     names = [a.name for a in op.outs]
     outs = tuple(kwargs.pop(name) for name in names if name in kwargs)
     result = call_op(op.name, *args, out=outs or None, backend=_backend, **kwargs)
@@ -166,6 +168,19 @@ def _local(name: str) -> str:
     return name.split("::", 1)[1]
 
 
+def _functional_schema(schema: FunctionSchema) -> FunctionSchema:
+    """The functional form of out variant ``schema``: ``.out`` has the default overload
+    (``kiln::rms_norm``), ``.<name>_out`` the overload ``<name>``
+    (``kiln::paged_attention.paged_layout_out`` -> ``kiln::paged_attention.paged_layout``), so
+    each out variant of an operator has a functional form of its own."""
+    functional = schema.signature(strip_default=False)
+    overload = schema.name.overload_name
+    name = overload.removesuffix("_out") if overload.endswith("_out") else ""
+    return dataclasses.replace(
+        functional, name=OperatorName(name=functional.name.name, overload_name=name)
+    )
+
+
 def _torch_schema(qualified: str) -> Callable[[], torch._C.FunctionSchema]:
     namespace, rest = qualified.split("::", 1)
     base, _, overload = rest.partition(".")
@@ -223,12 +238,13 @@ def register_torch_ops(
         defined.append(op.name)
         library.impl(_local(op.name), _out_kernel(op), "CPU")
         if op.outs:
-            functional = f"{namespace}::{schema.name.name}"
             rule = rules.get(op.name)
             library._register_fake(_local(op.name), _out_fake(op, rule))
             if rule is None or schema.kind().name != "out":
                 continue
-            library.define(str(schema.signature(strip_default=False)))
+            signature = _functional_schema(schema)
+            functional = f"{namespace}::{signature.name}"
+            library.define(str(signature))
             defined.append(functional)
             torch_schema = _torch_schema(functional)
             library.impl(_local(functional), _functional_kernel(op, torch_schema, rule), "CPU")

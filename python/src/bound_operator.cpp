@@ -127,6 +127,7 @@ BoundOperator::BoundOperator(std::string name, const py::list& arguments, std::v
     spec.is_out = entry[3].cast<bool>();
     spec.default_value = entry[4];
     spec.has_default = entry[5].cast<bool>();
+    spec.row_view = entry[6].cast<bool>();
     convertible_ = convertible_ && spec.kind != ValueKind::Unknown;
     const size_t index = arguments_.size();
     if (spec.is_out) {
@@ -218,7 +219,9 @@ bool BoundOperator::convert(CallFrame& frame, size_t index, PyObject* value,
     case ValueKind::Tensor: {
       TensorSlot& slot = frame.tensor_slot();
       Tensor tensor;
-      if (!read_tensor(value, spec.is_out, slot, call_tensors, &tensor)) return false;
+      if (!read_tensor(value, spec.is_out, spec.row_view, slot, call_tensors, &tensor)) {
+        return false;
+      }
       frame.bytes += tensor.nbytes();
       result = EValue(tensor);
       return true;
@@ -235,8 +238,8 @@ bool BoundOperator::convert(CallFrame& frame, size_t index, PyObject* value,
           continue;
         }
         Tensor tensor;
-        if (!read_tensor(items[i], spec.is_out && !optional, frame.tensor_slot(), call_tensors,
-                         &tensor))
+        if (!read_tensor(items[i], spec.is_out && !optional, /*row_view=*/false,
+                         frame.tensor_slot(), call_tensors, &tensor))
           return false;
         frame.bytes += tensor.nbytes();
         if (optional) {

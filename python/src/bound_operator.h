@@ -39,6 +39,7 @@ struct ArgumentSpec {
   bool kwarg_only;
   bool is_out;
   bool has_default;  // a default kiln can use (schema defaults it cannot read have none)
+  bool row_view;     // the kernels take the tensor as a row view (kiln/_row_views.py)
   pybind11::object default_value;
 };
 
@@ -46,8 +47,8 @@ class CallFrame;  // a call's EValues and the memory they point into (bound_oper
 
 class BoundOperator {
  public:
-  // `arguments`: (name, kind, kwarg_only, is_out, default or None, has_default) per schema
-  // argument; `returns`: the argument index each returned tensor is, -1 for a new tensor;
+  // `arguments`: (name, kind, kwarg_only, is_out, default or None, has_default, row_view) per
+  // schema argument; `returns`: the argument index each returned tensor is, -1 for a new tensor;
   // `new_tensor` turns an exported new tensor into a torch tensor. A kernel's failure raises
   // kiln.KilnError (kiln_error.h).
   BoundOperator(std::string name, const pybind11::list& arguments, std::vector<int> returns,

@@ -18,12 +18,16 @@ namespace {
 // Views torch tensors in place: their memory with Kiln metadata; outs resize through torch.
 class TorchTensorViews {
  public:
+  // `value` is (torch tensor, data_ptr, sizes, dtype code, is_out, dim order, row stride or
+  // None), as kiln/_convert.py makes it.
   Tensor make(const py::tuple& value) {
     TensorSlot& slot = slots_.emplace_back();
     const auto data = value[1].cast<uintptr_t>();
     size_t dim = 0;
     for (const auto& size : value[2]) {
-      if (dim == kTensorDimensionLimit) throw py::value_error("kiln: a tensor has too many dims");
+      if (dim == kTensorDimensionLimit)
+        raise_kiln_error(Error::InvalidArgument,
+                         "a tensor has more than 16 dims, which kiln tensors cannot have");
       slot.sizes[dim++] = size.cast<int64_t>();
     }
     const auto dtype = static_cast<ScalarType>(value[3].cast<int>());
@@ -37,7 +41,12 @@ class TorchTensorViews {
       throw py::value_error("kiln internal: a tensor's dim order does not fit its shape");
     }
     if (!slot.compute_strides(dim)) {
-      throw py::value_error("kiln: a tensor's sizes multiply past int64; no strides can hold them");
+      raise_kiln_error(Error::InvalidArgument,
+                       "a tensor's sizes multiply past int64; no strides can hold them");
+    }
+    if (!value[6].is_none()) {
+      if (dim == 0) throw py::value_error("kiln internal: a 0-dim tensor has no rows");
+      slot.set_row_stride(value[6].cast<StridesType>());
     }
     Tensor view;
     if (slot.make_view(value[0], reinterpret_cast<void*>(data), dtype, dim, is_out, call_, &view) ==

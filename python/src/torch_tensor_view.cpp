@@ -3,6 +3,7 @@
 #include "torch_tensor_view.h"
 
 #include <cstdint>
+#include <utility>
 
 #include "runtime/core/dim_order.h"
 
@@ -20,21 +21,42 @@ std::string shape_text(ArrayRef<SizesType> sizes) {
   return text + "]";
 }
 
-// The bytes a view covers, empty for an empty tensor (which shares nothing).
+// The bytes a view covers, empty for an empty tensor (which shares nothing). A view of several
+// rows (dim 0) also records where its rows lie: every `row_stride` bytes, `row_bytes` long.
 struct Range {
   uintptr_t begin;
   uintptr_t end;
+  uintptr_t row_stride;
+  uintptr_t row_bytes;
 };
 
 Range range_of(const TensorImpl& impl) {
   const auto begin = reinterpret_cast<uintptr_t>(impl.data());
-  return {begin, begin + impl.nbytes()};
+  if (impl.numel() == 0) return {begin, begin, 0, 0};
+  // The last element's offset: one past it ends the view (strides are never negative here).
+  int64_t last = 0;
+  for (size_t d = 0; d < impl.dim(); ++d) last += (impl.sizes()[d] - 1) * impl.strides()[d];
+  const size_t size = impl.element_size();
+  const int64_t rows = impl.dim() > 0 ? impl.sizes()[0] : 1;
+  const auto row_bytes = static_cast<uintptr_t>(impl.numel() / rows * size);
+  const auto row_stride = static_cast<uintptr_t>(rows > 1 ? impl.strides()[0] * size : 0);
+  return {begin, begin + static_cast<uintptr_t>(last + 1) * size, row_stride, row_bytes};
+}
+
+// Whether two views whose rows repeat with one period (row views of one buffer, such as the
+// query and key of `qkv.split(...)`) keep to disjoint bytes of each period.
+bool rows_interleave(Range a, Range b) {
+  if (a.row_stride == 0 || a.row_stride != b.row_stride) return false;
+  if (b.begin < a.begin) std::swap(a, b);
+  const uintptr_t shift = (b.begin - a.begin) % a.row_stride;
+  return a.row_bytes <= shift && shift + b.row_bytes <= a.row_stride;
 }
 
 Overlap overlap_of(Range a, Range b) {
   if (a.begin == a.end || b.begin == b.end) return Overlap::None;
   if (a.end <= b.begin || b.end <= a.begin) return Overlap::None;
-  return a.begin == b.begin && a.end == b.end ? Overlap::Full : Overlap::Partial;
+  if (a.begin == b.begin && a.end == b.end && a.row_stride == b.row_stride) return Overlap::Full;
+  return rows_interleave(a, b) ? Overlap::None : Overlap::Partial;
 }
 
 // torch grew the storage that held [old_base, old_base + old_bytes) by moving it to new_base

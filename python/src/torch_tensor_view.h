@@ -42,6 +42,10 @@ struct TensorSlot {
   // (torch makes such tensors, with no elements, by expand): no Kiln tensor can view them.
   bool compute_strides(size_t dim);
 
+  // Makes the view a row view (kernels/portable/cpu/util/llm/arguments.h): dim 0 steps by
+  // `stride` elements, after compute_strides. Only for the arguments kiln/_row_views.py lists.
+  void set_row_stride(StridesType stride) { strides[0] = stride; }
+
   // Views `data` with the first `dim` sizes, dim order and strides (compute_strides first) and
   // joins `call`. An out is resizable: resize_ on the torch tensor, then the view follows its new
   // memory. Partial when an out and an input of the call partly share memory (the view is made

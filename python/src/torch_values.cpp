@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/core/dim_order.h"
+
 namespace py = pybind11;
 
 namespace kiln::python {
@@ -97,6 +99,18 @@ bool is_contiguous(const SizesType* sizes, const StridesType* strides, size_t di
   return true;
 }
 
+// kiln/_row_views.py's is_row_view: at least 2 dims, those after the first dense (size-1 dims may
+// have any stride), a dim-0 stride that is not negative; `disjoint`: and rows that do not overlap.
+bool is_row_view(const SizesType* sizes, const StridesType* strides, size_t dim, bool disjoint) {
+  int64_t expected = 1;
+  for (size_t i = dim; i-- > 1;) {
+    if (sizes[i] != 1 && strides[i] != expected) return false;
+    expected *= sizes[i];
+  }
+  if (dim < 2 || strides[0] < 0) return false;  // a 1-dim view is dense or copied
+  return !disjoint || sizes[0] <= 1 || strides[0] >= expected;
+}
+
 // value.is_contiguous(memory_format=format), asked of torch itself (rare: non-default layouts).
 bool is_contiguous_as(PyObject* value, PyObject* format) {
   const TorchObjects& torch = torch_objects();
@@ -125,7 +139,7 @@ bool find_dim_order(PyObject* value, const SizesType* sizes, const StridesType* 
 
 }  // namespace
 
-bool read_tensor(PyObject* value, bool is_out, TensorSlot& slot, CallTensors& call,
+bool read_tensor(PyObject* value, bool is_out, bool row_view, TensorSlot& slot, CallTensors& call,
                  Tensor* tensor) {
   const TorchObjects& torch = torch_objects();
   if (!PyObject_TypeCheck(value, torch.tensor_type)) return false;
@@ -147,9 +161,15 @@ bool read_tensor(PyObject* value, bool is_out, TensorSlot& slot, CallTensors& ca
     torch_strides[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(strides.ptr(), i));
   }
   if (PyErr_Occurred()) return decline();
-  if (!find_dim_order(value, slot.sizes.data(), torch_strides.data(), dim, slot.dim_order.data()))
-    return decline();
+  const bool dense =
+      find_dim_order(value, slot.sizes.data(), torch_strides.data(), dim, slot.dim_order.data());
+  // An out whose rows overlap (an expanded one) goes to the Python path, which refuses it.
+  const bool rows = !dense && row_view &&
+                    is_row_view(slot.sizes.data(), torch_strides.data(), dim, /*disjoint=*/is_out);
+  if (!dense && !rows) return decline();  // the full path copies it
+  if (rows) fill_default_dim_order({slot.dim_order.data(), dim});
   if (!slot.compute_strides(dim)) return decline();  // the full path explains
+  if (rows) slot.set_row_stride(torch_strides[0]);
   py::object data = steal(PyObject_CallMethodNoArgs(value, torch.data_ptr));
   if (!data) return decline();
   void* address = PyLong_AsVoidPtr(data.ptr());

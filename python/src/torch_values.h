@@ -14,9 +14,12 @@ namespace kiln::python {
 // type, int64 overflow, a tensor that is not dense ...): the caller then hands the whole call to
 // the Python path, which accepts it or raises the error users know.
 
-// Views a dense CPU torch tensor in `slot`, joining `call` (see TensorSlot::make_view). Declines
-// an out that partly overlaps an input: the Python path refuses it with torch's message.
-bool read_tensor(PyObject* value, bool is_out, TensorSlot& slot, CallTensors& call, Tensor* tensor);
+// Views a dense CPU torch tensor in `slot`, joining `call` (see TensorSlot::make_view), or, when
+// the argument is taken as a row view (`row_view`, kiln/_row_views.py), a tensor whose dim-0
+// rows are dense. Declines an out that partly overlaps an input (the Python path refuses it
+// with torch's message) and any other strided tensor (the Python path copies it).
+bool read_tensor(PyObject* value, bool is_out, bool row_view, TensorSlot& slot, CallTensors& call,
+                 Tensor* tensor);
 
 // An int (bool included, as numbers.Integral does) that fits in int64.
 bool read_int(PyObject* value, int64_t* result);

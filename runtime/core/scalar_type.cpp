@@ -47,6 +47,46 @@ const char* to_string(ScalarType type) {
   return "Undefined";
 }
 
+const char* to_phrase(ScalarType type) {
+  switch (type) {
+    case ScalarType::Byte:
+      return "a Byte (uint8)";
+    case ScalarType::Char:
+      return "a Char (int8)";
+    case ScalarType::Short:
+      return "a Short";
+    case ScalarType::Int:
+      return "an Int";
+    case ScalarType::Long:
+      return "a Long";
+    case ScalarType::Half:
+      return "a Half";
+    case ScalarType::Float:
+      return "a Float";
+    case ScalarType::Double:
+      return "a Double";
+    case ScalarType::ComplexHalf:
+      return "a ComplexHalf";
+    case ScalarType::ComplexFloat:
+      return "a ComplexFloat";
+    case ScalarType::ComplexDouble:
+      return "a ComplexDouble";
+    case ScalarType::Bool:
+      return "a Bool";
+    case ScalarType::BFloat16:
+      return "a BFloat16";
+    case ScalarType::UInt16:
+      return "a UInt16";
+    case ScalarType::UInt32:
+      return "a UInt32";
+    case ScalarType::UInt64:
+      return "a UInt64";
+    case ScalarType::Undefined:
+      break;
+  }
+  return "an Undefined";
+}
+
 size_t element_size(ScalarType type) {
   switch (type) {
     case ScalarType::Byte:

@@ -72,6 +72,10 @@ KILN_FORALL_SCALAR_TYPES(KILN_DEFINE_TYPE_MAP)
 bool is_valid_scalar_type(int64_t code);
 // "Float", "Half", ...; "Undefined" for unknown codes.
 const char* to_string(ScalarType type);
+// The type as a message asks for it: its name after its article and, for the 8-bit integers
+// whose ATen names torch users rarely meet, torch's name: "a Float", "an Int", "a Char (int8)",
+// "a Byte (uint8)". For "pass %s tensor".
+const char* to_phrase(ScalarType type);
 // Bytes per element; 0 for Undefined.
 size_t element_size(ScalarType type);
 

@@ -813,7 +813,8 @@ Error Method::fail(Error error, const char* format, ...) {
 
 Error Method::set_input(size_t index, const EValue& value) {
   if (index >= num_inputs_) {
-    return fail(Error::InvalidArgument, "input %zu: the method has %zu inputs", index, num_inputs_);
+    return fail(Error::InvalidArgument, "input %zu: the method has %zu %s", index, num_inputs_,
+                num_inputs_ == 1 ? "input" : "inputs");
   }
   EValue& slot = values_[inputs_[index]];
   if (!slot.isTensor()) {

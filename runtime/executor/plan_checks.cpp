@@ -15,6 +15,7 @@
 #include "runtime/executor/stored_tensor.h"
 #include "runtime/executor/tensor_bytes.h"
 #include "runtime/platform/last_error.h"
+#include "runtime/platform/wording.h"
 
 namespace kiln {
 namespace {
@@ -186,11 +187,12 @@ class PlanChecker {
     }
     const KernelTypes type = value(static_cast<uint32_t>(item)).val_type();
     if (type != item_type && !(optional && type == KernelTypes::Null)) {
+      const char* found = pte_format::EnumNameKernelTypes(type);
+      const char* expected = pte_format::EnumNameKernelTypes(item_type);
       KILN_PLAN_FAIL(where_, InvalidProgram,
-                     "value %u: list item %u refers to value %lld, a %s, "
-                     "not a %s",
-                     i, k, static_cast<long long>(item), pte_format::EnumNameKernelTypes(type),
-                     pte_format::EnumNameKernelTypes(item_type));
+                     "value %u: list item %u refers to value %lld, %s %s, not %s %s", i, k,
+                     static_cast<long long>(item), indefinite_article(found), found,
+                     indefinite_article(expected), expected);
     }
     return Error::Ok;
   }

@@ -300,8 +300,8 @@ Error local_scalar_dense(KernelRuntimeContext& ctx, Span<EValue*> stack) {
       *stack[1] = EValue(*static_cast<const bool*>(data));
       return Error::Ok;
     default:
-      ctx.fail(Error::InvalidArgument, "a %s tensor has no Scalar value",
-               to_string(self.scalar_type()));
+      ctx.fail(Error::InvalidArgument, "%s tensor has no Scalar value",
+               to_phrase(self.scalar_type()));
       return Error::InvalidArgument;
   }
 }

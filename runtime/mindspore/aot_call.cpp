@@ -1,12 +1,17 @@
 // MindSpore's AOT buffers as Kiln tensors and EValues, and the registry call that runs the op.
 #include "runtime/mindspore/aot_call.h"
 
+#include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdarg>
+#include <cstdio>
+#include <cstring>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "runtime/core/dim_order.h"
@@ -16,25 +21,48 @@
 #include "runtime/executor/heap_memory.h"
 #include "runtime/kernel/operator_registry.h"
 #include "runtime/platform/last_error.h"
+#include "runtime/platform/log.h"
 
 namespace kiln::mindspore {
 namespace {
 
 // MindSpore runs the kernel on a thread of its own while kiln.mindspore asks why from Python's,
-// where the failing thread's kiln::last_error() cannot be read. So the glue hands the channel's
-// message over: a copy of what KILN_SET_ERROR wrote, never text of its own.
+// where the failing thread's kiln::last_error() cannot be read. So the glue hands the message
+// over: a copy of what KILN_SET_ERROR wrote, or, while a reporting caller has a call in flight,
+// the same text formatted here and not logged, since that caller raises it.
 std::mutex handed_over_mutex;
-std::string handed_over;  // guarded by handed_over_mutex
+std::string handed_over;              // guarded by handed_over_mutex
+Error handed_over_error = Error::Ok;  // guarded by handed_over_mutex
+std::atomic<int> reported_calls{0};
 
-int fail(const char* format, ...) __attribute__((format(printf, 1, 2)));
-int fail(const char* format, ...) {
+// As long as kiln::last_error()'s buffer: a message is cut at the same length either way.
+constexpr size_t kMessageCapacity = 512;
+
+int fail(Error error, const char* format, ...) __attribute__((format(printf, 2, 3)));
+int fail(Error error, const char* format, ...) {
   va_list args;
   va_start(args, format);
-  set_last_error_v(format, args);
+  std::string message;
+  if (reported_calls.load(std::memory_order_acquire) > 0) {
+    char raw[kMessageCapacity];
+    const int written = std::vsnprintf(raw, sizeof(raw), format, args);
+    const size_t length = written < 0 ? 0 : std::min(static_cast<size_t>(written), sizeof(raw) - 1);
+    char clean[kMessageCapacity];
+    printable(raw, length, clean, sizeof(clean));
+    message = clean;
+  } else {
+    set_last_error_v(format, args);
+    message = ::kiln::last_error();
+  }
   va_end(args);
   std::lock_guard<std::mutex> lock(handed_over_mutex);
-  handed_over = ::kiln::last_error();
+  handed_over = std::move(message);
+  handed_over_error = error;
   return 1;
+}
+
+const char* plural(size_t count, const char* one, const char* many) {
+  return count == 1 ? one : many;
 }
 
 // MindSpore's dtype names (mindspore/ops/operations/custom_ops.py hands the kernel these).
@@ -108,6 +136,27 @@ const char* expected_dtypes(AotArg kind) {
   }
 }
 
+// The tensor of shape `shape` (`dim` dims) and dtype `type` at `data`, in the default dim order.
+void view_tensor(TensorView& view, ScalarType type, int dim, const int64_t* shape, void* data) {
+  for (int d = 0; d < dim; ++d) view.sizes[d] = shape[d];
+  fill_default_dim_order({view.dim_order.data(), static_cast<size_t>(dim)});
+  (void)dim_order_to_strides({view.sizes.data(), static_cast<size_t>(dim)},
+                             {view.dim_order.data(), static_cast<size_t>(dim)},
+                             {view.strides.data(), static_cast<size_t>(dim)});
+  // Static: an out keeps the shape MindSpore allocated, and a kernel asking for another shape
+  // fails with both shapes named.
+  view.impl.emplace(type, static_cast<size_t>(dim), view.sizes.data(), data, view.dim_order.data(),
+                    view.strides.data());
+}
+
+bool same_shape(int dim, const int64_t* a, int other_dim, const int64_t* b) {
+  if (dim != other_dim) return false;
+  for (int d = 0; d < dim; ++d) {
+    if (a[d] != b[d]) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 int run_aot_op(const AotOp& op, int nparam, void** params, const int* ndims, int64_t* const* shapes,
@@ -115,60 +164,92 @@ int run_aot_op(const AotOp& op, int nparam, void** params, const int* ndims, int
   if (op.registration != Error::Ok) {
     // The registration ran when the library was loaded, perhaps on another thread, whose
     // last_error() this thread cannot read; the log kept its message.
-    return fail("%s: registering the library's kernels failed (%s); the log says why", op.name,
+    return fail(op.registration,
+                "%s: registering the library's kernels failed (%s); the log says why", op.name,
                 to_string(op.registration));
   }
-  if (nparam < 0 || static_cast<size_t>(nparam) != op.arguments) {
-    return fail("%s takes %zu inputs and outputs (%zu inputs, then %zu outputs), got %d", op.name,
-                op.arguments, op.arguments - op.outs, op.outs, nparam);
+  const size_t inputs = op.arguments - op.outs;
+  size_t written = 0;
+  for (size_t i = 0; i < inputs; ++i) written += op.args[i] == AotArg::WrittenTensor;
+  const size_t outputs = written + op.outs;
+  if (nparam < 0 || static_cast<size_t>(nparam) != inputs + outputs) {
+    return fail(Error::InvalidArgument, "%s takes %zu %s, then %zu %s; got %d tensors", op.name,
+                inputs, plural(inputs, "input", "inputs"), outputs,
+                plural(outputs, "output", "outputs"), nparam);
   }
   std::vector<TensorView> views(op.arguments);
   std::vector<EValue> values(op.arguments);
   std::vector<EValue*> stack(op.arguments);
+  size_t next_written = inputs;  // MindSpore's output that receives the next written argument
   for (size_t i = 0; i < op.arguments; ++i) {
     const AotArg kind = op.args[i];
-    const auto type = scalar_type_of(dtypes[i] != nullptr ? dtypes[i] : "");
-    if (!type) {
-      return fail("%s: argument %zu has dtype '%s', which Kiln does not take", op.name, i,
-                  dtypes[i] != nullptr ? dtypes[i] : "(none)");
-    }
-    const int dim = ndims[i];
-    if (dim < 0 || static_cast<size_t>(dim) > kTensorDimensionLimit) {
-      return fail("%s: argument %zu has %d dims; Kiln takes at most %zu", op.name, i, dim,
-                  kTensorDimensionLimit);
-    }
-    const int64_t numel = numel_of(shapes[i], dim);
+    // An out is one of MindSpore's outputs, after the written arguments' copies.
+    const size_t p = i < inputs ? i : i + written;
     stack[i] = &values[i];
+    const char* dtype = dtypes[p] != nullptr ? dtypes[p] : "";
+    if (std::strcmp(dtype, "none") == 0) {
+      if (kind != AotArg::OptionalTensor) {
+        return fail(Error::InvalidArgument,
+                    "%s: argument %zu is None, which only an optional tensor (Tensor?) can be",
+                    op.name, i);
+      }
+      continue;  // values[i] stays None
+    }
+    const auto type = scalar_type_of(dtype);
+    if (!type) {
+      return fail(Error::InvalidType, "%s: argument %zu has dtype '%s', which Kiln does not take",
+                  op.name, i, dtype);
+    }
+    const int dim = ndims[p];
+    if (dim < 0 || static_cast<size_t>(dim) > kTensorDimensionLimit) {
+      return fail(Error::InvalidArgument, "%s: argument %zu has %d dims; Kiln takes at most %zu",
+                  op.name, i, dim, kTensorDimensionLimit);
+    }
+    const int64_t numel = numel_of(shapes[p], dim);
     if (kind == AotArg::Tensor || kind == AotArg::OptionalTensor) {
-      TensorView& view = views[i];
-      for (int d = 0; d < dim; ++d) view.sizes[d] = shapes[i][d];
-      fill_default_dim_order({view.dim_order.data(), static_cast<size_t>(dim)});
-      (void)dim_order_to_strides({view.sizes.data(), static_cast<size_t>(dim)},
-                                 {view.dim_order.data(), static_cast<size_t>(dim)},
-                                 {view.strides.data(), static_cast<size_t>(dim)});
-      // Static: an out keeps the shape MindSpore allocated, and a kernel asking for another
-      // shape fails with both shapes named.
-      view.impl.emplace(*type, static_cast<size_t>(dim), view.sizes.data(), params[i],
-                        view.dim_order.data(), view.strides.data());
-      values[i] = EValue(Tensor(&*view.impl));
+      view_tensor(views[i], *type, dim, shapes[p], params[p]);
+      values[i] = EValue(Tensor(&*views[i].impl));
+      continue;
+    }
+    if (kind == AotArg::WrittenTensor) {
+      // The operator updates the argument in place; MindSpore's output is where it may write,
+      // so the update goes to a copy of the input there.
+      const size_t out = next_written++;
+      const char* out_dtype = dtypes[out] != nullptr ? dtypes[out] : "";
+      if (std::strcmp(out_dtype, dtype) != 0) {
+        return fail(Error::InvalidArgument,
+                    "%s: argument %zu is written in place, so output %zu must have its dtype %s, "
+                    "but has %s",
+                    op.name, i, out - inputs, dtype, out_dtype);
+      }
+      if (!same_shape(dim, shapes[p], ndims[out], shapes[out])) {
+        return fail(Error::InvalidArgument,
+                    "%s: argument %zu is written in place, so output %zu must have its shape",
+                    op.name, i, out - inputs);
+      }
+      const size_t bytes = static_cast<size_t>(numel) * element_size(*type);
+      if (bytes > 0) std::memcpy(params[out], params[p], bytes);
+      view_tensor(views[i], *type, dim, shapes[out], params[out]);
+      values[i] = EValue(Tensor(&*views[i].impl));
       continue;
     }
     if (kind == AotArg::String) {
       if (*type != ScalarType::Byte && *type != ScalarType::Char) {
-        return fail("%s: argument %zu is a str, passed as a uint8 tensor of its bytes; got %s",
-                    op.name, i, dtypes[i]);
+        return fail(Error::InvalidArgument,
+                    "%s: argument %zu is a str, passed as a uint8 tensor of its bytes; got %s",
+                    op.name, i, dtype);
       }
       values[i] =
-          EValue(std::string_view(static_cast<const char*>(params[i]), static_cast<size_t>(numel)));
+          EValue(std::string_view(static_cast<const char*>(params[p]), static_cast<size_t>(numel)));
       continue;
     }
     std::optional<EValue> value;
-    if (numel == 1) value = scalar_value(kind, *type, params[i]);
+    if (numel == 1) value = scalar_value(kind, *type, params[p]);
     if (!value) {
-      return fail(
-          "%s: argument %zu is a scalar, passed as a one-element %s tensor; got %s with "
-          "%lld elements",
-          op.name, i, expected_dtypes(kind), dtypes[i], static_cast<long long>(numel));
+      return fail(Error::InvalidArgument,
+                  "%s: argument %zu is a scalar, passed as a one-element %s tensor; got %s with "
+                  "%lld elements",
+                  op.name, i, expected_dtypes(kind), dtype, static_cast<long long>(numel));
     }
     values[i] = *value;
   }
@@ -179,7 +260,13 @@ int run_aot_op(const AotOp& op, int nparam, void** params, const int* ndims, int
       call_operator(ctx, op.name, {stack.data(), stack.size()}, ArrayRef<Backend>(kBackends));
   if (error != Error::Ok) {
     const char* message = ctx.failure_message();
-    return fail("%s failed (%s)%s%s", op.name, to_string(error), message[0] ? ": " : "", message);
+    // Kernels and the registry name the operator first, as kiln.call_op's messages do.
+    const size_t name_length = std::strlen(op.name);
+    if (std::strncmp(message, op.name, name_length) == 0 && message[name_length] == ':') {
+      return fail(error, "%s", message);
+    }
+    if (message[0] == '\0') return fail(error, "%s failed (%s)", op.name, to_string(error));
+    return fail(error, "%s: %s", op.name, message);
   }
   return 0;
 }
@@ -192,10 +279,20 @@ const char* last_error() {
   return copy.c_str();
 }
 
+const char* last_error_code() {
+  std::lock_guard<std::mutex> lock(handed_over_mutex);
+  return handed_over.empty() ? "" : to_string(handed_over_error);
+}
+
 void clear_last_error() {
   ::kiln::clear_last_error();
   std::lock_guard<std::mutex> lock(handed_over_mutex);
   handed_over.clear();
+  handed_over_error = Error::Ok;
 }
+
+void begin_reported_call() { reported_calls.fetch_add(1, std::memory_order_acq_rel); }
+
+void end_reported_call() { reported_calls.fetch_sub(1, std::memory_order_acq_rel); }
 
 }  // namespace kiln::mindspore

@@ -18,6 +18,7 @@ from kiln.codegen.dest.cpp import wrap_call
 from kiln.codegen.model import schemas
 from kiln.codegen.model.kernel_keys import DTYPE_CODES, KernelKey, KeyArg, expand_keys
 from kiln.codegen.model.schema_types import normalize
+from kiln.codegen.wording import with_article
 
 key_args = st.builds(
     KeyArg,
@@ -124,6 +125,15 @@ def test_text_helpers() -> None:
         "    " + "x" * 40 + ", " + "y" * 40 + ",",
         "    " + "z" * 40 + ");",
     ]
+
+
+def test_a_name_takes_the_article_it_is_said_with() -> None:
+    # Messages put type and kind names after "a": "an int", never "a Int".
+    for name in ("int", "Int", "Int8", "IntList", "int[]", "object", "OptionalTensorList"):
+        assert with_article(name) == f"an {name}"
+    for name in ("Tensor", "Tensor[]", "float", "Scalar", "uint8", "UInt16", "user_input"):
+        assert with_article(name) == f"a {name}"
+    assert with_article("Undefined") == "an Undefined"
 
 
 def test_schema_cache_cold_warm_and_corrupt(

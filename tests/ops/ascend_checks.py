@@ -60,6 +60,51 @@ def call_ascend(name: str, *args: Any, out: Any, **kwargs: Any) -> list[dict[str
     return kiln.ascend.launch_history()
 
 
+def rows_of(
+    rows: int, n: int, stride: int, start: int, dtype: torch.dtype, seed: int
+) -> torch.Tensor:
+    """A row view [rows, n]: elements [start, start + n) of each row of a random [rows, stride]
+    buffer (a slice such as x[:, :n], or one part of a split)."""
+    generator = torch.Generator().manual_seed(seed)
+    return torch.randn(rows, stride, generator=generator).to(dtype)[:, start : start + n]
+
+
+def laid_out_as(view: torch.Tensor, seed: int, fill: float | None = None) -> torch.Tensor:
+    """A tensor of `view`'s shape, strides and offset in a buffer of its own, holding random
+    values (or `fill`) there and everywhere around it."""
+    span = view.storage_offset() + 1
+    span += sum((size - 1) * stride for size, stride in zip(view.shape, view.stride(), strict=True))
+    generator = torch.Generator().manual_seed(seed)
+    buffer = torch.randn(span, generator=generator).to(view.dtype)
+    if fill is not None:
+        buffer.fill_(fill)
+    return buffer.as_strided(view.shape, view.stride(), view.storage_offset())
+
+
+def buffer_of(view: torch.Tensor) -> torch.Tensor:
+    """The whole 1-d buffer `view` lies in."""
+    return view.as_strided((view.untyped_storage().nbytes() // view.element_size(),), (1,), 0)
+
+
+def assert_only_rows_written(out: torch.Tensor, before: torch.Tensor) -> None:
+    """Of `out`'s buffer, which held `before` (buffer_of(out) cloned), only the view's own
+    elements changed: nothing between or past its rows."""
+    mask = torch.zeros(before.numel(), dtype=torch.bool)
+    mask.as_strided(out.shape, out.stride(), out.storage_offset()).fill_(True)
+    assert torch.equal(buffer_of(out)[~mask], before[~mask]), "elements outside the view changed"
+
+
+def call_ascend_served(name: str, *args: Any, out: Any, **kwargs: Any) -> list[dict[str, Any]]:
+    """Runs `name` on backend "ascend" with fallback allowed and asserts that the Ascend kernel
+    served the call (no fallback recorded); returns the launches it made."""
+    kiln.reset_fallback_stats()
+    kiln.ascend.clear_launch_history()
+    kiln.call_op(name, *args, out=out, backend="ascend", **kwargs)
+    fallbacks = [record for record in kiln.fallback_records() if record[0] == name]
+    assert not fallbacks, f"{name} fell back: {fallbacks}"
+    return kiln.ascend.launch_history()
+
+
 def check_ascend(
     name: str,
     expected: torch.Tensor,

@@ -64,6 +64,11 @@ def rotary_embedding(
     return torch.cat((rotated, rest), dim=-1).to(x.dtype).reshape(x.shape)
 
 
+def cache_x(dtype: torch.dtype) -> int:
+    """vLLM's x: the elements of `dtype` in 16 bytes, the width of a paged key cache's chunks."""
+    return 16 // torch.tensor([], dtype=dtype).element_size()
+
+
 def reshape_and_cache(
     key: torch.Tensor,
     value: torch.Tensor,
@@ -71,12 +76,81 @@ def reshape_and_cache(
     value_cache: torch.Tensor,
     slot_mapping: torch.Tensor,
 ) -> None:
-    """Writes token t's key and value at slot slot_mapping[t] (skipping negative slots)."""
+    """Writes token t's key and value at slot slot_mapping[t] (skipping negative slots) of flash
+    caches [num_blocks, block_size, num_kv_heads, head_size]; rows of key and value past
+    slot_mapping's are padding."""
     heads, head_size = key_cache.shape[2], key_cache.shape[3]
+    tokens = slot_mapping.shape[0]
     keep = slot_mapping >= 0
     slots = slot_mapping[keep].long()
-    key_cache.view(-1, heads, head_size)[slots] = key.reshape(-1, heads, head_size)[keep]
-    value_cache.view(-1, heads, head_size)[slots] = value.reshape(-1, heads, head_size)[keep]
+    key_cache.view(-1, heads, head_size)[slots] = key[:tokens].reshape(-1, heads, head_size)[keep]
+    value_cache.view(-1, heads, head_size)[slots] = value[:tokens].reshape(-1, heads, head_size)[
+        keep
+    ]
+
+
+def reshape_and_cache_paged(
+    key: torch.Tensor,
+    value: torch.Tensor,
+    key_cache: torch.Tensor,
+    value_cache: torch.Tensor,
+    slot_mapping: torch.Tensor,
+) -> None:
+    """vLLM's reshape_and_cache, token by token: for t < slot_mapping.size(0) with slot s >= 0,
+    block s // block_size and offset s % block_size, key_cache[block, h, d // x, offset, d % x]
+    = key[t, h, d] and value_cache[block, h, d, offset] = value[t, h, d]."""
+    _, heads, head_size, block_size = value_cache.shape
+    x = key_cache.shape[4]
+    for t, slot in enumerate(slot_mapping.tolist()):
+        if slot < 0:
+            continue
+        block, offset = divmod(slot, block_size)
+        rows_k = key[t].reshape(heads, head_size)
+        rows_v = value[t].reshape(heads, head_size)
+        for h in range(heads):
+            for d in range(0, head_size, x):
+                key_cache[block, h, d // x, offset, :] = rows_k[h, d : d + x]
+            value_cache[block, h, :, offset] = rows_v[h]
+
+
+def paged_caches(
+    key_cache: torch.Tensor, value_cache: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Flash caches [num_blocks, block_size, num_kv_heads, head_size] in vLLM's paged layout:
+    key_cache [num_blocks, num_kv_heads, head_size / x, block_size, x], value_cache [num_blocks,
+    num_kv_heads, head_size, block_size]."""
+    blocks, block_size, heads, head_size = key_cache.shape
+    x = cache_x(key_cache.dtype)
+    key = key_cache.reshape(blocks, block_size, heads, head_size // x, x).permute(0, 2, 3, 1, 4)
+    return key.contiguous(), value_cache.permute(0, 2, 3, 1).contiguous()
+
+
+# vLLM's PARTITION_SIZE for paged_attention_v2.
+PARTITION = 512
+
+
+def _partitioned_softmax(logits: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+    """vLLM's paged_attention_v2 over logits [heads, length] and values [length, heads, d]: per
+    partition of PARTITION tokens its maximum, sum of exponentials and normalised result, then
+    those results weighted by their sums rescaled to the largest maximum, over their total."""
+    maxima, sums, partials = [], [], []
+    for start in range(0, logits.shape[1], PARTITION):
+        part = logits[:, start : start + PARTITION]
+        maximum = part.amax(-1, keepdim=True)
+        weights = (part - maximum).exp()
+        total = weights.sum(-1, keepdim=True)
+        partials.append(
+            torch.einsum("hl,lhd->hd", weights / total, values[start : start + PARTITION])
+        )
+        maxima.append(maximum)
+        sums.append(total)
+    largest = torch.cat(maxima, -1).amax(-1, keepdim=True)
+    rescaled = [
+        total * (maximum - largest).exp() for total, maximum in zip(sums, maxima, strict=True)
+    ]
+    combined = sum(r * p for r, p in zip(rescaled, partials, strict=True))
+    assert isinstance(combined, torch.Tensor)
+    return combined / sum(rescaled)
 
 
 def paged_attention(
@@ -87,25 +161,37 @@ def paged_attention(
     context_lens: torch.Tensor,
     scale: float,
     alibi_slopes: torch.Tensor | None = None,
+    compute: torch.dtype = torch.float32,
 ) -> torch.Tensor:
-    """Each sequence's query heads attend to its context, gathered through its block table."""
+    """Each sequence's query heads attend to its context, gathered through its block table from
+    flash caches (4-dim key_cache) or paged ones (5-dim); in `compute`, rounded once. A context
+    longer than one partition takes vLLM's v2 route (_partitioned_softmax)."""
     seqs, heads, head_size = query.shape
-    block_size, kv_heads = key_cache.shape[1], key_cache.shape[2]
-    out = torch.zeros(seqs, heads, head_size, dtype=torch.float32)
+    paged = key_cache.dim() == 5
+    block_size = key_cache.shape[3] if paged else key_cache.shape[1]
+    kv_heads = key_cache.shape[1] if paged else key_cache.shape[2]
+    out = torch.zeros(seqs, heads, head_size, dtype=compute)
     for s in range(seqs):
         length = int(context_lens[s])
         if length == 0:
             continue
         tokens = torch.arange(length)
         blocks = block_tables[s].long()[tokens // block_size]
-        keys = key_cache[blocks, tokens % block_size].float()  # [length, kv_heads, head_size]
-        values = value_cache[blocks, tokens % block_size].float()
-        keys = keys.repeat_interleave(heads // kv_heads, dim=1)
-        values = values.repeat_interleave(heads // kv_heads, dim=1)
-        logits = scale * torch.einsum("hd,lhd->hl", query[s].float(), keys)
+        offsets = tokens % block_size
+        if paged:  # [length, kv_heads, head_size / x, x] and [length, kv_heads, head_size]
+            keys = key_cache[blocks, :, :, offsets, :].reshape(length, kv_heads, head_size)
+            values = value_cache[blocks, :, :, offsets]
+        else:
+            keys, values = key_cache[blocks, offsets], value_cache[blocks, offsets]
+        keys = keys.to(compute).repeat_interleave(heads // kv_heads, dim=1)
+        values = values.to(compute).repeat_interleave(heads // kv_heads, dim=1)
+        logits = scale * torch.einsum("hd,lhd->hl", query[s].to(compute), keys)
         if alibi_slopes is not None:
-            logits = logits + alibi_slopes[:, None] * (tokens - length + 1).float()
-        out[s] = torch.einsum("hl,lhd->hd", logits.softmax(-1), values)
+            logits = logits + alibi_slopes.to(compute)[:, None] * (tokens - length + 1).to(compute)
+        if length > PARTITION:
+            out[s] = _partitioned_softmax(logits, values)
+        else:
+            out[s] = torch.einsum("hl,lhd->hd", logits.softmax(-1), values)
     return out.to(query.dtype)
 
 

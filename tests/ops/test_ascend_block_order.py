@@ -101,6 +101,23 @@ CASES: dict[str, tuple[str, tuple[Any, ...], dict[str, Any], Callable[[], Any]]]
         {},
         _e,
     ),
+    # vLLM's paged layout, v2 partitions of a 1300-token context (combined by a second launch)
+    # and query and out as row views.
+    "paged_attention_v2_paged_layout": (
+        "kiln::paged_attention.paged_layout_out",
+        (
+            _t(3, 8 * 64 + 32)[:, : 8 * 64].view(3, 8, 64),
+            _t(250, 2, 8, 16, 8),
+            _t(250, 2, 64, 16) * 2,
+            torch.randperm(250, generator=torch.Generator().manual_seed(4))[:246]
+            .reshape(3, 82)
+            .int(),
+            torch.tensor([1300, 40, 513], dtype=torch.int32),
+            0.125,
+        ),
+        {},
+        lambda: _t(3, 8 * 64 + 64)[:, : 8 * 64].view(3, 8, 64),
+    ),
     "llama_attention": (
         "llama::custom_sdpa.out",
         (_t(2, 9, 8, 64), _t(2, 40, 2, 64), _t(2, 40, 2, 64) * 2, 0, _t(9, 40), 0.0, False, None),
@@ -159,6 +176,17 @@ WRITING_CASES: dict[str, tuple[str, Callable[[], tuple[Any, ...]], tuple[int, ..
             _t(300, 1024),
             _t(40, 16, 8, 128),
             _t(40, 16, 8, 129)[..., :128].contiguous(),
+            torch.randperm(640, generator=torch.Generator().manual_seed(3))[:300],
+        ),
+        (2, 3),
+    ),
+    "paged_kv_cache": (
+        "kiln::reshape_and_cache.paged_layout",
+        lambda: (
+            _t(300, 3 * 8 * 128)[:, : 8 * 128].view(300, 8, 128),
+            _t(310, 1024),
+            _t(40, 8, 16, 16, 8),
+            _t(40, 8, 128, 16),
             torch.randperm(640, generator=torch.Generator().manual_seed(3))[:300],
         ),
         (2, 3),

@@ -1,10 +1,12 @@
-"""The Ascend kernel of kiln::reshape_and_cache (op_kv_cache) against the portable kernel's
-semantics (token by token in order, so the last of tokens sharing a slot stays), on both SoC
-profiles, with fallback disabled: every activation dtype (bfloat16 on both SoCs: the kernel moves
-bytes), rows with unaligned tails, rows longer than a UB tile, the issue's shape (32 kv heads of
-128, 16 tokens), padding and slots written twice; and of kiln::advance_step_flashattn
-(op_advance_step) against vLLM's semantics in plain PyTorch (llm_reference): padding sequences,
-several cores, several UB tiles per core."""
+"""The Ascend kernels of kiln::reshape_and_cache (op_kv_cache, the flash layout) and
+kiln::reshape_and_cache.paged_layout (op_paged_kv_cache, vLLM's paged layout) against the portable
+kernel's semantics (token by token in order, so the last of tokens sharing a slot stays), on both
+SoC profiles, with fallback disabled: every activation dtype (bfloat16 on both SoCs: the kernels
+move bytes), rows with unaligned tails, rows longer than a UB tile, the issue's shape (32 kv heads
+of 128, 16 tokens), padding slots, slots written twice, key and value rows past slot_mapping's
+(batch padding) and key and value as row views of a qkv tensor; and of
+kiln::advance_step_flashattn (op_advance_step) against vLLM's semantics in plain PyTorch
+(llm_reference): padding sequences, several cores, several UB tiles per core."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from llm_checks import LLM_DTYPES, randn
 import kiln
 
 CACHE = "kiln::reshape_and_cache"
+PAGED_CACHE = "kiln::reshape_and_cache.paged_layout"
 ADVANCE = "kiln::advance_step_flashattn"
 
 # (tokens, num_blocks, block_size, kv_heads, head_size): tails (3 and 40-element rows), several
@@ -74,6 +77,107 @@ def test_reshape_and_cache_writes_slots(
     assert torch.equal(value_cache, expected_v)
 
 
+def paged_written(
+    caches: tuple[torch.Tensor, torch.Tensor],
+    key: torch.Tensor,
+    value: torch.Tensor,
+    slots: torch.Tensor,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The paged caches with the tokens written in order (llm_reference, vLLM's semantics)."""
+    expected = (caches[0].clone(), caches[1].clone())
+    ref.reshape_and_cache_paged(key, value, *expected, slots)
+    return expected
+
+
+# (tokens, num_blocks, block_size, kv_heads, head_size): vLLM's block sizes 8, 16 and 32, head
+# sizes of one 16-byte key chunk (8 halves, 4 floats: rows of 16 bytes, under a DataCopy's 32),
+# several units per core, and the issue's shape.
+PAGED_SHAPES = [
+    (5, 4, 8, 1, 16),
+    (37, 10, 16, 2, 80),
+    (300, 40, 32, 4, 128),
+    (16, 64, 16, 32, 128),
+    (9, 4, 16, 3, 8),
+]
+
+
+@pytest.mark.parametrize("soc", SOCS)
+@pytest.mark.parametrize("dtype", LLM_DTYPES)
+@pytest.mark.parametrize("shape", PAGED_SHAPES)
+def test_reshape_and_cache_paged_layout_writes_slots(
+    soc: str, dtype: torch.dtype, shape: tuple[int, ...]
+) -> None:
+    tokens, blocks, block_size, heads, head_size = shape
+    if head_size % ref.cache_x(dtype):
+        pytest.skip("head_size is not whole 16-byte chunks of the dtype")
+    x = ref.cache_x(dtype)
+    caches = (
+        randn(blocks, heads, head_size // x, block_size, x, dtype=dtype, seed=1),
+        randn(blocks, heads, head_size, block_size, dtype=dtype, seed=2),
+    )
+    # Two rows of batch padding past slot_mapping's tokens, never read (NaN).
+    key = randn(tokens + 2, heads, head_size, dtype=dtype, seed=3)
+    value = randn(tokens + 2, heads * head_size, dtype=dtype, seed=4)
+    key[tokens:], value[tokens:] = float("nan"), float("nan")
+    slots = slots_for(tokens, blocks * block_size, seed=tokens)
+    expected = paged_written(caches, key, value, slots)
+    with on_soc(soc):
+        launches = call_ascend(PAGED_CACHE, key, value, *caches, slots, out=None)
+    width = 32 if dtype == torch.float32 else 16
+    assert [launch["kernel"] for launch in launches] == [f"kiln_paged_kv_cache_b{width}"]
+    for actual, wanted in zip(caches, expected, strict=True):
+        assert torch.equal(actual, wanted)
+
+
+@pytest.mark.parametrize("soc", SOCS)
+@pytest.mark.parametrize("op", [CACHE, PAGED_CACHE])
+@pytest.mark.parametrize("dtype", LLM_DTYPES)
+def test_row_views_and_padded_batches_need_no_fallback(
+    soc: str, op: str, dtype: torch.dtype
+) -> None:
+    # k, v = qkv.split(...) of a batch padded to 12 rows, 9 of them in slot_mapping: the kernels
+    # read the views where they lie (no copy, no fallback to the portable kernel).
+    heads, head_size, block_size, blocks = 2, 64, 16, 6
+    qkv = randn(12, (4 + 2 * heads) * head_size, dtype=dtype, seed=5)
+    _, key, value = qkv.split([4 * head_size, heads * head_size, heads * head_size], dim=-1)
+    key = key.view(12, heads, head_size)
+    slots = slots_for(9, blocks * block_size, seed=9)
+    flash = (
+        randn(blocks, block_size, heads, head_size, dtype=dtype, seed=6),
+        randn(blocks, block_size, heads, head_size, dtype=dtype, seed=7),
+    )
+    if op == CACHE:
+        caches = flash
+        expected = (written(flash[0], key, slots), written(flash[1], value, slots))
+    else:
+        caches = ref.paged_caches(*flash)
+        expected = paged_written(caches, key, value, slots)
+    kiln.reset_fallback_stats()
+    kiln.reset_strided_copies()
+    with on_soc(soc):
+        kiln.call_op(op, key, value, *caches, slots, backend="ascend")
+    assert not [record for record in kiln.fallback_records() if record[0] == op]
+    assert op not in kiln.strided_copies()
+    for actual, wanted in zip(caches, expected, strict=True):
+        assert torch.equal(actual, wanted)
+
+
+def test_paged_layout_declines_tiles_a_data_copy_cannot_move() -> None:
+    # Float heads of 4 (one 16-byte chunk) in blocks of 1 token: 16-byte tiles. The portable
+    # kernel serves, counted as a fallback.
+    caches = (randn(4, 1, 1, 1, 4), randn(4, 1, 4, 1))
+    key = randn(3, 1, 4)
+    slots = torch.tensor([2, 0, 3])
+    expected = paged_written(caches, key, key, slots)
+    with pytest.raises(kiln.KilnError, match="does not take caches whose .* tiles are not whole"):
+        call_ascend(PAGED_CACHE, key, key, *caches, slots, out=None)
+    kiln.reset_fallback_stats()
+    kiln.call_op(PAGED_CACHE, key, key, *caches, slots, backend="ascend")
+    assert any(record[0] == PAGED_CACHE for record in kiln.fallback_records())
+    for actual, wanted in zip(caches, expected, strict=True):
+        assert torch.equal(actual, wanted)
+
+
 def test_only_padding_launches_nothing_and_writes_nothing() -> None:
     key_cache = randn(2, 4, 1, 8)
     before = key_cache.clone()
@@ -83,12 +187,27 @@ def test_only_padding_launches_nothing_and_writes_nothing() -> None:
     assert all(launch["kernel"] == "kiln_kv_cache_b32" for launch in launches)
 
 
+def test_paged_layout_slot_past_the_caches_declines_and_writes_nothing() -> None:
+    caches = ref.paged_caches(randn(2, 16, 2, 64), randn(2, 16, 2, 64, seed=1))
+    before = [cache.clone() for cache in caches]
+    key = randn(3, 2, 64)
+    slots = torch.tensor([0, 32, 1])
+    with pytest.raises(kiln.KilnError, match="refuses \\(slot_mapping\\[1\\] = 32 is past"):
+        call_ascend(PAGED_CACHE, key, key, *caches, slots, out=None)
+    with pytest.raises(kiln.KilnError, match="past the caches' 32 slots"):
+        kiln.call_op(PAGED_CACHE, key, key, *caches, slots, backend="ascend")
+    for cache, old in zip(caches, before, strict=True):
+        assert torch.equal(cache, old)
+
+
 def test_slot_past_the_caches_declines_and_portable_reports_it() -> None:
     key_cache, value_cache = randn(2, 16, 2, 64), randn(2, 16, 2, 64)
     before = key_cache.clone()
     key = randn(3, 2, 64)
     slots = torch.tensor([0, 32, 1])
-    with pytest.raises(kiln.KilnError, match="does not take a slot past the caches"):
+    with pytest.raises(
+        kiln.KilnError, match="refuses \\(slot_mapping\\[1\\] = .* is past the caches"
+    ):
         call_ascend(CACHE, key, key, key_cache, value_cache, slots, out=None)
     with pytest.raises(kiln.KilnError, match="past the caches' 32 slots"):
         kiln.call_op(CACHE, key, key, key_cache, value_cache, slots, backend="ascend")
@@ -98,7 +217,7 @@ def test_slot_past_the_caches_declines_and_portable_reports_it() -> None:
 def test_non_activation_cache_declines() -> None:
     cache = torch.zeros(2, 4, 1, 8, dtype=torch.float64)
     key = torch.ones(3, 1, 8, dtype=torch.float64)
-    with pytest.raises(kiln.KilnError, match="does not take key_cache of dtype Double"):
+    with pytest.raises(kiln.KilnError, match="refuses \\(key_cache has dtype Double"):
         call_ascend(CACHE, key, key, cache, cache, torch.tensor([0, 1, 2]), out=None)
 
 
@@ -158,5 +277,7 @@ def test_advance_step_without_a_block_declines_and_writes_nothing() -> None:
 def test_caches_without_slots_decline_a_slot() -> None:
     empty = torch.zeros(0, 16, 2, 8)
     key = randn(2, 2, 8)
-    with pytest.raises(kiln.KilnError, match="does not take a slot past the caches"):
+    with pytest.raises(
+        kiln.KilnError, match="refuses \\(slot_mapping\\[1\\] = .* is past the caches"
+    ):
         call_ascend(CACHE, key, key, empty, empty, torch.tensor([-1, 0]), out=None)

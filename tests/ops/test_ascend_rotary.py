@@ -2,14 +2,25 @@
 PyTorch (llm_reference: computed in float, rounded once), on both SoC profiles, with fallback
 disabled: NeoX and GPT-J, partial rotary, grouped-query key heads or no key, a Float cache with
 16-bit heads, the in-place form, the issue's shape (16 tokens, 32 heads of 128), pair counts that
-are not whole blocks, and tokens with more heads than one UB tile."""
+are not whole blocks, tokens with more heads than one UB tile, and row views (q and k of a split
+qkv, in place or into outs that are row views)."""
 
 from __future__ import annotations
 
 import llm_reference as ref
 import pytest
 import torch
-from ascend_checks import SOCS, call_ascend, check_declines, float_dtypes, on_soc
+from ascend_checks import (
+    SOCS,
+    assert_only_rows_written,
+    buffer_of,
+    call_ascend,
+    call_ascend_served,
+    check_declines,
+    float_dtypes,
+    laid_out_as,
+    on_soc,
+)
 from llm_checks import randn
 from op_compare import assert_same, tolerances_for
 
@@ -126,3 +137,76 @@ def test_rotary_on_310p_declines_inf_and_nan() -> None:
             reason="query holding inf or NaN",
         )
     assert torch.isnan(outs[0][1, 3])
+
+
+# Row views (issue #37): vLLM rotates q and k of q, k, v = qkv.split(...) in place, and Kiln
+# takes outs that are row views of another buffer. The host stages each token's heads from where
+# its row lies and puts them back there, with no fallback: each result matches the reference,
+# and bit for bit the same call on dense copies, and nothing between the rows changes.
+
+
+@pytest.mark.parametrize("soc", SOCS)
+@pytest.mark.parametrize("neox", [True, False])
+@pytest.mark.parametrize("shape", [(16, 32, 8, 128, 128), (5, 3, 1, 80, 40), (4, 2, 0, 64, 64)])
+def test_rotary_row_views(soc: str, neox: bool, shape: tuple[int, ...]) -> None:
+    tokens, q_heads, k_heads, head_size, rot_dim = shape
+    positions = torch.randint(0, 50, (tokens,), generator=torch.Generator().manual_seed(tokens))
+    with on_soc(soc):
+        for dtype in float_dtypes(soc):
+            cache = randn(50, rot_dim, dtype=dtype, seed=1)
+            sizes = [q_heads * head_size, k_heads * head_size, k_heads * head_size]
+            qkv = randn(tokens, sum(sizes), dtype=dtype, seed=2)
+            q, k, v = torch.split(qkv, sizes, dim=-1)
+            key = k.view(tokens, k_heads, head_size) if k_heads else None
+            expected_q = ref.rotary_embedding(positions, q, head_size, cache, neox)
+            expected_k = (
+                None
+                if key is None
+                else ref.rotary_embedding(positions, key, head_size, cache, neox)
+            )
+            dense = (torch.empty(0, dtype=dtype), torch.empty(0, dtype=dtype))
+            dense_key = key.contiguous() if key is not None else None
+            call_ascend(
+                ROTARY, positions, q.contiguous(), dense_key, head_size, cache, neox, out=dense
+            )
+            tolerances = tolerances_for("ascend")
+            # Into outs that are row views of buffers of their own.
+            outs = (laid_out_as(q, seed=3), laid_out_as(key if key is not None else q, seed=4))
+            before = [buffer_of(out).clone() for out in outs]
+            served = call_ascend_served(ROTARY, positions, q, key, head_size, cache, neox, out=outs)
+            assert len(served) == 1
+            assert_same(outs[0], expected_q, tolerances=tolerances)
+            assert torch.equal(outs[0], dense[0])
+            assert_only_rows_written(outs[0], before[0])
+            if expected_k is not None:
+                assert_same(outs[1], expected_k, tolerances=tolerances)
+                assert torch.equal(outs[1], dense[1])
+                assert_only_rows_written(outs[1], before[1])
+            # vLLM's form: in place in qkv, v untouched.
+            v_before = v.clone()
+            outs_in_place = (q, key if key is not None else torch.empty(0, dtype=dtype))
+            assert call_ascend_served(
+                ROTARY, positions, q, key, head_size, cache, neox, out=outs_in_place
+            )
+            assert torch.equal(q, dense[0])
+            if key is not None:
+                assert torch.equal(key, dense[1])
+            assert torch.equal(v, v_before)
+
+
+def test_rotary_refuses_out_rows_that_overlap() -> None:
+    positions = torch.tensor([0, 1, 2])
+    outs = (torch.zeros(200).as_strided((3, 64), (32, 1)), torch.empty(0))
+    with pytest.raises(kiln.KilnError, match="rows overlap"):
+        kiln.call_op(
+            ROTARY,
+            positions,
+            randn(3, 64),
+            None,
+            64,
+            randn(8, 64),
+            True,
+            out=outs,
+            backend="ascend",
+        )
+    assert not outs[0].any()

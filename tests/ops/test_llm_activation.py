@@ -1,6 +1,7 @@
 """kiln::silu_and_mul.out and kiln::gelu_and_mul.out (SwiGLU / GeGLU gates) against vLLM's
 native code written in plain PyTorch (llm_reference): dtypes, odd sizes, both gelu forms, and bad
-input; then the Ascend kernels alone (fallback disabled) on both SoC profiles."""
+input; then the Ascend kernels alone (fallback disabled) on both SoC profiles, row views
+included."""
 
 from __future__ import annotations
 
@@ -9,11 +10,25 @@ from typing import Any
 import llm_reference as ref
 import pytest
 import torch
-from ascend_checks import SIZES, SOCS, call_ascend, check_declines, float_dtypes, on_soc
+from ascend_checks import (
+    SIZES,
+    SOCS,
+    assert_only_rows_written,
+    buffer_of,
+    call_ascend,
+    call_ascend_served,
+    check_declines,
+    float_dtypes,
+    laid_out_as,
+    on_soc,
+    rows_of,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from llm_checks import LLM_DTYPES, assert_near, randn
 from op_compare import assert_same, magnitude, raises, tolerances_for
+
+import kiln
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SILU = "kiln::silu_and_mul.out"
@@ -123,3 +138,69 @@ def test_ascend_gates_decline_what_they_cannot_take() -> None:
         check_declines(SILU, x.bfloat16(), out=torch.empty(0).bfloat16(), reason="BFloat16")
         x[1, 5] = float("nan")
         check_declines(GELU, x, "tanh", out=torch.empty(0), reason="input holding inf or NaN")
+
+
+# Row views (issue #37): the gates of a slice or a split of a wider buffer, and outs written into
+# one. The Ascend kernels read and write them where they lie, with no fallback: each result
+# matches the reference, and bit for bit the same call on a dense copy, and an out view changes
+# nothing between its rows.
+
+
+def gate_views(dtype: torch.dtype) -> list[tuple[str, torch.Tensor, torch.Tensor]]:
+    """(name, input view, out laid out as the out view to write)."""
+    grouped = rows_of(4, 3 * 64, 3 * 64 + 16, 0, dtype, seed=1).view(4, 3, 64)
+    return [
+        ("x[:, :2d]", rows_of(4, 128, 160, 0, dtype, seed=2), rows_of(4, 64, 96, 32, dtype, 3)),
+        (
+            "d not whole blocks",
+            rows_of(5, 66, 80, 0, dtype, seed=4),
+            rows_of(5, 33, 40, 2, dtype, 5),
+        ),
+        (
+            "stride not whole blocks",
+            rows_of(3, 40, 45, 1, dtype, 6),
+            rows_of(3, 20, 21, 1, dtype, 7),
+        ),
+        ("3-d views", grouped, rows_of(4, 3 * 32, 3 * 32 + 8, 0, dtype, 8).view(4, 3, 32)),
+        (
+            "rows in chunks",
+            rows_of(16, 2 * 11008, 2 * 11008 + 64, 0, dtype, 9),
+            rows_of(16, 11008, 11040, 0, dtype, 10),
+        ),
+        (
+            "many rows",
+            rows_of(4099, 66, 96, 0, dtype, seed=11),
+            rows_of(4099, 33, 48, 0, dtype, 12),
+        ),
+    ]
+
+
+@pytest.mark.parametrize("soc", SOCS)
+def test_ascend_gates_row_views(soc: str) -> None:
+    with on_soc(soc):
+        for dtype in float_dtypes(soc):
+            for case, x, out_layout in gate_views(dtype):
+                for name, approximate in GATES:
+                    expected = reference(name, x, approximate)
+                    dense = torch.empty(0, dtype=dtype)
+                    call_ascend(name, x.contiguous(), *approximate, out=dense)
+                    out = laid_out_as(out_layout, seed=13)
+                    before = buffer_of(out).clone()
+                    assert call_ascend_served(name, x, *approximate, out=out), f"{case}: no launch"
+                    atol = torch.finfo(dtype).eps * magnitude(expected)
+                    assert_same(out, expected, atol=atol, tolerances=tolerances_for("ascend"))
+                    assert torch.equal(out, dense), f"{case}, {dtype}: the view differs"
+                    assert_only_rows_written(out, before)
+
+
+def test_ascend_gates_row_views_they_cannot_take() -> None:
+    # Gated rows whose halves are not whole blocks, several to a dim-0 row, have no layout a
+    # strided DataCopy reads in place: the portable kernel serves them.
+    x = rows_of(4, 3 * 20, 64, 0, torch.float32, seed=1).view(4, 3, 20)
+    reason = "input with rows of 20 elements 3 to a dim-0 row 64 apart"
+    check_declines(SILU, x, out=torch.empty(0), reason=reason)
+    # An out whose rows overlap is refused, as the portable kernel refuses it.
+    out = torch.zeros(20).as_strided((4, 8), (4, 1))
+    with pytest.raises(kiln.KilnError, match="rows overlap"):
+        kiln.call_op(GELU, randn(4, 16, seed=2), "tanh", out=out, backend="ascend")
+    assert not out.any()

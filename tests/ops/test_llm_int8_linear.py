@@ -54,7 +54,8 @@ def test_matches_reference(
 
 def test_bad_input(call_op: Any) -> None:
     x, weight, scales, bias = inputs((2,), 16, 8, torch.float32)
-    with raises(call_op, "weight has dtype"):
+    # int8 by the name torch users know it by, next to ATen's "Char".
+    with raises(call_op, "weight has dtype Float; pass a Char \\(int8\\) tensor"):
         call_op(OP, x, weight.float(), scales, bias, out=torch.empty(0))
     with raises(call_op, "input has shape"):
         call_op(OP, x[:, :15].contiguous(), weight, scales, bias, out=torch.empty(0))

@@ -1,8 +1,11 @@
 """The paged KV cache operators against vLLM's semantics written in plain PyTorch
-(llm_reference): kiln::reshape_and_cache (writes by slot, skips padding), kiln::paged_attention.out
-(decode over block tables, ragged context lengths, grouped-query heads, alibi) and
-kiln::advance_step_flashattn (in-place step advance), with bad input: slots, block table entries
-and context lengths out of range, mismatched shapes and dtypes."""
+(llm_reference): kiln::reshape_and_cache and .paged_layout (writes by slot into the flash layout
+and into vLLM's 5-dim paged layout, x per dtype; skips padding slots and key/value rows past
+slot_mapping's; key and value as row views of a qkv tensor), kiln::paged_attention.out (decode
+over block tables, ragged context lengths, grouped-query heads, alibi; v2 and the paged layout
+in test_llm_paged_attention.py) and kiln::advance_step_flashattn (in-place step advance), with
+bad input: slots, block table entries and context lengths out of range, mismatched shapes,
+layouts and dtypes."""
 
 from __future__ import annotations
 
@@ -14,22 +17,16 @@ import torch
 from ascend_checks import SOCS, check_ascend, check_declines, float_dtypes, on_soc
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from llm_checks import LLM_DTYPES, assert_near, randn
+from llm_checks import LLM_DTYPES, assert_near, caches, paged_inputs, randn
 from op_compare import raises
 
 import kiln
 
 SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 CACHE = "kiln::reshape_and_cache"
+PAGED_CACHE = "kiln::reshape_and_cache.paged_layout"
 ATTENTION = "kiln::paged_attention.out"
 ADVANCE = "kiln::advance_step_flashattn"
-
-
-def caches(
-    blocks: int, block_size: int, kv_heads: int, head_size: int, dtype: torch.dtype, seed: int = 0
-) -> tuple[torch.Tensor, torch.Tensor]:
-    shape = (blocks, block_size, kv_heads, head_size)
-    return randn(*shape, dtype=dtype, seed=seed), randn(*shape, dtype=dtype, seed=seed + 1)
 
 
 @pytest.mark.parametrize("dtype", LLM_DTYPES)
@@ -48,6 +45,58 @@ def test_reshape_and_cache_writes_slots(
     assert_near(value_cache, expected_v, 0)
 
 
+@pytest.mark.parametrize("dtype", LLM_DTYPES)
+@pytest.mark.parametrize(("block_size", "head_size"), [(8, 64), (16, 80), (32, 128), (16, 8)])
+def test_reshape_and_cache_paged_layout_writes_slots(
+    call_op: Any, dtype: torch.dtype, block_size: int, head_size: int
+) -> None:
+    # vLLM's layout: key_cache [blocks, heads, head_size / x, block_size, x] with x = 16 bytes
+    # of the dtype (4 for float32, 8 for 16-bit), value_cache [blocks, heads, head_size,
+    # block_size]; padding slots skipped, and the last two key/value rows are batch padding.
+    x = ref.cache_x(dtype)
+    key_cache = randn(5, 2, head_size // x, block_size, x, dtype=dtype, seed=0)
+    value_cache = randn(5, 2, head_size, block_size, dtype=dtype, seed=1)
+    slots = torch.tensor([3, -1, 5 * block_size - 1, block_size, 17, -1])
+    key = randn(8, 2, head_size, dtype=dtype, seed=2)
+    value = randn(8, 2 * head_size, dtype=dtype, seed=3)
+    expected_k, expected_v = key_cache.clone(), value_cache.clone()
+    ref.reshape_and_cache_paged(key, value, expected_k, expected_v, slots)
+    call_op(PAGED_CACHE, key, value, key_cache, value_cache, slots)
+    assert_near(key_cache, expected_k, 0)
+    assert_near(value_cache, expected_v, 0)
+
+
+@pytest.mark.parametrize("op", [CACHE, PAGED_CACHE])
+@pytest.mark.parametrize("dtype", LLM_DTYPES)
+def test_reshape_and_cache_takes_row_views_and_padded_batches(
+    call_op: Any, op: str, dtype: torch.dtype
+) -> None:
+    # A serving engine's k, v = qkv.split(...) of a CUDA-graph batch padded to 7 tokens, of which
+    # slot_mapping names 5: the views' rows are qkv's, 5 * 64 elements apart, and rows 5 and 6
+    # are never read (they hold NaN here).
+    heads, head_size, block_size = 2, 32, 16
+    qkv = randn(7, (1 + 2 * heads) * head_size, dtype=dtype, seed=4)
+    qkv[5:] = float("nan")
+    _, key, value = qkv.split([head_size, heads * head_size, heads * head_size], dim=-1)
+    key = key.view(7, heads, head_size)  # [7, 2, 32] with rows qkv.stride(0) apart
+    slots = torch.tensor([40, 2, -1, 63, 17], dtype=torch.int32)
+    flash = tuple(randn(4, block_size, heads, head_size, dtype=dtype, seed=5 + i) for i in (0, 1))
+    if op == CACHE:
+        caches = tuple(c.clone() for c in flash)
+        expected = tuple(c.clone() for c in flash)
+        ref.reshape_and_cache(key.contiguous(), value.contiguous(), *expected, slots)
+    else:
+        caches = ref.paged_caches(*flash)
+        expected = tuple(c.clone() for c in caches)
+        ref.reshape_and_cache_paged(key.contiguous(), value.contiguous(), *expected, slots)
+    before = qkv.clone()
+    call_op(op, key, value, *caches, slots)
+    for actual, wanted in zip(caches, expected, strict=True):
+        assert not actual.isnan().any()
+        assert_near(actual, wanted, 0)
+    assert torch.equal(qkv[:5], before[:5])
+
+
 def test_reshape_and_cache_bad_input(call_op: Any) -> None:
     key_cache, value_cache = caches(2, 16, 2, 64, torch.float32)
     before = key_cache.clone()
@@ -57,35 +106,46 @@ def test_reshape_and_cache_bad_input(call_op: Any) -> None:
     assert torch.equal(key_cache, before)  # nothing written before the check
     with raises(call_op, "key has shape"):
         call_op(CACHE, torch.randn(3, 2, 32), key, key_cache, value_cache, torch.tensor([0, 1, 2]))
-    with raises(call_op, "key has shape"):
-        call_op(CACHE, key, key, key_cache, value_cache, torch.tensor([0, 1]))
+    # Fewer rows than slot_mapping's tokens (more are padding, and fine).
+    with raises(call_op, "key has shape \\[3, 2, 64\\].*num_tokens >= 4"):
+        call_op(CACHE, key, key, key_cache, value_cache, torch.tensor([0, 1, 2, 3]))
     with raises(call_op, "key has dtype"):
         call_op(CACHE, key.half(), key, key_cache, value_cache, torch.tensor([0, 1, 2]))
     with raises(call_op, "value_cache has shape"):
         call_op(CACHE, key, key, key_cache, value_cache[:1], torch.tensor([0, 1, 2]))
     with raises(call_op, "slot_mapping has dtype"):
         call_op(CACHE, key, key, key_cache, value_cache, torch.tensor([0.0, 1.0, 2.0]))
+    # A view whose rows are not dense is copied by the bindings, never refused; a transposed one
+    # reaches the kernel as a copy too.
+    call_op(
+        CACHE,
+        key.transpose(1, 2).contiguous().transpose(1, 2),
+        key,
+        key_cache,
+        value_cache,
+        torch.tensor([0, 1, 2]),
+    )
 
 
-def paged_inputs(
-    lengths: list[int],
-    block_size: int,
-    heads: int,
-    kv_heads: int,
-    head_size: int,
-    dtype: torch.dtype,
-    seed: int,
-) -> tuple[torch.Tensor, ...]:
-    """A query per sequence, caches with a few spare blocks, and shuffled block tables."""
-    max_blocks = max(1, max((n + block_size - 1) // block_size for n in lengths))
-    blocks = len(lengths) * max_blocks + 3
-    key_cache, value_cache = caches(blocks, block_size, kv_heads, head_size, dtype, seed)
-    generator = torch.Generator().manual_seed(seed)
-    order = torch.randperm(blocks, generator=generator)[: len(lengths) * max_blocks]
-    block_tables = order.reshape(len(lengths), max_blocks).to(torch.int32)
-    query = randn(len(lengths), heads, head_size, dtype=dtype, seed=seed + 2)
-    context_lens = torch.tensor(lengths, dtype=torch.int32)
-    return query, key_cache, value_cache, block_tables, context_lens
+def test_reshape_and_cache_layout_mismatch(call_op: Any) -> None:
+    key = torch.randn(3, 2, 64)
+    slots = torch.tensor([0, 1, 2])
+    flash = caches(2, 16, 2, 64, torch.float32)
+    paged = ref.paged_caches(*flash)
+    with raises(
+        call_op, "5 dims are vLLM's paged layout; call kiln::reshape_and_cache.paged_layout"
+    ):
+        call_op(CACHE, key, key, *paged, slots)
+    with raises(call_op, "4 dims are the flash layout; call kiln::reshape_and_cache,"):
+        call_op(PAGED_CACHE, key, key, *flash, slots)
+    # x is 16 bytes of the dtype: 4 float32 elements, not 8.
+    wrong_x = paged[0].reshape(2, 2, 8, 16, 8)
+    with raises(call_op, "its last dim x must hold 16 bytes, 4 elements"):
+        call_op(PAGED_CACHE, key, key, wrong_x, paged[1], slots)
+    with raises(call_op, "value_cache has shape \\[2, 2, 16, 64\\]"):
+        call_op(PAGED_CACHE, key, key, paged[0], paged[1].transpose(2, 3).contiguous(), slots)
+    with raises(call_op, "past the caches' 32 slots"):
+        call_op(PAGED_CACHE, key, key, *paged, torch.tensor([0, 32, 1]))
 
 
 @pytest.mark.parametrize("dtype", LLM_DTYPES)
@@ -199,7 +259,9 @@ def test_paged_attention_ascend_declines() -> None:
     )
     # Out-of-range input declines too: the portable kernel reports it.
     bad = torch.tensor([5, 33], dtype=torch.int32)
-    with pytest.raises(kiln.KilnError, match="does not take context_lens\\[1\\] outside"):
+    with pytest.raises(
+        kiln.KilnError, match="does not take what the portable kernel refuses \\(context_lens"
+    ):
         kiln.call_op(
             ATTENTION,
             query,
@@ -268,6 +330,11 @@ def test_advance_step_bad_input(call_op: Any) -> None:
         advance(call_op, 2, 2, 16, state)
     for name, tensor in state.items():
         assert torch.equal(tensor, before[name]), f"{name} was written before the check"
+    # A negative length is named as such, not as a block past the table.
+    state = step_state([3, 4], 2, 16, 2)
+    state["seq_lens"][0] = -1
+    with raises(call_op, "seq_lens\\[0\\] = -1 is negative; pass each sequence's length"):
+        advance(call_op, 2, 2, 16, state)
     state = step_state([3, 4], 2, 16, 2)
     state["block_tables"][1, 0] = -2
     with raises(call_op, "block_tables\\[1\\]\\[0\\] = -2"):

@@ -1,6 +1,6 @@
 """kiln::rms_norm.out and kiln::fused_add_rms_norm.out against vLLM's RMSNorm written in plain
 PyTorch (llm_reference): dtypes, odd hidden sizes, the in-place form, and bad input; then the
-Ascend kernels alone (fallback disabled) on both SoC profiles."""
+Ascend kernels alone (fallback disabled) on both SoC profiles, row views included."""
 
 from __future__ import annotations
 
@@ -9,11 +9,25 @@ from typing import Any
 import llm_reference as ref
 import pytest
 import torch
-from ascend_checks import SIZES, SOCS, call_ascend, check_declines, float_dtypes, on_soc
+from ascend_checks import (
+    SIZES,
+    SOCS,
+    assert_only_rows_written,
+    buffer_of,
+    call_ascend,
+    call_ascend_served,
+    check_declines,
+    float_dtypes,
+    laid_out_as,
+    on_soc,
+    rows_of,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from llm_checks import LLM_DTYPES, assert_near, randn
 from op_compare import assert_same, magnitude, raises, tolerances_for
+
+import kiln
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 RMS = "kiln::rms_norm.out"
@@ -176,3 +190,93 @@ def test_ascend_rms_norm_declines_what_it_cannot_take() -> None:
         reason = "residual holding inf or NaN"
         check_declines(FUSED, x, residual, w, 1e-6, out=outs, reason=reason)
         check_declines(RMS, residual, w, 1e-6, out=torch.empty(0), reason="input holding inf")
+
+
+# Row views (issue #37): vLLM normalizes views such as q, k, v = qkv.split(...), or q as [tokens,
+# heads, head_size] (a per-head norm), and writes into them. The Ascend kernels read and write
+# them where they lie, with no fallback: each result matches the reference, and bit for bit the
+# same call on dense copies, and an out view changes nothing between its rows.
+
+
+def norm_views(dtype: torch.dtype) -> list[tuple[str, torch.Tensor]]:
+    qkv = randn(300, 4096 + 2 * 1024, dtype=dtype, seed=1)
+    q, k, _ = torch.split(qkv, [4096, 1024, 1024], dim=-1)
+    return [
+        ("q of qkv, many tiles", q),
+        ("k of qkv", k[:7]),
+        ("per-head q", q[:5].view(5, 32, 128)),
+        ("x[:, :37], rows not whole blocks", rows_of(6, 37, 64, 0, dtype, seed=2)),
+        ("stride not whole blocks", rows_of(6, 40, 45, 3, dtype, seed=3)),
+        ("one row", rows_of(1, 33, 100, 5, dtype, seed=4)),
+        ("rows in chunks", rows_of(2, 100_000, 100_032, 16, dtype, seed=5)),
+        ("rows far apart", rows_of(3, 64, 600_000, 0, dtype, seed=6)),
+    ]
+
+
+def check_norm_view(x: torch.Tensor, fused: bool) -> None:
+    """rms_norm (fused_add_rms_norm when `fused`, residual and outs row views too) of view `x`
+    on the Ascend kernel: into out views of x's layout, then in place."""
+    dtype = x.dtype
+    w = randn(x.shape[-1], dtype=dtype, seed=7)
+    residual = laid_out_as(x, seed=8)
+    expected: tuple[torch.Tensor, ...]
+    dense: tuple[torch.Tensor, ...] = (torch.empty(0, dtype=dtype), torch.empty(0, dtype=dtype))
+    outs: tuple[torch.Tensor, ...] = (laid_out_as(x, seed=9), laid_out_as(x, seed=10))
+    if fused:
+        expected = ref.fused_add_rms_norm(x, residual, w, 1e-6)
+        call_ascend(FUSED, x.contiguous(), residual.contiguous(), w, 1e-6, out=dense)
+    else:
+        expected = (ref.rms_norm(x, w, 1e-6),)
+        dense, outs = dense[:1], outs[:1]
+        call_ascend(RMS, x.contiguous(), w, 1e-6, out=dense[0])
+    before = [buffer_of(out).clone() for out in outs]
+    if fused:
+        assert call_ascend_served(FUSED, x, residual, w, 1e-6, out=outs)
+    else:
+        assert call_ascend_served(RMS, x, w, 1e-6, out=outs[0])
+    for out, want, same, buffer in zip(outs, expected, dense, before, strict=True):
+        assert_same(out, want, atol=norm_atol(want), tolerances=tolerances_for("ascend"))
+        assert torch.equal(out, same), "a row view computes otherwise than its dense copy"
+        assert_only_rows_written(out, buffer)
+    # vLLM's in-place form: input and residual become the outs.
+    x_in_place, r_in_place = laid_out_as(x, seed=11), laid_out_as(x, seed=12)
+    x_in_place.copy_(x)
+    r_in_place.copy_(residual)
+    if fused:
+        assert call_ascend_served(
+            FUSED, x_in_place, r_in_place, w, 1e-6, out=(x_in_place, r_in_place)
+        )
+        assert torch.equal(x_in_place, dense[0]) and torch.equal(r_in_place, dense[1])
+    else:
+        assert call_ascend_served(RMS, x_in_place, w, 1e-6, out=x_in_place)
+        assert torch.equal(x_in_place, dense[0])
+
+
+@pytest.mark.parametrize("soc", SOCS)
+@pytest.mark.parametrize("fused", [False, True])
+def test_ascend_rms_norm_row_views(soc: str, fused: bool) -> None:
+    with on_soc(soc):
+        for dtype in float_dtypes(soc):
+            for name, x in norm_views(dtype):
+                try:
+                    check_norm_view(x, fused)
+                except AssertionError as error:
+                    raise AssertionError(f"{name}, {dtype}: {error}") from error
+
+
+def test_ascend_rms_norm_row_views_it_cannot_take() -> None:
+    # Rows not whole blocks several to a dim-0 row (a per-head view of 10-element heads) have no
+    # layout a strided DataCopy reads in place: the portable kernel serves them.
+    x = rows_of(4, 30, 40, 0, torch.float32, seed=1).view(4, 3, 10)
+    w = randn(10, seed=2)
+    reason = "input with rows of 10 elements 3 to a dim-0 row 40 apart"
+    check_declines(RMS, x, w, 1e-6, out=torch.empty(0), reason=reason)
+    # Nor do input rows that overlap (a stride shorter than a row).
+    x = randn(20, seed=4).as_strided((4, 8), (4, 1))
+    check_declines(RMS, x, randn(8), 1e-6, out=torch.empty(0), reason="input whose rows overlap")
+    # An out whose rows overlap is refused, as the portable kernel refuses it.
+    out = torch.zeros(20).as_strided((4, 8), (4, 1))
+    x = randn(4, 8, seed=3)
+    with pytest.raises(kiln.KilnError, match="rows overlap"):
+        kiln.call_op(RMS, x, randn(8), 1e-6, out=out, backend="ascend")
+    assert not out.any()

@@ -84,6 +84,23 @@ def test_in_place(call_op: Any) -> None:
     assert_near(k, expected_k)
 
 
+@pytest.mark.parametrize("neox", [True, False])
+def test_row_views_in_place(call_op: Any, neox: bool) -> None:
+    # vLLM's form (issue #37): q and k of q, k, v = qkv.split(...) rotate in place, partially
+    # (rot_dim < head_size), and v is left alone.
+    positions = torch.tensor([0, 5, 17, 3, 99])
+    qkv = randn(5, (4 + 2 * 2) * 64, dtype=torch.float16, seed=6)
+    q, k, v = torch.split(qkv, [4 * 64, 2 * 64, 2 * 64], dim=-1)
+    cache = cos_sin_cache(100, 32, torch.float32)
+    expected_q = ref.rotary_embedding(positions, q, 64, cache, neox)
+    expected_k = ref.rotary_embedding(positions, k, 64, cache, neox)
+    v_before = v.clone()
+    call_op(OP, positions, q, k, 64, cache, neox, out=(q, k))
+    assert_near(q, expected_q)
+    assert_near(k, expected_k)
+    assert torch.equal(v, v_before)
+
+
 def test_bad_input(call_op: Any) -> None:
     positions = torch.tensor([0, 1])
     q = torch.randn(2, 128)

@@ -216,12 +216,12 @@ BAD_PROGRAMS: dict[str, tuple[Callable[[PteFile], Any], str, str]] = {
     "int_list_item_that_is_a_tensor": (
         lambda p: setattr(_value(p, 8), "items", [4, 7]),
         "InvalidProgram",
-        r"value 8: list item 0 refers to value 4, a Tensor, not a Int$",
+        r"value 8: list item 0 refers to value 4, a Tensor, not an Int$",
     ),
     "tensor_list_item_that_is_an_int": (
         _tensor_list_of_an_int,
         "InvalidProgram",
-        r"value 20: list item 1 refers to value 6, a Int, not a Tensor$",
+        r"value 20: list item 1 refers to value 6, an Int, not a Tensor$",
     ),
     "value_without_a_tag": (
         lambda p: setattr(p.plan.values[6], "valType", pte.KernelTypes.NONE),
@@ -358,7 +358,7 @@ def test_a_tensor_argument_where_the_operator_takes_an_int_fails_the_run(mlp: by
 def test_a_tensor_given_for_an_int_input_is_refused(mlp: bytes) -> None:
     program = kiln.load(_edited(mlp, lambda p: setattr(p.plan, "inputs", [4, 6])))
     with pytest.raises(
-        kiln.KilnError, match="^input 1: the program takes a Int, got a tensor$"
+        kiln.KilnError, match="^input 1: the program takes an Int, got a tensor$"
     ) as error:
         program.run(torch.randn(2, 8), torch.ones(1))
     assert error.value.code == "InvalidArgument"

@@ -264,6 +264,16 @@ def _export_error(module: nn.Module | Any, inputs: tuple[Any, ...] = ()) -> str:
     return str(caught.value)
 
 
+class _ScaledBy(nn.Module):
+    def forward(self, x: torch.Tensor, n: int) -> torch.Tensor:
+        return x * n
+
+
+def test_a_number_input_is_refused_with_the_article_its_type_takes() -> None:
+    message = _export_error(_ScaledBy(), (torch.randn(3), 3))
+    assert message.startswith("input 'n' is an int; Kiln programs take tensor inputs only")
+
+
 class _Acos(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return torch.acos(x) + 1

@@ -140,7 +140,7 @@ def test_runner_refuses_bad_arguments(native_build: Path, tmp_path: Path) -> Non
         ((program, "--backends", "gpu"), "unknown backend 'gpu'"),
         ((program, "--repeat"), "--repeat needs a value"),
         ((program, "--threads", "0"), r"--threads takes an integer in \[1, 256\], got '0'"),
-        ((program, short, short), "takes 1 inputs, 2 were given"),
+        ((program, short, short), "takes 1 input, 2 were given"),
         ((tmp_path / "none.pte",), "cannot read"),
         ((short,), "too short|not a .pte"),
     ]

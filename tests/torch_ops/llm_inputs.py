@@ -20,9 +20,14 @@ def cos_sin_cache(max_position: int, rot_dim: int) -> torch.Tensor:
 
 
 def paged(
-    lengths: list[int], heads: int = 4, kv_heads: int = 2, dtype: torch.dtype = torch.float32
+    lengths: list[int],
+    heads: int = 4,
+    kv_heads: int = 2,
+    dtype: torch.dtype = torch.float32,
+    paged_layout: bool = False,
 ) -> tuple[torch.Tensor, ...]:
-    """query, key_cache, value_cache, block_tables, context_lens for sequences of `lengths`."""
+    """query, key_cache, value_cache, block_tables, context_lens for sequences of `lengths`;
+    flash caches, or with `paged_layout` the same ones in vLLM's paged layout."""
     width = max(1, max((n + BLOCK_SIZE - 1) // BLOCK_SIZE for n in lengths))
     blocks = len(lengths) * width + 1
     shape = (blocks, BLOCK_SIZE, kv_heads, HEAD_SIZE)
@@ -31,6 +36,11 @@ def paged(
         : len(lengths) * width
     ]
     query = randn(len(lengths), heads, HEAD_SIZE, dtype=dtype, seed=4)
+    if paged_layout:
+        x = 16 // key_cache.element_size()
+        key_cache = key_cache.reshape(blocks, BLOCK_SIZE, kv_heads, HEAD_SIZE // x, x)
+        key_cache = key_cache.permute(0, 2, 3, 1, 4).contiguous()
+        value_cache = value_cache.permute(0, 2, 3, 1).contiguous()
     return (
         query,
         key_cache,

@@ -89,6 +89,19 @@ def test_paged_attention(backend: str) -> None:
     assert_near(result, expected, 8)
 
 
+def test_paged_attention_paged_layout(backend: str) -> None:
+    # The .paged_layout_out variant's functional form is the .paged_layout overload.
+    inputs = paged([5, 0, 600], paged_layout=True)
+    result = ops.paged_attention.paged_layout(*inputs, 0.25)
+    assert_near(result, ref.paged_attention(*inputs, 0.25, compute=torch.float64), 8)
+    out = torch.empty(0)
+    assert ops.paged_attention.paged_layout_out(*inputs, 0.25, out=out) is out
+    assert_near(out, result, 0)
+    assert str(ops.paged_attention.paged_layout._schema).startswith(
+        "kiln::paged_attention.paged_layout(Tensor query, Tensor key_cache"
+    )
+
+
 def test_weight_int8_linear(backend: str) -> None:
     x, weight, scales, bias = int8_linear(3, 40, 24)
     assert_near(
@@ -110,6 +123,18 @@ def test_reshape_and_cache_writes_its_caches(backend: str) -> None:
     expected_k, expected_v = key_cache.clone(), value_cache.clone()
     ref.reshape_and_cache(key, value, expected_k, expected_v, slots)
     assert ops.reshape_and_cache(key, value, key_cache, value_cache, slots) is None
+    assert torch.equal(key_cache, expected_k) and torch.equal(value_cache, expected_v)
+
+
+def test_reshape_and_cache_paged_layout_writes_its_caches(backend: str) -> None:
+    # Row views of a qkv tensor and a batch padded past slot_mapping's 3 tokens.
+    _, key_cache, value_cache, _, _ = paged([5, 9], paged_layout=True)
+    qkv = randn(5, 4 * HEAD_SIZE, seed=8)
+    key, value = qkv[:, : 2 * HEAD_SIZE], qkv[:, 2 * HEAD_SIZE :]
+    slots = torch.tensor([1, -1, 6])
+    expected_k, expected_v = key_cache.clone(), value_cache.clone()
+    ref.reshape_and_cache_paged(key, value, expected_k, expected_v, slots)
+    assert ops.reshape_and_cache.paged_layout(key, value, key_cache, value_cache, slots) is None
     assert torch.equal(key_cache, expected_k) and torch.equal(value_cache, expected_v)
 
 
@@ -137,6 +162,18 @@ def test_bad_arguments_raise_kiln_errors() -> None:
     key = randn(1, 2, HEAD_SIZE)
     with pytest.raises(kiln.KilnError, match="slot"):
         ops.reshape_and_cache(key, key, key_cache, value_cache, torch.tensor([10_000]))
+
+
+def test_a_refused_argument_conversion_is_a_kiln_error() -> None:
+    # More dims than a Kiln tensor holds (16): kiln's conversion refuses it, before any kernel.
+    x = randn(*[1] * 16, 8)
+    for call in (
+        lambda: ops.rms_norm(x, randn(8), 1e-6),
+        lambda: ops.rms_norm.out(x, randn(8), 1e-6, out=torch.empty_like(x)),
+    ):
+        with pytest.raises(kiln.KilnError, match="dims") as error:
+            call()
+        assert error.value.code == "InvalidArgument"
 
 
 # In a fresh interpreter: torch's operator registry is process-wide, and other tests import

@@ -143,6 +143,49 @@ def test_kv_cache_buffer_keeps_state_across_runs(backends: tuple[str, ...]) -> N
         )
 
 
+class PagedLayoutCache(torch.nn.Module):
+    """Cache's decoder step on caches in vLLM's paged layout, through the paged_layout
+    overloads."""
+
+    def __init__(self, blocks: int = 4) -> None:
+        super().__init__()
+        x = 16 // 4  # float32
+        self.register_buffer("key_cache", torch.zeros(blocks, 2, HEAD_SIZE // x, BLOCK_SIZE, x))
+        self.register_buffer("value_cache", torch.zeros(blocks, 2, HEAD_SIZE, BLOCK_SIZE))
+
+    def forward(
+        self,
+        query: torch.Tensor,
+        kv: torch.Tensor,
+        slots: torch.Tensor,
+        tables: torch.Tensor,
+        lengths: torch.Tensor,
+    ) -> torch.Tensor:
+        key, value = kv.unbind(0)
+        ops.reshape_and_cache.paged_layout(key, value, self.key_cache, self.value_cache, slots)
+        return ops.paged_attention.paged_layout(
+            query, self.key_cache, self.value_cache, tables, lengths, 0.25
+        )
+
+
+@pytest.mark.parametrize("backends", BACKENDS)
+def test_paged_layout_cache_exports_and_runs(backends: tuple[str, ...]) -> None:
+    # The functional .paged_layout lowers to .paged_layout_out; the caches are written in place.
+    program = kiln.load(kiln.export(PagedLayoutCache(), cache_step(0)), backends=backends)
+    assert {
+        "kiln::reshape_and_cache.paged_layout",
+        "kiln::paged_attention.paged_layout_out",
+    } <= set(program.operators)
+    assert "aten::copy_" not in program.operators
+    flash = Cache()
+    for step in range(BLOCK_SIZE + 2):
+        inputs = cache_step(step)
+        (actual,) = program.run(*inputs)
+        with kiln.torch_ops.use_backend(backends[0]):
+            expected = flash(*inputs)
+        assert_near(actual, expected, 8)
+
+
 class ReadsOldCache(Cache):
     """Reads the cache's value from before the write too."""
 

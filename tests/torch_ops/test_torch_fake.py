@@ -44,6 +44,11 @@ def _cases() -> list[tuple[str, Callable[[], tuple[Any, ...]], Callable[..., Any
         ("silu_and_mul", lambda: (randn(3, 1, 10, dtype=torch.float16),), ops.silu_and_mul),
         ("gelu_and_mul", lambda: (randn(4, 6), "tanh"), ops.gelu_and_mul),
         ("paged_attention", lambda: (*paged([3, 6]), 0.5), ops.paged_attention),
+        (
+            "paged_attention_paged_layout",
+            lambda: (*paged([3, 6], dtype=torch.float16, paged_layout=True), 0.5),
+            ops.paged_attention.paged_layout,
+        ),
         ("weight_int8_linear", lambda: int8_linear(2, 16, 12), ops.weight_int8_linear),
     ]
 

@@ -56,8 +56,8 @@ void* staging_memory(KernelRuntimeContext& ctx, size_t bytes, const char* what) 
   return nullptr;
 }
 
-bool accept_tensor(KernelRuntimeContext& ctx, const Tensor& tensor, const char* name,
-                   ScalarType dtype) {
+bool accept_row_view(KernelRuntimeContext& ctx, const Tensor& tensor, const char* name,
+                     ScalarType dtype) {
   if (tensor.scalar_type() != dtype) {
     return decline(ctx, "%s of dtype %s with %s", name, to_string(tensor.scalar_type()),
                    to_string(dtype));
@@ -68,16 +68,42 @@ bool accept_tensor(KernelRuntimeContext& ctx, const Tensor& tensor, const char* 
   return true;
 }
 
+bool accept_tensor(KernelRuntimeContext& ctx, const Tensor& tensor, const char* name,
+                   ScalarType dtype) {
+  if (!accept_row_view(ctx, tensor, name, dtype)) return false;
+  // A row view (rows some stride apart, kernels/portable/cpu/util/llm/arguments.h) reaches only
+  // the kernels that read its stride; these copy dense memory.
+  StridesType dense[kTensorDimensionLimit];
+  const size_t dim = tensor.dim();
+  if (dim_order_to_strides(tensor.sizes(), tensor.dim_order(), {dense, dim}) != Error::Ok ||
+      !tensor.strides().equals(ArrayRef<StridesType>(dense, dim))) {
+    return decline(ctx, "%s whose rows are not dense (a strided view)", name);
+  }
+  return true;
+}
+
 namespace {
 
 // Atlas inference products (310P) compute floats in saturation mode only.
 bool saturates_float() { return std::strncmp(platform().soc_name, "Ascend310P", 10) == 0; }
 
+// Over dim-0 rows of the tensor's own stride, so that a row view (its dims after the first dense,
+// kernels/portable/cpu/util/llm/arguments.h) is read where its elements are; a dense tensor is
+// one run.
 template <typename T>
 bool finite_elements(const Tensor& tensor) {
   const T* data = tensor.const_data_ptr<T>();
-  for (int64_t i = 0; i < tensor.numel(); ++i) {
-    if (!std::isfinite(static_cast<float>(data[i]))) return false;
+  const int64_t rows = tensor.dim() == 0 || tensor.numel() == 0 ? 1 : tensor.size(0);
+  const int64_t row_numel = rows == 0 ? 0 : tensor.numel() / rows;
+  const int64_t stride = tensor.dim() == 0 ? 0 : tensor.strides()[0];
+  const bool dense = rows <= 1 || stride == row_numel;
+  const int64_t runs = dense ? 1 : rows;
+  const int64_t run = dense ? tensor.numel() : row_numel;
+  for (int64_t r = 0; r < runs; ++r) {
+    const T* row = data + r * stride;
+    for (int64_t i = 0; i < run; ++i) {
+      if (!std::isfinite(static_cast<float>(row[i]))) return false;
+    }
   }
   return true;
 }
@@ -98,8 +124,11 @@ bool all_finite(const Tensor& tensor) {
 }
 
 bool accept_input(KernelRuntimeContext& ctx, const Tensor& tensor, const char* name,
-                  ScalarType dtype) {
-  if (!accept_tensor(ctx, tensor, name, dtype)) return false;
+                  ScalarType dtype, bool row_view) {
+  if (!(row_view ? accept_row_view(ctx, tensor, name, dtype)
+                 : accept_tensor(ctx, tensor, name, dtype))) {
+    return false;
+  }
   if (saturates_float() && !all_finite(tensor)) {
     return decline(ctx, "%s holding inf or NaN (the vector unit saturates them)", name);
   }

@@ -29,17 +29,24 @@ bool accept_dtype(KernelRuntimeContext& ctx, ScalarType dtype, bool int32_ok,
 // it serves rather than the call failing.
 void* staging_memory(KernelRuntimeContext& ctx, size_t bytes, const char* what);
 
+// `tensor` has `dtype` and the default dim order: what a kernel that takes it as a row view
+// (dims after the first dense, dim 0 any stride: kernels/portable/cpu/util/llm/arguments.h,
+// whose checks judge the rest) needs of it.
+bool accept_row_view(KernelRuntimeContext& ctx, const Tensor& tensor, const char* name,
+                     ScalarType dtype);
+
 // `tensor` is in the default (contiguous) dim order and has `dtype`.
 bool accept_tensor(KernelRuntimeContext& ctx, const Tensor& tensor, const char* name,
                    ScalarType dtype);
 
-// No element of a Float, Half or BFloat16 `tensor` is inf or NaN (other dtypes: true).
+// No element of a Float, Half or BFloat16 `tensor`, dense or a row view, is inf or NaN (other
+// dtypes: true).
 bool all_finite(const Tensor& tensor);
 
-// An input: accept_tensor, and on a SoC whose vector unit saturates (Ascend310P: an inf result
-// becomes the largest finite value, NaN becomes 0) no inf or NaN element, which the kernel could
-// not carry through as torch does.
+// An input: accept_tensor (accept_row_view for one its kernel takes as a row view), and on a SoC
+// whose vector unit saturates (Ascend310P: an inf result becomes the largest finite value, NaN
+// becomes 0) no inf or NaN element, which the kernel could not carry through as torch does.
 bool accept_input(KernelRuntimeContext& ctx, const Tensor& tensor, const char* name,
-                  ScalarType dtype);
+                  ScalarType dtype, bool row_view = false);
 
 }  // namespace kiln::ascend

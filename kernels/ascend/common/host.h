@@ -49,15 +49,18 @@ class DeviceBuffer {
   // allocate(capacity) plus a copy of `bytes` of host memory into its start; the rest (the
   // padding to a 32-byte multiple) is zeroed. capacity 0 means `bytes`.
   bool upload(KernelRuntimeContext& ctx, const void* host, size_t bytes, size_t capacity = 0);
-  // `rows` rows of `row_bytes` each, laid out `pitch` bytes apart (pitch >= row_bytes, the row
-  // padded to 32 bytes), padding zeroed.
+  // `rows` rows of `row_bytes` each, read `host_pitch` bytes apart (0: packed, row_bytes apart;
+  // at least row_bytes) and laid out `pitch` bytes apart (pitch >= row_bytes: the row padded to
+  // 32 bytes, or placed where a row view has it) in `capacity` bytes (0: rows * pitch); every
+  // byte no row fills is zeroed.
   bool upload_rows(KernelRuntimeContext& ctx, const void* host, size_t rows, size_t row_bytes,
-                   size_t pitch);
+                   size_t pitch, size_t host_pitch = 0, size_t capacity = 0);
   // Copies `bytes` back to host memory; on failure records AccessFailed and returns false.
   bool download(KernelRuntimeContext& ctx, void* host, size_t bytes) const;
-  // The inverse of upload_rows: drops each row's padding.
+  // The inverse of upload_rows: drops each row's padding, and writes nothing between the rows
+  // in host memory (`host_pitch` bytes apart, 0: packed).
   bool download_rows(KernelRuntimeContext& ctx, void* host, size_t rows, size_t row_bytes,
-                     size_t pitch) const;
+                     size_t pitch, size_t host_pitch = 0) const;
 
   uint8_t* get() const { return data_; }
 

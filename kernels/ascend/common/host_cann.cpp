@@ -178,14 +178,16 @@ bool DeviceBuffer::upload(KernelRuntimeContext& ctx, const void* host, size_t by
 }
 
 bool DeviceBuffer::upload_rows(KernelRuntimeContext& ctx, const void* host, size_t rows,
-                               size_t row_bytes, size_t pitch) {
-  if (!allocate(ctx, rows * pitch)) return false;
-  if (pitch > row_bytes &&
-      !check_copy(ctx, aclrtMemset(data_, rows * pitch, 0, rows * pitch), "aclrtMemset")) {
+                               size_t row_bytes, size_t pitch, size_t host_pitch, size_t capacity) {
+  if (host_pitch == 0) host_pitch = row_bytes;
+  if (capacity == 0) capacity = rows * pitch;
+  if (!allocate(ctx, capacity)) return false;
+  if ((pitch > row_bytes || capacity > rows * pitch) &&
+      !check_copy(ctx, aclrtMemset(data_, capacity, 0, capacity), "aclrtMemset")) {
     return false;
   }
-  return copy_rows(ctx, data_, pitch, static_cast<const uint8_t*>(host), row_bytes, row_bytes, rows,
-                   ACL_MEMCPY_HOST_TO_DEVICE, "aclrtMemcpy2d to the device");
+  return copy_rows(ctx, data_, pitch, static_cast<const uint8_t*>(host), host_pitch, row_bytes,
+                   rows, ACL_MEMCPY_HOST_TO_DEVICE, "aclrtMemcpy2d to the device");
 }
 
 bool DeviceBuffer::download(KernelRuntimeContext& ctx, void* host, size_t bytes) const {
@@ -195,8 +197,9 @@ bool DeviceBuffer::download(KernelRuntimeContext& ctx, void* host, size_t bytes)
 }
 
 bool DeviceBuffer::download_rows(KernelRuntimeContext& ctx, void* host, size_t rows,
-                                 size_t row_bytes, size_t pitch) const {
-  return copy_rows(ctx, static_cast<uint8_t*>(host), row_bytes, data_, pitch, row_bytes, rows,
+                                 size_t row_bytes, size_t pitch, size_t host_pitch) const {
+  if (host_pitch == 0) host_pitch = row_bytes;
+  return copy_rows(ctx, static_cast<uint8_t*>(host), host_pitch, data_, pitch, row_bytes, rows,
                    ACL_MEMCPY_DEVICE_TO_HOST, "aclrtMemcpy2d from the device");
 }
 

@@ -34,11 +34,13 @@ bool DeviceBuffer::upload(KernelRuntimeContext& ctx, const void* host, size_t by
 }
 
 bool DeviceBuffer::upload_rows(KernelRuntimeContext& ctx, const void* host, size_t rows,
-                               size_t row_bytes, size_t pitch) {
-  if (!allocate(ctx, rows * pitch)) return false;
-  std::memset(data_, 0, rows * pitch);
+                               size_t row_bytes, size_t pitch, size_t host_pitch, size_t capacity) {
+  if (host_pitch == 0) host_pitch = row_bytes;
+  if (capacity == 0) capacity = rows * pitch;
+  if (!allocate(ctx, capacity)) return false;
+  std::memset(data_, 0, capacity);
   const auto* src = static_cast<const uint8_t*>(host);
-  for (size_t r = 0; r < rows; ++r) std::memcpy(data_ + r * pitch, src + r * row_bytes, row_bytes);
+  for (size_t r = 0; r < rows; ++r) std::memcpy(data_ + r * pitch, src + r * host_pitch, row_bytes);
   return true;
 }
 
@@ -48,9 +50,10 @@ bool DeviceBuffer::download(KernelRuntimeContext&, void* host, size_t bytes) con
 }
 
 bool DeviceBuffer::download_rows(KernelRuntimeContext&, void* host, size_t rows, size_t row_bytes,
-                                 size_t pitch) const {
+                                 size_t pitch, size_t host_pitch) const {
+  if (host_pitch == 0) host_pitch = row_bytes;
   auto* dst = static_cast<uint8_t*>(host);
-  for (size_t r = 0; r < rows; ++r) std::memcpy(dst + r * row_bytes, data_ + r * pitch, row_bytes);
+  for (size_t r = 0; r < rows; ++r) std::memcpy(dst + r * host_pitch, data_ + r * pitch, row_bytes);
   return true;
 }
 

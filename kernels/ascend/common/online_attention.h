@@ -137,16 +137,29 @@ class OnlineAttention {
     }
   }
 
+  // Row r's accumulator over its sum of weights, in float, at y[r * stride] (a partition's
+  // result, which paged attention v2 combines with the others: RunningMax and RunningSum give
+  // the rest of it); a row that attended to no token gets zeros.
+  __aicore__ inline void FinishFloat(const AscendC::LocalTensor<float>& y, uint32_t rows,
+                                     uint32_t stride) {
+    AscendC::LocalTensor<float> acc = Normalized(rows);
+    AscendC::PipeBarrier<PIPE_V>();
+    for (uint32_t r = 0; r < rows; ++r) {
+      AscendC::Adds(y[r * stride], acc[r * d_], 0.0f, static_cast<int32_t>(d_));
+    }
+  }
+
+  // Row r's largest logit so far (the lowest float while it has seen none) and its sum of
+  // weights relative to it: the scalar unit's own values.
+  __aicore__ inline float RunningMax(uint32_t r) const {
+    return started_[r] ? running_max_[r] : kLowest;
+  }
+  __aicore__ inline float RunningSum(uint32_t r) const { return running_sum_[r]; }
+
   // y[0, rows * d) = each row's accumulator over its sum of weights, in T; a row that attended
   // to no token gets zeros.
   __aicore__ inline void Finish(const AscendC::LocalTensor<T>& y, uint32_t rows) {
-    AscendC::LocalTensor<float> acc = acc_.Get<float>();
-    AscendC::PipeBarrier<PIPE_V>();
-    for (uint32_t r = 0; r < rows; ++r) {
-      if (running_sum_[r] > 0.0f) {
-        AscendC::Muls(acc[r * d_], acc[r * d_], 1.0f / running_sum_[r], static_cast<int32_t>(d_));
-      }
-    }
+    AscendC::LocalTensor<float> acc = Normalized(rows);
     if constexpr (kWide) {
       narrow(y, acc, rows * d_);
     } else {
@@ -156,6 +169,18 @@ class OnlineAttention {
   }
 
  private:
+  // The accumulators, each row divided by its sum of weights (rows without weights stay zero).
+  __aicore__ inline AscendC::LocalTensor<float> Normalized(uint32_t rows) {
+    AscendC::LocalTensor<float> acc = acc_.Get<float>();
+    AscendC::PipeBarrier<PIPE_V>();
+    for (uint32_t r = 0; r < rows; ++r) {
+      if (running_sum_[r] > 0.0f) {
+        AscendC::Muls(acc[r * d_], acc[r * d_], 1.0f / running_sum_[r], static_cast<int32_t>(d_));
+      }
+    }
+    return acc;
+  }
+
   AscendC::TBuf<AscendC::TPosition::VECCALC> qf_;
   AscendC::TBuf<AscendC::TPosition::VECCALC> acc_;
   AscendC::TBuf<AscendC::TPosition::VECCALC> kf_;

@@ -1,10 +1,12 @@
-// Device-side tile plumbing of Kiln's Ascend C kernels: GM <-> UB through queues, a core's rows
-// and chunks of a RowSplit, half/bfloat16 tiles computed in float, and one launch of a kernel.
+// Device-side tile plumbing of Kiln's Ascend C kernels: GM <-> UB through queues (whole rows of
+// a GmRows layout too), a core's rows and chunks of a RowSplit, half/bfloat16 tiles computed in
+// float, and one launch of a kernel.
 #pragma once
 
 #include <type_traits>
 
 #include "kernel_operator.h"
+#include "kernels/ascend/common/gm_rows.h"
 #include "kernels/ascend/common/kernel_util.h"
 #include "kernels/ascend/common/row_math.h"
 #include "kernels/ascend/common/row_split.h"
@@ -26,6 +28,73 @@ template <typename T, typename Que>
 __aicore__ inline void copy_out(const AscendC::GlobalTensor<T>& dst, Que& que, uint32_t count) {
   AscendC::LocalTensor<T> tile = que.template DeQue<T>();
   AscendC::DataCopy(dst, tile, count);
+  que.FreeTensor(tile);
+}
+
+// The most rows one strided DataCopy moves (its blockCount has 12 bits).
+constexpr uint32_t kMaxCopyRows = 4095;
+
+// The strided DataCopy of `count` rows of `cols` elements (whole 32-byte blocks of T), rows
+// `src_spacing` elements apart at the source and `dst_spacing` apart at the destination (each
+// at least `cols`, whole blocks: gm_rows.h). A single row has no gaps.
+template <typename T>
+__aicore__ inline AscendC::DataCopyParams row_copy_params(uint32_t count, uint32_t cols,
+                                                          uint64_t src_spacing,
+                                                          uint64_t dst_spacing) {
+  constexpr uint32_t kBlock = 32 / sizeof(T);
+  const bool gaps = count > 1;
+  return AscendC::DataCopyParams(static_cast<uint16_t>(count), static_cast<uint16_t>(cols / kBlock),
+                                 static_cast<uint16_t>(gaps ? (src_spacing - cols) / kBlock : 0),
+                                 static_cast<uint16_t>(gaps ? (dst_spacing - cols) / kBlock : 0));
+}
+
+// Of the rows from `row` on (at most `left`): how many are evenly spaced (the rest of a group, or
+// every row of a one-group layout, at most kMaxCopyRows) and their spacing.
+struct RowRun {
+  uint32_t rows;
+  uint64_t spacing;
+};
+
+__aicore__ inline RowRun row_run(const GmRows& layout, uint64_t row, uint32_t left) {
+  RowRun run{left, layout.stride};
+  if (layout.group > 1) {
+    const uint32_t in_group = layout.group - static_cast<uint32_t>(row % layout.group);
+    if (run.rows > in_group) run.rows = in_group;
+    run.spacing = layout.step;
+  }
+  if (run.rows > kMaxCopyRows) run.rows = kMaxCopyRows;
+  return run;
+}
+
+// GM -> UB: `cols` elements (whole 32-byte blocks) of rows [first, first + count) of `src`, laid
+// out as `layout`, into a fresh buffer of `que`, rows `pitch` elements apart, queued for the
+// vector unit. `src` may start at a column of row 0 (a chunk of a long row).
+template <typename T, typename Que>
+__aicore__ inline void copy_rows_in(Que& que, const AscendC::GlobalTensor<T>& src,
+                                    const GmRows& layout, uint64_t first, uint32_t count,
+                                    uint32_t cols, uint32_t pitch) {
+  AscendC::LocalTensor<T> tile = que.template AllocTensor<T>();
+  for (uint32_t done = 0; done < count;) {
+    const RowRun run = row_run(layout, first + done, count - done);
+    AscendC::DataCopy(tile[done * pitch], src[gm_row_offset(layout, first + done)],
+                      row_copy_params<T>(run.rows, cols, run.spacing, pitch));
+    done += run.rows;
+  }
+  que.EnQue(tile);
+}
+
+// UB -> GM: the inverse of copy_rows_in for the tile the vector unit queued last on `que`.
+template <typename T, typename Que>
+__aicore__ inline void copy_rows_out(const AscendC::GlobalTensor<T>& dst, const GmRows& layout,
+                                     uint64_t first, uint32_t count, uint32_t cols, uint32_t pitch,
+                                     Que& que) {
+  AscendC::LocalTensor<T> tile = que.template DeQue<T>();
+  for (uint32_t done = 0; done < count;) {
+    const RowRun run = row_run(layout, first + done, count - done);
+    AscendC::DataCopy(dst[gm_row_offset(layout, first + done)], tile[done * pitch],
+                      row_copy_params<T>(run.rows, cols, pitch, run.spacing));
+    done += run.rows;
+  }
   que.FreeTensor(tile);
 }
 

@@ -1,10 +1,13 @@
-// Host wrappers of kiln::silu_and_mul.out and kiln::gelu_and_mul.out on Ascend.
+// Host wrappers of kiln::silu_and_mul.out and kiln::gelu_and_mul.out on Ascend; input and out may
+// be row views.
 #include <string_view>
 
 #include "kernels/ascend/common/accept.h"
 #include "kernels/ascend/common/host.h"
+#include "kernels/ascend/common/row_image.h"
 #include "kernels/ascend/op_gated/gated_kernels.h"
 #include "kernels/ascend/op_gated/gated_tiling.h"
+#include "kernels/portable/cpu/util/llm/arguments.h"
 
 KILN_ASCEND_DECLARE_KERNELS(KILN_GATED)
 
@@ -13,44 +16,61 @@ namespace {
 
 KILN_ASCEND_DEFINE_LAUNCH(KILN_GATED, launch_gated, DeviceDtype, "gated")
 
-// out [..., d] = act(x) * y for input [..., 2d] = [x, y]; the checks mirror the portable
-// kernels', whose messages serve a declined call.
+// out [..., d] = act(x) * y for input [..., 2d] = [x, y]. Input and out may be row views
+// (arguments.h), which the kernel reads and writes where they lie (row_image.h); what the
+// portable kernel refuses declines, and the portable kernel reports it.
 Tensor& run_gated(KernelRuntimeContext& ctx, GatedOp op, const Tensor& input, Tensor& out) {
   const ScalarType dtype = input.scalar_type();
   DeviceDtype device_dtype;
-  if (!accept_dtype(ctx, dtype, /*int32_ok=*/false, &device_dtype) ||
-      !accept_input(ctx, input, "input", dtype) || !accept_tensor(ctx, out, "out", dtype)) {
+  if (!accept_dtype(ctx, dtype, /*int32_ok=*/false, &device_dtype)) return out;
+  // The portable kernel's own checks (shared with it), on a scratch context.
+  KernelRuntimeContext checks;
+  int64_t d = 0;
+  const char* name = op == GatedOp::Silu ? "silu_and_mul" : "gelu_and_mul";
+  if (!portable::check_gated_input(checks, input, name, &d, /*row_views=*/true)) {
+    refused(ctx, checks);
+    return out;
+  }
+  if (!accept_input(ctx, input, "input", dtype, /*row_view=*/true) ||
+      !accept_row_view(ctx, out, "out", dtype)) {
     return out;
   }
   const int64_t rank = input.dim();
-  if (rank == 0 || input.size(rank - 1) % 2 != 0) {
-    decline(ctx, "an input whose last dim is missing or odd");
-    return out;
-  }
-  const int64_t d = input.size(rank - 1) / 2;
   SizesType sizes[kTensorDimensionLimit];
   for (int64_t i = 0; i < rank; ++i) sizes[i] = input.size(i);
   sizes[rank - 1] = static_cast<SizesType>(d);
-  if (!resize_or_fail(ctx, out, {sizes, static_cast<size_t>(rank)}) || out.numel() == 0) {
+  if (!resize_or_fail(ctx, out, {sizes, static_cast<size_t>(rank)})) return out;
+  if (!portable::check_row_activation(checks, out, "out", /*is_out=*/true)) {
+    refused(ctx, checks);
     return out;
   }
+  if (out.numel() == 0) return out;
 
-  const uint64_t rows = static_cast<uint64_t>(out.numel() / d);
+  const uint64_t half = static_cast<uint64_t>(d);
+  const uint64_t rows = static_cast<uint64_t>(out.numel()) / half;
   const Platform device = platform();
-  const GatedTiling tiling = gated_tiling(op, device_dtype, rows, static_cast<uint64_t>(d),
-                                          device.ub_bytes, device.vector_cores);
-  const size_t size = device_element_size(device_dtype);
-  const size_t row_bytes = d * size;
-  const size_t pitch_bytes = tiling.split.pitch * size;
+  GatedTiling tiling =
+      gated_tiling(op, device_dtype, rows, half, device.ub_bytes, device.vector_cores);
+  // The kernel copies whole rows of x and of y (from element d) padded to the pitch, or chunks
+  // of them up to it.
+  const uint64_t pitch = tiling.split.pitch;
+  RowImage in_image{};
+  RowImage out_image{};
+  if (!plan_row_image(ctx, input, "input", 2 * half, RowAccess{pitch, half + pitch, false},
+                      &in_image) ||
+      !plan_row_image(ctx, out, "out", half, RowAccess{pitch, pitch, true}, &out_image)) {
+    return out;
+  }
+  tiling.input = in_image.rows;
+  tiling.out = out_image.rows;
   DeviceBuffer x, y, t;
-  // The input's rows of 2d are 2 * rows rows of d (x, then y), each padded to the pitch.
-  if (!x.upload_rows(ctx, input.const_data_ptr(), 2 * rows, row_bytes, pitch_bytes) ||
-      !y.allocate(ctx, rows * pitch_bytes) || !t.upload(ctx, &tiling, sizeof(tiling))) {
+  if (!upload_row_image(ctx, x, input, in_image) || !y.allocate(ctx, out_image.bytes) ||
+      !t.upload(ctx, &tiling, sizeof(tiling))) {
     return out;
   }
   if (finish_launch(
           ctx, launch_gated(device_dtype, tiling.split.block_dim, x.get(), y.get(), t.get()))) {
-    (void)y.download_rows(ctx, out.mutable_data_ptr(), rows, row_bytes, pitch_bytes);
+    (void)download_row_image(ctx, y, out, out_image);
   }
   return out;
 }

@@ -1,11 +1,11 @@
 // Ascend C gated activation kernel (kiln::silu_and_mul, kiln::gelu_and_mul): out = act(x) * y,
 // where each input row holds x then y. Each core takes whole rows of out.
 //
-// The host lays the input out as rows of pairs (row 2i: x of row i, row 2i + 1: y), each padded
-// to the pitch, so one strided DataCopy brings the x of a tile's rows into one contiguous tile
-// and another their y; the formula then runs once over the whole tile. As vLLM computes it: act
-// in float, rounded to the dtype, then the product rounded. Rows longer than a tile go in chunks,
-// which the cores share out one by one.
+// Input and out rows lie in GM as their GmRows say (row views where they lie, else rows padded to
+// whole blocks), an input row's y d elements after its x, so one strided DataCopy brings the x
+// of a tile's rows into one contiguous tile and another their y; the formula then runs once over
+// the whole tile. As vLLM computes it: act in float, rounded to the dtype, then the product
+// rounded. Rows longer than a tile go in chunks, which the cores share out one by one.
 #include <type_traits>
 
 #include "kernel_operator.h"
@@ -36,16 +36,17 @@ __aicore__ inline void silu_float(const LocalTensor<float>& dst, const LocalTens
 template <typename T>
 class GatedKernel {
   static constexpr bool kWide = !std::is_same_v<T, float>;
-  static constexpr uint32_t kBlockElems = 32 / sizeof(T);
 
  public:
   __aicore__ inline void Init(GM_ADDR input, GM_ADDR out, const GatedTiling& tiling) {
     op_ = static_cast<GatedOp>(tiling.op);
     split_ = tiling.split;
+    input_rows_ = tiling.input;
+    out_rows_ = tiling.out;
     block_ = row_block(split_);
     if (block_.chunked) {
       // Rows in chunks: the cores share out (row, chunk) pieces, not rows, so that a few long
-      // rows (a decode batch's MLP) still spread over every core. GM is seen whole.
+      // rows (a decode batch's MLP) still spread over every core.
       chunks_per_row_ = (split_.pitch + split_.chunk - 1) / split_.chunk;
       const BlockRange range = block_range(split_.rows * chunks_per_row_, tiling.block_pieces);
       first_piece_ = range.start;
@@ -56,10 +57,13 @@ class GatedKernel {
     } else if (block_.rows == 0) {
       return;
     }
-    input_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(input) + 2 * block_.first * split_.pitch,
-                           2 * block_.rows * split_.pitch);
-    out_gm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(out) + block_.first * split_.pitch,
-                            block_.rows * split_.pitch);
+    // GM is seen whole, each row addressed by its layout; the last y copied ends a pitch after
+    // its row's element d.
+    const uint64_t last = split_.rows - 1;
+    input_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(input),
+                           gm_row_offset(input_rows_, last) + split_.row_len + split_.pitch);
+    out_gm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(out),
+                            gm_row_offset(out_rows_, last) + split_.pitch);
     const uint32_t lanes = Lanes(block_.tile_elems);
     pipe_.InitBuffer(x_in_, kBufferNum, lanes * sizeof(T));
     pipe_.InitBuffer(y_in_, kBufferNum, lanes * sizeof(T));
@@ -92,13 +96,14 @@ class GatedKernel {
     return (count + kFloatRepeat - 1) / kFloatRepeat * kFloatRepeat;
   }
 
-  // Out elements [offset, offset + cols) of `rows` rows from this core's row `first`.
+  // Out elements [offset, offset + cols) of `rows` rows from this core's row `first`, packed
+  // `cols` apart in UB.
   __aicore__ inline void Tile(uint64_t first, uint32_t rows, uint32_t offset, uint32_t cols) {
     const uint32_t count = rows * cols;
     const uint32_t lanes = Lanes(count);
-    const uint64_t src = 2 * first * split_.pitch + offset;
-    CopyIn(x_in_, src, rows, cols);
-    CopyIn(y_in_, src + split_.pitch, rows, cols);
+    const uint64_t row = block_.first + first;
+    copy_rows_in(x_in_, input_[offset], input_rows_, row, rows, cols, cols);
+    copy_rows_in(y_in_, input_[split_.row_len + offset], input_rows_, row, rows, cols, cols);
     LocalTensor<T> x = x_in_.DeQue<T>();
     LocalTensor<T> y = y_in_.DeQue<T>();
     LocalTensor<T> o = out_.AllocTensor<T>();
@@ -116,23 +121,7 @@ class GatedKernel {
     of_.Emit(out_, o, lanes);
     x_in_.FreeTensor(x);
     y_in_.FreeTensor(y);
-    copy_out(out_gm_[first * split_.pitch + offset], out_, count);
-  }
-
-  // GM -> UB: `cols` elements of `rows` input rows two pitches apart (every other row: the x or
-  // the y rows), packed into one tile.
-  template <typename Que>
-  __aicore__ inline void CopyIn(Que& que, uint64_t src, uint32_t rows, uint32_t cols) {
-    LocalTensor<T> tile = que.template AllocTensor<T>();
-    if (rows == 1) {
-      DataCopy(tile, input_[src], cols);
-    } else {
-      const uint16_t gap = static_cast<uint16_t>((2 * split_.pitch - cols) / kBlockElems);
-      DataCopy(tile, input_[src],
-               DataCopyParams(static_cast<uint16_t>(rows),
-                              static_cast<uint16_t>(cols / kBlockElems), gap, 0));
-    }
-    que.EnQue(tile);
+    copy_rows_out(out_gm_[offset], out_rows_, row, rows, cols, cols, out_);
   }
 
   __aicore__ inline void Activate(const LocalTensor<float>& dst, const LocalTensor<float>& x,
@@ -165,6 +154,8 @@ class GatedKernel {
   GlobalTensor<T> input_;
   GlobalTensor<T> out_gm_;
   RowSplit split_{};
+  GmRows input_rows_{};
+  GmRows out_rows_{};
   RowBlock block_;
   uint64_t chunks_per_row_ = 0;  // chunked rows: the (row, chunk) pieces of this core
   uint64_t first_piece_ = 0;

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/ascend/common/gm_rows.h"
 #include "kernels/ascend/common/row_split.h"
 #include "kernels/ascend/common/tiling.h"
 
@@ -37,18 +38,22 @@ constexpr uint64_t kGatedMinPiece = 4096;
 struct GatedTiling {
   uint32_t op;     // GatedOp
   uint32_t dtype;  // DeviceDtype of input and out
-  // Over the rows of out, row_len d. The input is laid out as 2 * rows rows of the same pitch:
-  // row 2i holds x of row i, row 2i + 1 its y.
+  // Over the rows of out, row_len d.
   RowSplit split;
   // Rows in chunks (split.tile_rows == 0): the (row, chunk) pieces per core, rows taken in order
   // and each row's chunks in order; split.block_dim counts the cores they need.
   uint64_t block_pieces;
+  // Where the rows lie in device memory: the host's row images (row_image.h), which mirror row
+  // views. An input row holds x, then y from its element d (split.row_len).
+  GmRows input;
+  GmRows out;
 };
 
 // Pure: the split of `rows` rows of out, `d` elements each, on a device with `ub_bytes` of UB
 // per core and `cores` vector cores. A tile of whole rows takes x and y of each row with one
 // strided DataCopy each. Rows longer than UB, or too few rows to keep the cores busy, go in
-// chunks, which the cores share out.
+// chunks, which the cores share out. The rows' layouts in device memory are the host's to fill
+// in.
 GatedTiling gated_tiling(GatedOp op, DeviceDtype dtype, uint64_t rows, uint64_t d, size_t ub_bytes,
                          uint32_t cores);
 

@@ -14,6 +14,8 @@ KvCacheTiling kv_cache_tiling(uint64_t tokens, uint64_t row_len, uint64_t slots,
   tiling.slots = slots;
   tiling.caches = caches;
   tiling.split = split_rows(tokens, row_len, element_size, costs, ub_bytes, cores);
+  tiling.keys = {tiling.split.pitch, 1, 0};  // packed rows, until the host says otherwise
+  tiling.values = tiling.keys;
   return tiling;
 }
 

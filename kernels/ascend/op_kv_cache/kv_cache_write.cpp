@@ -35,16 +35,29 @@ bool write_cache_rows(KernelRuntimeContext& ctx, const void* keys, const void* v
                       device.ub_bytes, device.vector_cores);
   const size_t row_bytes = row_len * width;
   const size_t pitch_bytes = tiling.split.pitch * width;
-  DeviceBuffer k, v, s, t;
+  DeviceBuffer k, v;
   if (!k.upload_rows(ctx, keys, tokens, row_bytes, pitch_bytes) ||
-      (values != nullptr && !v.upload_rows(ctx, values, tokens, row_bytes, pitch_bytes)) ||
-      !s.upload(ctx, slots, tokens * sizeof(int64_t)) || !t.upload(ctx, &tiling, sizeof(tiling))) {
+      (values != nullptr && !v.upload_rows(ctx, values, tokens, row_bytes, pitch_bytes))) {
     return false;
   }
   // With one cache the kernel never touches the value arguments: the keys' stand in for them.
+  const DeviceRows key_rows{k.get(), tiling.keys};
+  const DeviceRows value_rows{values == nullptr ? k.get() : v.get(), tiling.values};
+  return write_cache_images(ctx, tiling, key_rows, value_rows, slots, width, key_cache,
+                            value_cache);
+}
+
+bool write_cache_images(KernelRuntimeContext& ctx, const KvCacheTiling& tiling,
+                        const DeviceRows& keys, const DeviceRows& values, const int64_t* slots,
+                        size_t width, uint8_t* key_cache, uint8_t* value_cache) {
+  DeviceBuffer s, t;
+  if (!s.upload(ctx, slots, tiling.split.rows * sizeof(int64_t)) ||
+      !t.upload(ctx, &tiling, sizeof(tiling))) {
+    return false;
+  }
   return finish_launch(
-      ctx, launch_kv_cache(static_cast<uint32_t>(width), tiling.split.block_dim, k.get(),
-                           values == nullptr ? k.get() : v.get(), s.get(), key_cache,
+      ctx, launch_kv_cache(static_cast<uint32_t>(width), tiling.split.block_dim, keys.data,
+                           values.data, s.get(), key_cache,
                            value_cache == nullptr ? key_cache : value_cache, t.get()));
 }
 

@@ -7,7 +7,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/ascend/common/gm_rows.h"
 #include "kernels/ascend/common/host.h"
+#include "kernels/ascend/op_kv_cache/kv_cache_tiling.h"
 #include "runtime/core/tensor.h"
 
 namespace kiln::ascend {
@@ -30,6 +32,18 @@ void keep_last_writes(int64_t* slots, int64_t* order, int64_t count);
 bool write_cache_rows(KernelRuntimeContext& ctx, const void* keys, const void* values,
                       const int64_t* slots, uint64_t tokens, uint64_t row_len, size_t width,
                       uint8_t* key_cache, uint8_t* value_cache, uint64_t cache_rows);
+
+// New rows already in device memory: `data` laid out as `rows` says (gm_rows.h).
+struct DeviceRows {
+  uint8_t* data;
+  GmRows rows;
+};
+
+// write_cache_rows for rows in device memory (row images of key and value, row_image.h), the
+// tiling of `tokens` rows given (kv_cache_tiling, its keys and values set).
+bool write_cache_images(KernelRuntimeContext& ctx, const KvCacheTiling& tiling,
+                        const DeviceRows& keys, const DeviceRows& values, const int64_t* slots,
+                        size_t width, uint8_t* key_cache, uint8_t* value_cache);
 
 // `cache` into device memory as rows of `row_len` elements at kv_cache_pitch(), and back.
 bool upload_cache(KernelRuntimeContext& ctx, const Tensor& cache, uint64_t row_len,

@@ -1,11 +1,13 @@
 // Host wrappers of kiln::rms_norm.out and kiln::fused_add_rms_norm.out on Ascend, normalizing
-// over the last dim.
+// over the last dim; input, residual and the outs may be row views.
 #include <tuple>
 
 #include "kernels/ascend/common/accept.h"
 #include "kernels/ascend/common/host.h"
+#include "kernels/ascend/common/row_image.h"
 #include "kernels/ascend/op_rms_norm/rms_norm_kernels.h"
 #include "kernels/ascend/op_rms_norm/rms_norm_tiling.h"
+#include "kernels/portable/cpu/util/llm/arguments.h"
 
 KILN_ASCEND_DECLARE_KERNELS(KILN_RMS_NORM)
 
@@ -14,67 +16,86 @@ namespace {
 
 KILN_ASCEND_DEFINE_LAUNCH(KILN_RMS_NORM, launch_rms_norm, DeviceDtype, "rms_norm")
 
-// Runs the norm of input (plus residual when given) into out (and residual_out); the checks
-// mirror the portable kernels', whose messages serve a declined call.
+// Runs the norm of input (plus residual when given) into out (and residual_out). Input, residual
+// and the outs may be row views (arguments.h), which the kernel reads and writes where they lie
+// (row_image.h); what the portable kernel refuses declines, and the portable kernel reports it.
 void run_rms_norm(KernelRuntimeContext& ctx, const Tensor& input, const Tensor* residual,
                   const Tensor& weight, double epsilon, Tensor& out, Tensor* residual_out) {
   const ScalarType dtype = input.scalar_type();
   DeviceDtype device_dtype;
-  if (!accept_dtype(ctx, dtype, /*int32_ok=*/false, &device_dtype) ||
-      !accept_input(ctx, input, "input", dtype)) {
+  if (!accept_dtype(ctx, dtype, /*int32_ok=*/false, &device_dtype)) return;
+  // The portable kernel's own checks (shared with it), on a scratch context.
+  KernelRuntimeContext checks;
+  int64_t rows = 0;
+  int64_t row_len = 0;
+  const bool valid =
+      residual == nullptr
+          ? portable::check_norm_arguments(checks, input, weight, &rows, &row_len,
+                                           /*row_views=*/true)
+          : portable::check_add_norm_arguments(checks, input, *residual, weight, &rows, &row_len,
+                                               /*row_views=*/true);
+  if (!valid) {
+    refused(ctx, checks);
     return;
   }
-  if (input.dim() == 0) {
-    decline(ctx, "a 0-dim input");
+  if (!accept_input(ctx, input, "input", dtype, /*row_view=*/true) ||
+      !accept_input(ctx, weight, "weight", dtype) ||
+      (residual != nullptr &&
+       !accept_input(ctx, *residual, "residual", dtype, /*row_view=*/true)) ||
+      !accept_row_view(ctx, out, "out", dtype) ||
+      (residual_out != nullptr && !accept_row_view(ctx, *residual_out, "residual_out", dtype)) ||
+      !resize_or_fail(ctx, out, input.sizes()) ||
+      (residual_out != nullptr && !resize_or_fail(ctx, *residual_out, input.sizes()))) {
     return;
   }
-  const int64_t row_len = input.size(-1);
-  if (weight.dim() != 1 || weight.size(0) != row_len) {
-    decline(ctx, "a weight that is not 1-d of the last dim's size");
+  if (!portable::check_row_activation(checks, out, "out", /*is_out=*/true) ||
+      (residual_out != nullptr &&
+       !portable::check_row_activation(checks, *residual_out, "residual_out", /*is_out=*/true))) {
+    refused(ctx, checks);
     return;
   }
-  if (!accept_input(ctx, weight, "weight", dtype)) return;
-  if (residual != nullptr) {
-    if (!residual->sizes().equals(input.sizes())) {
-      decline(ctx, "a residual of another shape than input");
-      return;
-    }
-    if (!accept_input(ctx, *residual, "residual", dtype) ||
-        !accept_tensor(ctx, *residual_out, "residual_out", dtype)) {
-      return;
-    }
-  }
-  if (!accept_tensor(ctx, out, "out", dtype) || !resize_or_fail(ctx, out, input.sizes()) ||
-      (residual_out != nullptr && !resize_or_fail(ctx, *residual_out, input.sizes())) ||
-      input.numel() == 0) {
-    return;
-  }
+  if (rows == 0) return;
 
-  const uint64_t rows = static_cast<uint64_t>(input.numel() / row_len);
   const Platform device = platform();
-  const RmsNormTiling tiling =
-      rms_norm_tiling(device_dtype, residual != nullptr, static_cast<float>(epsilon), rows,
-                      static_cast<uint64_t>(row_len), device.ub_bytes, device.vector_cores);
+  RmsNormTiling tiling = rms_norm_tiling(
+      device_dtype, residual != nullptr, static_cast<float>(epsilon), static_cast<uint64_t>(rows),
+      static_cast<uint64_t>(row_len), device.ub_bytes, device.vector_cores);
+  // The kernel copies whole rows padded to the pitch, or chunks of them up to it.
+  const uint64_t pitch = tiling.split.pitch;
+  const RowAccess reads{pitch, pitch, /*is_out=*/false};
+  const RowAccess writes{pitch, pitch, /*is_out=*/true};
+  const uint64_t n = static_cast<uint64_t>(row_len);
+  RowImage x_image{};
+  RowImage y_image{};
+  RowImage r_image{};
+  RowImage sum_image{};
+  if (!plan_row_image(ctx, input, "input", n, reads, &x_image) ||
+      !plan_row_image(ctx, out, "out", n, writes, &y_image) ||
+      (residual != nullptr &&
+       (!plan_row_image(ctx, *residual, "residual", n, reads, &r_image) ||
+        !plan_row_image(ctx, *residual_out, "residual_out", n, writes, &sum_image)))) {
+    return;
+  }
+  tiling.x = x_image.rows;
+  tiling.y = y_image.rows;
+  tiling.residual = r_image.rows;
+  tiling.sum = sum_image.rows;
   const size_t size = device_element_size(device_dtype);
-  const size_t row_bytes = row_len * size;
-  const size_t pitch_bytes = tiling.split.pitch * size;
   DeviceBuffer x, r, w, y, sum, t;
   const bool uploaded =
-      x.upload_rows(ctx, input.const_data_ptr(), rows, row_bytes, pitch_bytes) &&
-      w.upload(ctx, weight.const_data_ptr(), row_bytes, pitch_bytes) &&
-      y.allocate(ctx, rows * pitch_bytes) && t.upload(ctx, &tiling, sizeof(tiling)) &&
+      upload_row_image(ctx, x, input, x_image) &&
+      w.upload(ctx, weight.const_data_ptr(), n * size, pitch * size) &&
+      y.allocate(ctx, y_image.bytes) && t.upload(ctx, &tiling, sizeof(tiling)) &&
       (residual == nullptr
            ? r.allocate(ctx, 32) && sum.allocate(ctx, 32)  // placeholders the kernel never reads
-           : r.upload_rows(ctx, residual->const_data_ptr(), rows, row_bytes, pitch_bytes) &&
-                 sum.allocate(ctx, rows * pitch_bytes));
+           : upload_row_image(ctx, r, *residual, r_image) && sum.allocate(ctx, sum_image.bytes));
   if (!uploaded ||
       !finish_launch(ctx, launch_rms_norm(device_dtype, tiling.split.block_dim, x.get(), r.get(),
                                           w.get(), y.get(), sum.get(), t.get()))) {
     return;
   }
-  (void)(y.download_rows(ctx, out.mutable_data_ptr(), rows, row_bytes, pitch_bytes) &&
-         (residual_out == nullptr ||
-          sum.download_rows(ctx, residual_out->mutable_data_ptr(), rows, row_bytes, pitch_bytes)));
+  (void)(download_row_image(ctx, y, out, y_image) &&
+         (residual_out == nullptr || download_row_image(ctx, sum, *residual_out, sum_image)));
 }
 
 }  // namespace

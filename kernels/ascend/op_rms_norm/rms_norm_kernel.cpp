@@ -6,6 +6,8 @@
 // normalized value rounded to the dtype before the weight multiplies it. Rows that fit in UB go
 // several to a tile with the weight resident in UB; a longer row goes through UB in chunks: the
 // sum of squares, then the output (the residual add runs again there and rounds the same way).
+// Each tensor's rows lie in GM as its GmRows says (a row view where it lies): the rows of a tile
+// move in one strided DataCopy per evenly spaced run.
 #include <type_traits>
 
 #include "kernel_operator.h"
@@ -34,18 +36,21 @@ class RmsNormKernel {
     fused_ = tiling.fused != 0;
     block_ = row_block(split_);
     if (block_.rows == 0) return;
-    const uint64_t first = block_.first * split_.pitch;
-    const uint64_t length = block_.rows * split_.pitch;
-    x_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x) + first, length);
-    y_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y) + first, length);
+    x_rows_ = tiling.x;
+    y_rows_ = tiling.y;
+    residual_rows_ = tiling.residual;
+    sum_rows_ = tiling.sum;
+    // GM is seen whole, each row addressed by its layout.
+    x_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x), Extent(x_rows_));
+    y_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y), Extent(y_rows_));
     weight_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(weight), split_.pitch);
     pipe_.InitBuffer(in_, kBufferNum, block_.tile_elems * sizeof(T));
     pipe_.InitBuffer(out_, kBufferNum, block_.tile_elems * sizeof(T));
     xf_.Init(pipe_, block_.tile_elems);
     yf_.Init(pipe_, block_.tile_elems);
     if (fused_) {
-      residual_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(residual) + first, length);
-      sum_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(sum) + first, length);
+      residual_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(residual), Extent(residual_rows_));
+      sum_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(sum), Extent(sum_rows_));
       pipe_.InitBuffer(residual_in_, kBufferNum, block_.tile_elems * sizeof(T));
       pipe_.InitBuffer(sum_out_, kBufferNum, block_.tile_elems * sizeof(T));
       rf_.Init(pipe_, block_.tile_elems);
@@ -66,8 +71,8 @@ class RmsNormKernel {
     for (uint64_t first = 0; first < block_.rows; first += block_.tile_rows) {
       const uint32_t n = block_.TileRowsAt(first);
       const uint32_t count = n * split_.pitch;
-      const uint64_t at = first * split_.pitch;
-      CopyIn(at, count);
+      const uint64_t row = block_.first + first;
+      CopyIn(row, n, 0, split_.pitch);
       LocalTensor<T> x;
       LocalTensor<T> sum;
       const LocalTensor<float> s = TakeInput(count, x, sum);
@@ -83,19 +88,19 @@ class RmsNormKernel {
       for (uint32_t r = 0; r < n; ++r) {
         Mul(yf[r * split_.pitch], yf[r * split_.pitch], weight_f_, split_.row_len);
       }
-      Finish(at, count, x, y, sum);
+      Finish(row, n, 0, split_.pitch, x, y, sum);
     }
     ReleaseWeight();
   }
 
  private:
   // A row longer than UB: pass 1 sums the squares chunk by chunk, pass 2 writes the outputs.
-  __aicore__ inline void LongRow(uint64_t row) {
-    const uint64_t base = row * split_.pitch;
+  __aicore__ inline void LongRow(uint64_t block_row) {
+    const uint64_t row = block_.first + block_row;
     float squares = 0.0f;
     for (uint32_t offset = 0; offset < split_.pitch; offset += split_.chunk) {
       const uint32_t count = chunk_copied(split_, offset);
-      CopyIn(base + offset, count);
+      CopyIn(row, 1, offset, count);
       LocalTensor<T> x;
       LocalTensor<T> sum;
       const LocalTensor<float> s = TakeInput(count, x, sum);
@@ -108,7 +113,7 @@ class RmsNormKernel {
       const uint32_t count = chunk_copied(split_, offset);
       const uint32_t n = chunk_valid(split_, offset);
       LoadWeight(offset, count);
-      CopyIn(base + offset, count);
+      CopyIn(row, 1, offset, count);
       LocalTensor<T> x;
       LocalTensor<T> sum;
       const LocalTensor<float> s = TakeInput(count, x, sum);
@@ -118,15 +123,23 @@ class RmsNormKernel {
       PipeBarrier<PIPE_V>();
       RoundToDtype(y, yf, count);
       Mul(yf, yf, weight_f_, n);
-      Finish(base + offset, count, x, y, sum);
+      Finish(row, 1, offset, count, x, y, sum);
       ReleaseWeight();
     }
   }
 
-  // GM -> UB: `count` elements of x at `at` (and of the residual when fused).
-  __aicore__ inline void CopyIn(uint64_t at, uint32_t count) {
-    copy_in(in_, x_[at], count);
-    if (fused_) copy_in(residual_in_, residual_[at], count);
+  // Elements of a tensor laid out as `rows` up to the end of its last row as UB copies it.
+  __aicore__ inline uint64_t Extent(const GmRows& rows) const {
+    return gm_row_offset(rows, split_.rows - 1) + split_.pitch;
+  }
+
+  // GM -> UB: elements [offset, offset + cols) of `n` rows of x from `row` (and of the residual
+  // when fused), rows a pitch apart in UB.
+  __aicore__ inline void CopyIn(uint64_t row, uint32_t n, uint32_t offset, uint32_t cols) {
+    copy_rows_in(in_, x_[offset], x_rows_, row, n, cols, split_.pitch);
+    if (fused_) {
+      copy_rows_in(residual_in_, residual_[offset], residual_rows_, row, n, cols, split_.pitch);
+    }
   }
 
   // The tiles CopyIn queued, dequeued into `x` (and, when fused, the residual, freed here) and
@@ -176,15 +189,15 @@ class RmsNormKernel {
     }
   }
 
-  // Queues the output (and the sum) and copies them out; frees x.
-  __aicore__ inline void Finish(uint64_t at, uint32_t count, LocalTensor<T>& x, LocalTensor<T>& y,
-                                LocalTensor<T>& sum) {
-    yf_.Emit(out_, y, count);
+  // Queues the output (and the sum) of the rows CopyIn brought in and copies them out; frees x.
+  __aicore__ inline void Finish(uint64_t row, uint32_t n, uint32_t offset, uint32_t cols,
+                                LocalTensor<T>& x, LocalTensor<T>& y, LocalTensor<T>& sum) {
+    yf_.Emit(out_, y, n * cols);
     in_.FreeTensor(x);
-    copy_out(y_[at], out_, count);
+    copy_rows_out(y_[offset], y_rows_, row, n, cols, split_.pitch, out_);
     if (fused_) {
       sum_out_.EnQue(sum);
-      copy_out(sum_[at], sum_out_, count);
+      copy_rows_out(sum_[offset], sum_rows_, row, n, cols, split_.pitch, sum_out_);
     }
   }
 
@@ -222,6 +235,10 @@ class RmsNormKernel {
   LocalTensor<T> weight_q_;
   LocalTensor<float> weight_f_;
   RowSplit split_{};
+  GmRows x_rows_{};
+  GmRows residual_rows_{};
+  GmRows y_rows_{};
+  GmRows sum_rows_{};
   RowBlock block_;
   float eps_ = 0.0f;
   bool fused_ = false;

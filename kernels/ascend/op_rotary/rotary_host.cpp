@@ -2,8 +2,10 @@
 // every query and key head as x and y planes (NeoX: the two halves; GPT-J: even and odd
 // elements) and the cache rows as cosine and sine planes, the kernel rotates them, and the host
 // puts the results back in the heads' layout; the head_size - rot_dim elements a partial rotary
-// leaves alone are copied as they are. Anything the portable kernel would refuse declines, and
-// the portable kernel reports it.
+// leaves alone are copied as they are. Query, key and the outs may be row views (arguments.h):
+// the host stages each token's heads from where its row lies and puts them back there, so a
+// split of qkv rotates in place with no copy of its own. Anything the portable kernel would
+// refuse declines, and the portable kernel reports it.
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -53,6 +55,25 @@ void stage_heads(uint8_t* head, uint8_t* staged, int64_t heads, int64_t head_siz
   }
 }
 
+// The byte offset of token t, whose heads are `run` elements, in a tensor laid out as `rows`
+// (a tensor without heads has no tokens to place).
+size_t token_at(const portable::RowView& rows, int64_t t, int64_t run, size_t size) {
+  return run == 0 ? 0 : static_cast<size_t>(rows.offset(t, run)) * size;
+}
+
+// Copies each of `tokens` tokens' `run` elements from `src` to `dst`, each laid out as its rows
+// say, unless they are one tensor (the in-place form).
+void copy_tokens(const Tensor& src, const portable::RowView& src_rows, Tensor& dst,
+                 const portable::RowView& dst_rows, int64_t tokens, int64_t run, size_t size) {
+  if (dst.const_data_ptr() == src.const_data_ptr() && dst_rows.stride == src_rows.stride) return;
+  const auto* from = static_cast<const uint8_t*>(src.const_data_ptr());
+  auto* to = static_cast<uint8_t*>(dst.mutable_data_ptr());
+  for (int64_t t = 0; t < tokens && run > 0; ++t) {
+    std::memmove(to + token_at(dst_rows, t, run, size), from + token_at(src_rows, t, run, size),
+                 run * size);
+  }
+}
+
 }  // namespace
 }  // namespace kiln::ascend
 
@@ -83,7 +104,7 @@ std::tuple<Tensor&, Tensor&> rotary_embedding_out(KernelRuntimeContext& ctx,
   portable::HeadLayout q_layout{};
   portable::HeadLayout k_layout{};
   if (!portable::check_rotary_shapes(checks, positions, query, key, head_size, cos_sin_cache,
-                                     &q_layout, &k_layout)) {
+                                     &q_layout, &k_layout, /*row_views=*/true)) {
     refused(ctx, checks);
     return result;
   }
@@ -95,11 +116,11 @@ std::tuple<Tensor&, Tensor&> rotary_embedding_out(KernelRuntimeContext& ctx,
   const int64_t q_heads = q_layout.heads;
   const int64_t k_heads = k_layout.heads;
   if (!accept_tensor(ctx, positions, "positions", index_dtype) ||
-      !accept_input(ctx, query, "query", dtype) ||
-      (key.has_value() && !accept_input(ctx, *key, "key", dtype)) ||
+      !accept_input(ctx, query, "query", dtype, /*row_view=*/true) ||
+      (key.has_value() && !accept_input(ctx, *key, "key", dtype, /*row_view=*/true)) ||
       !accept_input(ctx, cos_sin_cache, "cos_sin_cache", cos_sin_cache.scalar_type()) ||
-      !accept_tensor(ctx, query_out, "query_out", dtype) ||
-      !accept_tensor(ctx, key_out, "key_out", dtype)) {
+      !accept_row_view(ctx, query_out, "query_out", dtype) ||
+      !accept_row_view(ctx, key_out, "key_out", dtype)) {
     return result;
   }
   const int64_t tokens = positions.numel();
@@ -116,18 +137,25 @@ std::tuple<Tensor&, Tensor&> rotary_embedding_out(KernelRuntimeContext& ctx,
                       key.has_value() ? key->sizes() : ArrayRef<SizesType>(no_key, 1))) {
     return result;
   }
+  if (!portable::check_row_activation(checks, query_out, "query_out", /*is_out=*/true) ||
+      (key.has_value() &&
+       !portable::check_row_activation(checks, key_out, "key_out", /*is_out=*/true))) {
+    refused(ctx, checks);
+    return result;
+  }
+  const size_t size = query.element_size();
+  // Token t of each out, as of each input, starts at its rows' offset(t, heads * head_size).
+  const int64_t q_run = q_heads * head_size;
+  const int64_t k_run = k_heads * head_size;
+  const portable::RowView q_out_rows = portable::row_view(query_out);
+  const portable::RowView k_out_rows = key.has_value() ? portable::row_view(key_out) : q_out_rows;
   // The unrotated elements of every head (a partial rotary) are the inputs' own.
-  if (query_out.const_data_ptr() != query.const_data_ptr()) {
-    std::memmove(query_out.mutable_data_ptr(), query.const_data_ptr(), query.nbytes());
-  }
-  if (key.has_value() && key_out.const_data_ptr() != key->const_data_ptr()) {
-    std::memmove(key_out.mutable_data_ptr(), key->const_data_ptr(), key->nbytes());
-  }
+  copy_tokens(query, q_layout.rows, query_out, q_out_rows, tokens, q_run, size);
+  if (key.has_value()) copy_tokens(*key, k_layout.rows, key_out, k_out_rows, tokens, k_run, size);
   const int64_t rot_dim = cos_sin_cache.size(1);
   if (tokens == 0 || rot_dim == 0 || q_heads + k_heads == 0) return result;
 
   const uint32_t heads = static_cast<uint32_t>(q_heads + k_heads);
-  const size_t size = query.element_size();
   const size_t cache_size = cos_sin_cache.element_size();
   const Platform device = platform();
   const RotaryTiling tiling = rotary_tiling(
@@ -149,14 +177,13 @@ std::tuple<Tensor&, Tensor&> rotary_embedding_out(KernelRuntimeContext& ctx,
   std::memset(staged, 0, staged_bytes + cache_bytes);
   uint8_t* q = static_cast<uint8_t*>(query_out.mutable_data_ptr());
   uint8_t* k = key.has_value() ? static_cast<uint8_t*>(key_out.mutable_data_ptr()) : nullptr;
-  const size_t q_token = q_heads * head_size * size;
-  const size_t k_token = k_heads * head_size * size;
   for (int64_t t = 0; t < tokens; ++t) {
     uint8_t* row = staged + t * token_bytes;
-    stage_heads(q + t * q_token, row, q_heads, head_size, tiling.plane, pairs, size, true);
+    stage_heads(q + token_at(q_out_rows, t, q_run, size), row, q_heads, head_size, tiling.plane,
+                pairs, size, true);
     if (k != nullptr) {
-      stage_heads(k + t * k_token, row + q_heads * head_bytes, k_heads, head_size, tiling.plane,
-                  pairs, size, true);
+      stage_heads(k + token_at(k_out_rows, t, k_run, size), row + q_heads * head_bytes, k_heads,
+                  head_size, tiling.plane, pairs, size, true);
     }
   }
   // Cache row p: rot_dim / 2 cosines then as many sines, each padded to a plane.
@@ -180,10 +207,11 @@ std::tuple<Tensor&, Tensor&> rotary_embedding_out(KernelRuntimeContext& ctx,
   }
   for (int64_t t = 0; t < tokens; ++t) {
     uint8_t* row = staged + t * token_bytes;
-    stage_heads(q + t * q_token, row, q_heads, head_size, tiling.plane, pairs, size, false);
+    stage_heads(q + token_at(q_out_rows, t, q_run, size), row, q_heads, head_size, tiling.plane,
+                pairs, size, false);
     if (k != nullptr) {
-      stage_heads(k + t * k_token, row + q_heads * head_bytes, k_heads, head_size, tiling.plane,
-                  pairs, size, false);
+      stage_heads(k + token_at(k_out_rows, t, k_run, size), row + q_heads * head_bytes, k_heads,
+                  head_size, tiling.plane, pairs, size, false);
     }
   }
   return result;

@@ -15,7 +15,8 @@ std::tuple<Tensor&, Tensor&> fused_add_rms_norm_out(KernelRuntimeContext& ctx, c
   std::tuple<Tensor&, Tensor&> result(out, residual_out);
   int64_t rows = 0;
   int64_t n = 0;
-  if (!check_add_norm_arguments(ctx, input, residual, weight, &rows, &n)) return result;
+  if (!check_add_norm_arguments(ctx, input, residual, weight, &rows, &n, /*row_views=*/true))
+    return result;
   at::Tensor sum;
   at::Tensor normed;
   if (!aten_kernels::run_aten(ctx, [&] {

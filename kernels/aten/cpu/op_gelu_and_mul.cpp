@@ -14,7 +14,7 @@ Tensor& gelu_and_mul_out(KernelRuntimeContext& ctx, const Tensor& input,
   bool tanh = false;
   int64_t d = 0;
   if (!check_gelu_approximate(ctx, approximate, &tanh) ||
-      !check_gated_input(ctx, input, "gelu_and_mul", &d)) {
+      !check_gated_input(ctx, input, "gelu_and_mul", &d, /*row_views=*/true)) {
     return out;
   }
   at::Tensor result;

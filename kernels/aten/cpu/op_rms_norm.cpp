@@ -9,7 +9,7 @@ Tensor& rms_norm_out(KernelRuntimeContext& ctx, const Tensor& input, const Tenso
                      double epsilon, Tensor& out) {
   int64_t rows = 0;
   int64_t n = 0;
-  if (!check_norm_arguments(ctx, input, weight, &rows, &n)) return out;
+  if (!check_norm_arguments(ctx, input, weight, &rows, &n, /*row_views=*/true)) return out;
   at::Tensor result;
   if (aten_kernels::run_aten(ctx,
                              [&] { result = aten_kernels::rms_norm(input, weight, epsilon); })) {

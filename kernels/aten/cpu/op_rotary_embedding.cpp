@@ -47,7 +47,7 @@ std::tuple<Tensor&, Tensor&> rotary_embedding_out(KernelRuntimeContext& ctx,
   HeadLayout q_layout{};
   HeadLayout k_layout{};
   if (!check_rotary_arguments(ctx, positions, query, key, head_size, cos_sin_cache, &q_layout,
-                              &k_layout)) {
+                              &k_layout, /*row_views=*/true)) {
     return result;
   }
   at::Tensor q;

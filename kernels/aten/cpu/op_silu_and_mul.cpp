@@ -8,7 +8,7 @@ namespace kiln::portable::native {
 
 Tensor& silu_and_mul_out(KernelRuntimeContext& ctx, const Tensor& input, Tensor& out) {
   int64_t d = 0;
-  if (!check_gated_input(ctx, input, "silu_and_mul", &d)) return out;
+  if (!check_gated_input(ctx, input, "silu_and_mul", &d, /*row_views=*/true)) return out;
   at::Tensor result;
   if (aten_kernels::run_aten(
           ctx, [&] { result = at::silu(input.narrow(-1, 0, d)) * input.narrow(-1, d, d); })) {

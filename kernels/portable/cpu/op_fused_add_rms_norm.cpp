@@ -17,17 +17,18 @@ std::tuple<Tensor&, Tensor&> fused_add_rms_norm_out(KernelRuntimeContext& ctx, c
   std::tuple<Tensor&, Tensor&> result(out, residual_out);
   int64_t rows = 0;
   int64_t n = 0;
-  if (!check_add_norm_arguments(ctx, input, residual, weight, &rows, &n) ||
+  if (!check_add_norm_arguments(ctx, input, residual, weight, &rows, &n, /*row_views=*/true) ||
       !check_tensor(ctx, out, "out") || !check_tensor(ctx, residual_out, "residual_out") ||
       !check_out_dtype_is(ctx, out, input.scalar_type()) ||
       !check_out_dtype_is(ctx, residual_out, input.scalar_type()) ||
       !resize_or_fail(ctx, out, input.sizes()) ||
-      !resize_or_fail(ctx, residual_out, input.sizes())) {
+      !resize_or_fail(ctx, residual_out, input.sizes()) ||
+      !check_row_activation(ctx, out, "out", /*is_out=*/true) ||
+      !check_row_activation(ctx, residual_out, "residual_out", /*is_out=*/true)) {
     return result;
   }
-  add_rms_norm_rows(ctx, input.const_data_ptr(), residual.const_data_ptr(), weight.const_data_ptr(),
-                    out.mutable_data_ptr(), residual_out.mutable_data_ptr(), input.scalar_type(),
-                    rows, n, static_cast<float>(epsilon));
+  add_rms_norm_rows(ctx, input, residual, weight, out, residual_out, rows, n,
+                    static_cast<float>(epsilon));
   return result;
 }
 

@@ -11,13 +11,13 @@ Tensor& rms_norm_out(KernelRuntimeContext& ctx, const Tensor& input, const Tenso
                      double epsilon, Tensor& out) {
   int64_t rows = 0;
   int64_t n = 0;
-  if (!check_norm_arguments(ctx, input, weight, &rows, &n) || !check_tensor(ctx, out, "out") ||
-      !check_out_dtype_is(ctx, out, input.scalar_type()) ||
-      !resize_or_fail(ctx, out, input.sizes())) {
+  if (!check_norm_arguments(ctx, input, weight, &rows, &n, /*row_views=*/true) ||
+      !check_tensor(ctx, out, "out") || !check_out_dtype_is(ctx, out, input.scalar_type()) ||
+      !resize_or_fail(ctx, out, input.sizes()) ||
+      !check_row_activation(ctx, out, "out", /*is_out=*/true)) {
     return out;
   }
-  rms_norm_rows(ctx, input.const_data_ptr(), weight.const_data_ptr(), out.mutable_data_ptr(),
-                input.scalar_type(), rows, n, static_cast<float>(epsilon));
+  rms_norm_rows(ctx, input, weight, out, rows, n, static_cast<float>(epsilon));
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "kernels/portable/cpu/util/common/checks.h"
+#include "kernels/portable/cpu/util/common/parallel.h"
 #include "kernels/portable/cpu/util/llm/arguments.h"
 #include "kernels/portable/cpu/util/llm/common.h"
 #include "runtime/kernel/kernel_runtime_context.h"
@@ -47,19 +48,14 @@ void rotate_pairs(const char* src, char* dst, ScalarType type, bool neox, int64_
   store_floats(pairs, 2 * m, type, dst + x_offset * size);
 }
 
-// Rotates every head of one token of `src` into `dst`.
-void rotate_token(const Tensor& src, Tensor& dst, const HeadLayout& layout, int64_t token,
-                  int64_t head_size, int64_t rot_dim, bool neox, const char* cache_row,
-                  ScalarType cache_type) {
-  const ScalarType type = src.scalar_type();
+// Rotates the `heads` heads of one token at `in` into `out` (which may be `in`).
+void rotate_token(const char* in, char* out, ScalarType type, int64_t heads, int64_t head_size,
+                  int64_t rot_dim, bool neox, const char* cache_row, ScalarType cache_type) {
   const size_t size = element_size(type);
-  const char* in =
-      static_cast<const char*>(src.const_data_ptr()) + token * layout.token_stride * size;
-  char* out = static_cast<char*>(dst.mutable_data_ptr()) + token * layout.token_stride * size;
   const int64_t half = rot_dim / 2;
   const size_t cache_size = element_size(cache_type);
   if (in != out) {
-    std::memcpy(out, in, layout.token_stride * size);  // the unrotated tail of every head
+    std::memcpy(out, in, heads * head_size * size);  // the unrotated tail of every head
   }
   float cos[kLlmChunk];
   float sin[kLlmChunk];
@@ -67,11 +63,34 @@ void rotate_token(const Tensor& src, Tensor& dst, const HeadLayout& layout, int6
     const int64_t m = half - start < kLlmChunk ? half - start : kLlmChunk;
     load_floats(cache_row + start * cache_size, cache_type, 1, m, cos);
     load_floats(cache_row + (half + start) * cache_size, cache_type, 1, m, sin);
-    for (int64_t h = 0; h < layout.heads; ++h) {
+    for (int64_t h = 0; h < heads; ++h) {
       const int64_t offset = h * head_size * size;
       rotate_pairs(out + offset, out + offset, type, neox, half, start, m, cos, sin);
     }
   }
+}
+
+// Rotates every token of `src` (laid out as `layout`) into `dst`, its row view.
+void rotate_tokens(const KernelRuntimeContext& ctx, const Tensor& positions, const Tensor& src,
+                   Tensor& dst, const HeadLayout& layout, int64_t head_size,
+                   const Tensor& cos_sin_cache, bool neox) {
+  const ScalarType type = src.scalar_type();
+  const size_t size = element_size(type);
+  const int64_t rot_dim = cos_sin_cache.size(1);
+  const ScalarType cache_type = cos_sin_cache.scalar_type();
+  const char* cache = static_cast<const char*>(cos_sin_cache.const_data_ptr());
+  const size_t cache_row_bytes = rot_dim * element_size(cache_type);
+  const int64_t run = layout.heads * head_size;
+  const RowView out_rows = row_view(dst);
+  const char* in = static_cast<const char*>(src.const_data_ptr());
+  char* out = static_cast<char*>(dst.mutable_data_ptr());
+  parallel_for(ctx, 0, positions.numel(), items_grain(run), [&](int64_t first, int64_t last) {
+    for (int64_t t = first; t < last; ++t) {
+      rotate_token(in + layout.rows.offset(t, run) * size, out + out_rows.offset(t, run) * size,
+                   type, layout.heads, head_size, rot_dim, neox,
+                   cache + index_at(positions, t) * cache_row_bytes, cache_type);
+    }
+  });
 }
 
 }  // namespace
@@ -86,12 +105,10 @@ std::tuple<Tensor&, Tensor&> rotary_embedding_out(KernelRuntimeContext& ctx,
   HeadLayout q_layout{};
   HeadLayout k_layout{};
   if (!check_rotary_arguments(ctx, positions, query, key, head_size, cos_sin_cache, &q_layout,
-                              &k_layout)) {
+                              &k_layout, /*row_views=*/true)) {
     return result;
   }
   const ScalarType dtype = query.scalar_type();
-  const int64_t rot_dim = cos_sin_cache.size(1);
-  const int64_t tokens = positions.numel();
   if (!check_tensor(ctx, query_out, "query_out") || !check_tensor(ctx, key_out, "key_out") ||
       !check_out_dtype_is(ctx, query_out, dtype) || !check_out_dtype_is(ctx, key_out, dtype) ||
       !resize_or_fail(ctx, query_out, query.sizes())) {
@@ -100,17 +117,14 @@ std::tuple<Tensor&, Tensor&> rotary_embedding_out(KernelRuntimeContext& ctx,
   // Without a key, key_out becomes empty.
   const SizesType no_key[1] = {0};
   if (!resize_or_fail(ctx, key_out,
-                      key.has_value() ? key->sizes() : ArrayRef<SizesType>(no_key, 1)))
+                      key.has_value() ? key->sizes() : ArrayRef<SizesType>(no_key, 1)) ||
+      !check_row_activation(ctx, query_out, "query_out", /*is_out=*/true) ||
+      (key.has_value() && !check_row_activation(ctx, key_out, "key_out", /*is_out=*/true))) {
     return result;
-  const ScalarType cache_type = cos_sin_cache.scalar_type();
-  const char* cache = static_cast<const char*>(cos_sin_cache.const_data_ptr());
-  const size_t cache_row_bytes = rot_dim * element_size(cache_type);
-  for (int64_t t = 0; t < tokens; ++t) {
-    const char* row = cache + index_at(positions, t) * cache_row_bytes;
-    rotate_token(query, query_out, q_layout, t, head_size, rot_dim, is_neox, row, cache_type);
-    if (key.has_value()) {
-      rotate_token(*key, key_out, k_layout, t, head_size, rot_dim, is_neox, row, cache_type);
-    }
+  }
+  rotate_tokens(ctx, positions, query, query_out, q_layout, head_size, cos_sin_cache, is_neox);
+  if (key.has_value()) {
+    rotate_tokens(ctx, positions, *key, key_out, k_layout, head_size, cos_sin_cache, is_neox);
   }
   return result;
 }

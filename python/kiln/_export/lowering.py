@@ -58,6 +58,7 @@ from kiln._export.symbolic import (
     has_symbolic_layout,
     number_arg,
 )
+from kiln.codegen.wording import with_article
 
 # Checks torch.export inserts, which an out-variant program does not execute.
 _ASSERTIONS = frozenset(
@@ -133,9 +134,8 @@ class Lowering:
                 # A nested graph of a control-flow operator, refused where that operator is called.
                 self._env[node] = _NestedGraph(str(node.target))
             else:
-                raise ExportError(
-                    f"node '{node.name}' is a {node.op} node, which programs cannot hold"
-                )
+                kind = with_article(node.op)
+                raise ExportError(f"node '{node.name}' is {kind} node, which programs cannot hold")
         self._write_back()
         call_spec = self._program.call_spec
         return LoweredProgram(
@@ -180,8 +180,8 @@ class Lowering:
     def temp(self, node: torch.fx.Node, value: Any, name: str) -> TensorRef:
         if not isinstance(value, torch.Tensor):
             problem = (
-                f"it produces a {type(value).__name__} ({value!r}); programs pass only tensors "
-                "between calls"
+                f"it produces {with_article(type(value).__name__)} ({value!r}); programs pass "
+                "only tensors between calls"
             )
             raise node_error(node, str(node.target), problem)
         self._check_dtype(node, value.dtype)
@@ -235,8 +235,8 @@ class Lowering:
             value = node.meta.get("val")
             if not isinstance(value, torch.Tensor):
                 raise ExportError(
-                    f"input '{node.name}' is a {type(value).__name__}; Kiln programs take tensor "
-                    "inputs only (pass numbers as tensors, or fix them in the module)"
+                    f"input '{node.name}' is {with_article(type(value).__name__)}; Kiln programs "
+                    "take tensor inputs only (pass numbers as tensors, or fix them in the module)"
                 )
             sizes, dynamic = bounds(node, value, self._ranges, "input")
             self._check_dtype(node, value.dtype)
@@ -255,12 +255,14 @@ class Lowering:
         elif spec.kind in (InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR):
             value = self._state(target)
             if not isinstance(value, torch.Tensor):
-                raise ExportError(f"'{target}' is a {type(value).__name__}, not a tensor")
+                raise ExportError(
+                    f"'{target}' is {with_article(type(value).__name__)}, not a tensor"
+                )
             self._env[node] = LazyConstant(target, value)
         else:
             raise ExportError(
-                f"input '{node.name}' is a {spec.kind.name.lower()} input, which programs cannot "
-                "hold (only tensors, parameters, buffers and tensor constants)"
+                f"input '{node.name}' is {with_article(spec.kind.name.lower())} input, which "
+                "programs cannot hold (only tensors, parameters, buffers and tensor constants)"
             )
 
     def _call_function(self, node: torch.fx.Node) -> None:
@@ -435,8 +437,8 @@ class Lowering:
                 )
             else:
                 raise ExportError(
-                    f"output '{spec.arg.name}' is a {spec.kind.name.lower()} output, which "
-                    "programs cannot produce"
+                    f"output '{spec.arg.name}' is {with_article(spec.kind.name.lower())} "
+                    "output, which programs cannot produce"
                 )
 
     def _output_arg(self, node: torch.fx.Node, value: Any) -> Arg:
@@ -452,8 +454,8 @@ class Lowering:
         if isinstance(resolved, TensorRef):
             return TensorArg(resolved.tensor)
         raise ExportError(
-            f"output {value!r} of '{node.name}' is a {type(value).__name__}; programs return "
-            "tensors, numbers and None"
+            f"output {value!r} of '{node.name}' is {with_article(type(value).__name__)}; "
+            "programs return tensors, numbers and None"
         )
 
     def _write_back(self) -> None:

@@ -112,12 +112,14 @@ def out_variant(op: torch._ops.OpOverload) -> str | None:
     """The out variant (``aten::add.out``) an ATen graph operator lowers to; None if it has none.
 
     A Kiln custom operator's functional form (``kiln::rms_norm``) lowers to its ``.out``
-    overload (operators that write their arguments arrive wrapped in auto_functionalized, see
-    ``mutations.py``)."""
+    overload, and a named one (``kiln::paged_attention.paged_layout``) to that name's ``_out``
+    overload (``.paged_layout_out``, as kiln.torch_ops names them); operators that write their
+    arguments arrive wrapped in auto_functionalized, see ``mutations.py``."""
     if op.namespace != "aten":
-        if op._schema.is_mutable or op._overloadname != "default":
+        if op._schema.is_mutable:
             return None
-        name = f"{op._schema.name}.out"
+        overload = op._overloadname
+        name = f"{op._schema.name}.{'out' if overload == 'default' else overload + '_out'}"
         return name if name in kiln_operators() and is_custom(name) else None
     found = _out_variants().get(functional_name(op))
     return None if found is None else f"aten::{found}"

@@ -1,4 +1,6 @@
-"""MindSporeAot.cpp (--mindspore-aot): one MindSpore AOT entry point per out-variant operator."""
+"""MindSporeAot.cpp (--mindspore-aot): one MindSpore AOT entry point per operator that writes
+tensors: an out variant, or an operator that updates arguments in place (reshape_and_cache),
+whose updated arguments MindSpore receives as outputs."""
 
 from __future__ import annotations
 
@@ -6,6 +8,7 @@ from kiln.codegen.api.names import c_string
 from kiln.codegen.api.signature import Param
 from kiln.codegen.dest.cpp import render, source_names, wrap_braces, wrap_call
 from kiln.codegen.library import Library, LibraryOp
+from kiln.codegen.wording import with_article
 
 # Schema type -> how MindSpore passes it (kiln::mindspore::AotArg); other types have no form
 # that MindSpore's tensor-only AOT interface can carry.
@@ -36,15 +39,17 @@ def unsupported(op: LibraryOp) -> str | None:
     """Why ``op`` gets no entry point, or None when it gets one."""
     params = op.signature.params
     outs = [p for p in params if p.is_out]
-    if not outs:
-        return "not an out variant"
-    if any(p.is_written and not p.is_out for p in params):
-        return "writes an input (MindSpore AOT operators write only their outputs)"
+    if not any(p.is_written for p in params):
+        return "it writes no tensor (neither an out variant nor an in-place operator)"
     if params[len(params) - len(outs) :] != tuple(outs):
         return "its outs are not its last arguments"
+    if any(result.has_slot for result in op.signature.results):
+        return "it returns a tensor in a result slot of its own (an in-place or functional form)"
     for param in params:
         if param.schema_type not in AOT_ARGS:
-            return f"argument '{param.name}' is a {param.schema_type}"
+            return f"argument '{param.name}' is {with_article(param.schema_type)}"
+        if param.is_written and not param.is_out and param.schema_type != "Tensor":
+            return f"argument '{param.name}' is an optional tensor written in place"
     return None
 
 
@@ -53,7 +58,11 @@ def entry_name(op: LibraryOp) -> str:
 
 
 def _arg_kind(param: Param) -> str:
-    return "AotArg::Tensor" if param.is_out else f"AotArg::{AOT_ARGS[param.schema_type]}"
+    if param.is_out:
+        return "AotArg::Tensor"
+    if param.is_written:
+        return "AotArg::WrittenTensor"
+    return f"AotArg::{AOT_ARGS[param.schema_type]}"
 
 
 def emit(library: Library) -> str:

@@ -25,6 +25,7 @@ from kiln.codegen.model.parse import (
     is_null,
 )
 from kiln.codegen.model.schema_types import normalize
+from kiln.codegen.wording import with_article
 
 
 @dataclass(frozen=True)
@@ -143,7 +144,8 @@ def _arg_meta_keys(
         if arg_name not in tensors:
             raise meta.key_error(
                 arg_name,
-                f"arg_meta names '{arg_name}', which is a {arguments[arg_name]}, not a tensor",
+                f"arg_meta names '{arg_name}', which is {with_article(arguments[arg_name])}, "
+                "not a tensor",
                 f"kernel keys describe tensors only ({', '.join(tensors)}); remove '{arg_name}'",
             )
         pair = expect_list(value, f"arg_meta of '{arg_name}'", fix)

@@ -26,6 +26,10 @@ constexpr int64_t kMaxAttentionHeadSize = 1024;
 constexpr int64_t kAttentionHeadBlock = 4;
 // Tokens whose logits are computed before one softmax rescale.
 constexpr int64_t kAttentionTokenChunk = 64;
+// Tokens of one partition of paged attention v2 (vLLM's PARTITION_SIZE): a longer context is
+// attended a partition at a time, each on a thread of its own, and the partitions' results are
+// combined (util/llm/paged_attention.cpp).
+constexpr int64_t kAttentionPartition = 512;
 
 // Heads of `head_size` fit attend's stack rows; otherwise NotSupported.
 inline bool check_attention_head_size(KernelRuntimeContext& ctx, int64_t head_size) {
@@ -37,10 +41,13 @@ inline bool check_attention_head_size(KernelRuntimeContext& ctx, int64_t head_si
 }
 
 // out[h] = softmax(scale * q[h] . K + bias(h, .)) . V over tokens [0, length), for `count`
-// (<= kAttentionHeadBlock) query heads q[h] of `d` (<= kMaxAttentionHeadSize) floats each.
+// (<= kAttentionHeadBlock) query heads q[h] of `d` (<= kMaxAttentionHeadSize) floats each. With
+// `maxima` and `sums` (count floats each), also each head's largest logit (-inf when every token
+// is masked) and its sum of exp(logit - maximum): what paged attention v2 keeps per partition to
+// combine partitions' results.
 template <typename Rows, typename Bias>
 void attend(const Rows& rows, const float* q, int64_t count, int64_t d, int64_t length, float scale,
-            const Bias& bias, float* out) {
+            const Bias& bias, float* out, float* maxima = nullptr, float* sums = nullptr) {
   float buffer[kMaxAttentionHeadSize];
   float logits[kAttentionHeadBlock][kAttentionTokenChunk];
   float running_max[kAttentionHeadBlock];
@@ -83,6 +90,8 @@ void attend(const Rows& rows, const float* q, int64_t count, int64_t d, int64_t 
   }
   for (int64_t h = 0; h < count; ++h) {
     if (running_sum[h] > 0.0f) scale_row(out + h * d, 1.0f / running_sum[h], out + h * d, d);
+    if (maxima != nullptr) maxima[h] = running_max[h];
+    if (sums != nullptr) sums[h] = running_sum[h];
   }
 }
 

@@ -16,7 +16,7 @@ namespace kiln::portable {
 
 bool prepare_gated(KernelRuntimeContext& ctx, const Tensor& input, Tensor& out, const char* op,
                    int64_t* rows, int64_t* d) {
-  if (!check_gated_input(ctx, input, op, d) || !check_tensor(ctx, out, "out") ||
+  if (!check_gated_input(ctx, input, op, d, /*row_views=*/true) || !check_tensor(ctx, out, "out") ||
       !check_out_dtype_is(ctx, out, input.scalar_type())) {
     return false;
   }
@@ -24,7 +24,10 @@ bool prepare_gated(KernelRuntimeContext& ctx, const Tensor& input, Tensor& out, 
   SizesType sizes[kTensorDimensionLimit];
   for (int64_t i = 0; i < rank; ++i) sizes[i] = input.size(i);
   sizes[rank - 1] = static_cast<SizesType>(*d);
-  if (!resize_or_fail(ctx, out, {sizes, static_cast<size_t>(rank)})) return false;
+  if (!resize_or_fail(ctx, out, {sizes, static_cast<size_t>(rank)}) ||
+      !check_row_activation(ctx, out, "out", /*is_out=*/true)) {
+    return false;
+  }
   *rows = *d == 0 ? 0 : out.numel() / *d;
   return true;
 }

@@ -7,13 +7,15 @@
 
 #include "kernels/portable/cpu/util/common/checks.h"
 #include "kernels/portable/cpu/util/common/target.h"
+#include "kernels/portable/cpu/util/llm/arguments.h"
 #include "kernels/portable/cpu/util/llm/common.h"
 #include "runtime/core/half.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::portable {
 
-// Checks input and out and resizes out to [..., d]; sets *rows and *d. `op` names the operator.
+// Checks input and out (row views, see arguments.h) and resizes out to [..., d]; sets *rows and
+// *d. `op` names the operator.
 bool prepare_gated(KernelRuntimeContext& ctx, const Tensor& input, Tensor& out, const char* op,
                    int64_t* rows, int64_t* d);
 
@@ -42,7 +44,7 @@ KILN_ALWAYS_INLINE void gated_bf16_row(const BFloat16* x, const BFloat16* y, BFl
 
 // Runs `chunk(x, y, out, n)` (gated_chunk with the op's activation, in a KILN_MATH_LOOP
 // function) over every row of input, through float buffers for Half; BFloat16 rows go to
-// `bf16_row(x, y, out, n)` (gated_bf16_row, likewise).
+// `bf16_row(x, y, out, n)` (gated_bf16_row, likewise). Input and out may be row views.
 template <typename Chunk, typename Bf16Row>
 void run_gated(const Tensor& input, Tensor& out, int64_t rows, int64_t d, Chunk chunk,
                Bf16Row bf16_row) {
@@ -50,13 +52,15 @@ void run_gated(const Tensor& input, Tensor& out, int64_t rows, int64_t d, Chunk 
   const size_t size = element_size(type);
   const char* src = static_cast<const char*>(input.const_data_ptr());
   char* dst = static_cast<char*>(out.mutable_data_ptr());
+  const RowView in_rows = row_view(input);
+  const RowView out_rows = row_view(out);
   float xb[kLlmChunk];
   float yb[kLlmChunk];
   float ob[kLlmChunk];
   for (int64_t r = 0; r < rows; ++r) {
-    const char* x = src + 2 * r * d * size;
+    const char* x = src + in_rows.offset(r, 2 * d) * size;
     const char* y = x + d * size;
-    char* o = dst + r * d * size;
+    char* o = dst + out_rows.offset(r, d) * size;
     if (type == ScalarType::Float) {
       chunk(reinterpret_cast<const float*>(x), reinterpret_cast<const float*>(y),
             reinterpret_cast<float*>(o), d);

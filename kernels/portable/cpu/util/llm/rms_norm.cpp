@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "kernels/portable/cpu/util/common/parallel.h"
+#include "kernels/portable/cpu/util/llm/arguments.h"
 #include "kernels/portable/cpu/util/llm/common.h"
 
 namespace kiln::portable {
@@ -38,12 +39,17 @@ void normalize(const char* x, const char* w, char* y, ScalarType type, int64_t n
 
 }  // namespace
 
-void rms_norm_rows(const KernelRuntimeContext& ctx, const void* x, const void* w, void* y,
-                   ScalarType type, int64_t rows, int64_t n, float eps) {
-  const size_t row_bytes = n * element_size(type);
+void rms_norm_rows(const KernelRuntimeContext& ctx, const Tensor& x, const Tensor& w, Tensor& y,
+                   int64_t rows, int64_t n, float eps) {
+  const ScalarType type = x.scalar_type();
+  const size_t size = element_size(type);
+  const RowView x_rows = row_view(x);
+  const RowView y_rows = row_view(y);
+  const char* x_data = static_cast<const char*>(x.const_data_ptr());
+  char* y_data = static_cast<char*>(y.mutable_data_ptr());
   parallel_for(ctx, 0, rows, items_grain(n), [&](int64_t first, int64_t last) {
     for (int64_t r = first; r < last; ++r) {
-      const char* xr = static_cast<const char*>(x) + r * row_bytes;
+      const char* xr = x_data + x_rows.offset(r, n) * size;
       float total = 0.0f;
       if (type == ScalarType::Float) {
         total = sum_of_squares(reinterpret_cast<const float*>(xr), n);
@@ -51,25 +57,34 @@ void rms_norm_rows(const KernelRuntimeContext& ctx, const void* x, const void* w
         float xb[kLlmChunk];
         for (int64_t start = 0; start < n; start += kLlmChunk) {
           const int64_t m = n - start < kLlmChunk ? n - start : kLlmChunk;
-          load_floats(xr + start * element_size(type), type, 1, m, xb);
+          load_floats(xr + start * size, type, 1, m, xb);
           total += sum_of_squares(xb, m);
         }
       }
-      normalize(xr, static_cast<const char*>(w), static_cast<char*>(y) + r * row_bytes, type, n,
-                inverse_rms(total, n, eps));
+      normalize(xr, static_cast<const char*>(w.const_data_ptr()),
+                y_data + y_rows.offset(r, n) * size, type, n, inverse_rms(total, n, eps));
     }
   });
 }
 
-void add_rms_norm_rows(const KernelRuntimeContext& ctx, const void* x, const void* r, const void* w,
-                       void* y, void* sum, ScalarType type, int64_t rows, int64_t n, float eps) {
+void add_rms_norm_rows(const KernelRuntimeContext& ctx, const Tensor& x, const Tensor& r,
+                       const Tensor& w, Tensor& y, Tensor& sum, int64_t rows, int64_t n,
+                       float eps) {
+  const ScalarType type = x.scalar_type();
   const size_t size = element_size(type);
-  const size_t row_bytes = n * size;
+  const RowView x_rows = row_view(x);
+  const RowView r_rows = row_view(r);
+  const RowView y_rows = row_view(y);
+  const RowView sum_rows = row_view(sum);
+  const char* x_data = static_cast<const char*>(x.const_data_ptr());
+  const char* r_data = static_cast<const char*>(r.const_data_ptr());
+  char* y_data = static_cast<char*>(y.mutable_data_ptr());
+  char* sum_data = static_cast<char*>(sum.mutable_data_ptr());
   parallel_for(ctx, 0, rows, items_grain(n), [&](int64_t first, int64_t last) {
     for (int64_t row = first; row < last; ++row) {
-      const char* xr = static_cast<const char*>(x) + row * row_bytes;
-      const char* rr = static_cast<const char*>(r) + row * row_bytes;
-      char* sr = static_cast<char*>(sum) + row * row_bytes;
+      const char* xr = x_data + x_rows.offset(row, n) * size;
+      const char* rr = r_data + r_rows.offset(row, n) * size;
+      char* sr = sum_data + sum_rows.offset(row, n) * size;
       float total = 0.0f;
       float xb[kLlmChunk];
       float rb[kLlmChunk];
@@ -89,8 +104,8 @@ void add_rms_norm_rows(const KernelRuntimeContext& ctx, const void* x, const voi
         total += sum_of_squares(xb, m);
         store_floats(xb, m, type, sr + start * size);
       }
-      normalize(sr, static_cast<const char*>(w), static_cast<char*>(y) + row * row_bytes, type, n,
-                inverse_rms(total, n, eps));
+      normalize(sr, static_cast<const char*>(w.const_data_ptr()),
+                y_data + y_rows.offset(row, n) * size, type, n, inverse_rms(total, n, eps));
     }
   });
 }

@@ -51,8 +51,9 @@ inline bool check_quantized_operand(KernelRuntimeContext& ctx, const QuantizedOp
       "[%s_quant_min, %s_quant_max] = [%lld, %lld] is not a range inside [0, %lld], what a "
       "quantized add of %s tensors takes; pass 0 <= %s_quant_min <= %s_quant_max <= %lld",
       name, name, static_cast<long long>(operand.quant_min),
-      static_cast<long long>(operand.quant_max), static_cast<long long>(highest), to_string(dtype),
-      name, name, static_cast<long long>(highest));
+      static_cast<long long>(operand.quant_max), static_cast<long long>(highest),
+      dtype == ScalarType::Char ? "Char (int8)" : "Byte (uint8)", name, name,
+      static_cast<long long>(highest));
   char what[32];
   std::snprintf(what, sizeof(what), "%s_scale", name);
   if (!check_scale_value(ctx, operand.scale, what)) return false;

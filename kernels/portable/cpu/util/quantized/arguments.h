@@ -255,8 +255,8 @@ inline bool check_per_token(KernelRuntimeContext& ctx, const Tensor& input, cons
 inline bool check_out_dtype_exact(KernelRuntimeContext& ctx, const Tensor& out, const char* name,
                                   ScalarType dtype) {
   KILN_KERNEL_CHECK_MSG(ctx, out.scalar_type() == dtype, InvalidType, false,
-                        "%s has dtype %s; pass a %s tensor", name, to_string(out.scalar_type()),
-                        to_string(dtype));
+                        "%s has dtype %s; pass %s tensor", name, to_string(out.scalar_type()),
+                        to_phrase(dtype));
   return true;
 }
 

@@ -367,7 +367,8 @@ void run(KernelRuntimeContext& ctx, const void* memory, const Tensor& input, Ten
   std::memcpy(&plan, base, sizeof(Plan));
   KILN_KERNEL_CHECK_MSG(
       ctx, input.scalar_type() == ScalarType::Char && out.scalar_type() == ScalarType::Char,
-      InvalidArgument, , "int8 convolution: input and out must be Char");
+      InvalidArgument, , "int8 convolution: input and out must be Char (int8), but are %s and %s",
+      to_string(input.scalar_type()), to_string(out.scalar_type()));
   if (plan.shape.linear) {
     run_linear(ctx, plan, base, input, out);
   } else {
