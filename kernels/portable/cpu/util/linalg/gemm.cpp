@@ -634,6 +634,8 @@ constexpr int64_t kDotRows = 8;  // even: dot_pass pairs them
 constexpr int64_t kDotChunk = 512;
 // Output columns finished and stored together.
 constexpr int64_t kDotBlock = 128;
+// How far ahead of the four columns being summed B's columns are prefetched.
+constexpr int64_t kDotAhead = 8;
 
 bool dot_products_fit(int64_t m, const GemmInput& a, const GemmInput& b, const GemmOutput& out) {
   const ScalarType type = a.dtype;
@@ -756,6 +758,12 @@ void gemm_dot(const KernelRuntimeContext& ctx, int64_t m, int64_t n, int64_t k, 
       for (int64_t j = 0; j < width; j += 4) {
         int64_t col[4];  // past n, the last column again; its sums are dropped
         for (int q = 0; q < 4; ++q) col[q] = j0 + j + q < n ? j0 + j + q : n - 1;
+        // B's columns are read once each: ask for the next four while these are summed, so that
+        // memory's latency overlaps the arithmetic (a weight streamed from memory, as a decode
+        // step's are, otherwise waits on every line).
+        const int64_t next = j0 + j + kDotAhead;
+        if (next < j_end)
+          prefetch_next_block(b, k, 0, next, j_end - next < 4 ? j_end - next : 4, k);
         float sums[kDotRows][4];
         dot_four_columns(m, k, a, b, col, sums);
         for (int64_t i = 0; i < m; ++i) {
