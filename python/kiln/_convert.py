@@ -120,8 +120,8 @@ def _tensor(op: str, arg: Argument, value: Any, is_out: bool, row_view: bool) ->
         raise _fail(op, arg, "a torch.Tensor", value)
     _refuse_unviewable(op, arg, value)
     if value.dtype not in DTYPE_CODES:
-        raise KilnError(
-            f"{op}: argument '{arg.name}' has dtype {value.dtype}, which kiln lacks", "InvalidType"
+        raise KilnValueError(
+            f"{op}: argument '{arg.name}' has dtype {value.dtype}, which kiln lacks"
         )
     dim_order = dense_dim_order(value)
     row_stride = None
@@ -138,9 +138,8 @@ def _tensor(op: str, arg: Argument, value: Any, is_out: bool, row_view: bool) ->
     if math.prod(max(size, 1) for size in shape) > _INT64_MAX:
         # Only a tensor without elements gets here (torch's expand makes them): its dense strides,
         # which count a 0 as 1, would not fit the int64 strides of a Kiln tensor.
-        raise KilnError(
-            f"{op}: argument '{arg.name}' has sizes {list(shape)}, whose strides would pass int64",
-            "InvalidArgument",
+        raise KilnValueError(
+            f"{op}: argument '{arg.name}' has sizes {list(shape)}, whose strides would pass int64"
         )
     return (value, value.data_ptr(), shape, DTYPE_CODES[value.dtype], is_out, dim_order, row_stride)
 

@@ -65,7 +65,15 @@ class DenseCopies:
             )
         if not _needs_copy(value, row_view):
             return value
-        copy = value.contiguous()
+        try:
+            copy = value.contiguous()
+        except RuntimeError as error:  # an expanded view of more elements than memory holds
+            raise KilnError(
+                f"{self.op}: a dense copy of a strided argument ({value.numel()} elements of "
+                f"{value.dtype}) could not be allocated ({str(error).splitlines()[0]}); pass a "
+                "contiguous tensor",
+                "MemoryAllocationFailed",
+            ) from None
         _copies[self.op] += 1
         if is_written:
             self.written.append((value, copy))

@@ -211,3 +211,10 @@ def test_a_strided_1d_tensor_is_copied_not_taken_as_rows(call_op: Any) -> None:
         call_op("kiln::silu_and_mul.out", x.contiguous(), out=torch.empty(8)),
     )
     assert kiln.strided_copies() == {"kiln::rms_norm.out": 1, "kiln::silu_and_mul.out": 1}
+
+
+def test_a_copy_beyond_memory_is_refused(call_op: Any) -> None:
+    huge = torch.ones(1, 1).expand(2**20, 2**28)  # 2**48 elements in one of memory
+    with pytest.raises(kiln.KilnError, match="could not be allocated") as refusal:
+        call_op("aten::relu.out", huge, out=torch.empty(0))
+    assert refusal.value.code == "MemoryAllocationFailed"

@@ -123,7 +123,7 @@ class Worker:
 
     def _classify(self, index: int, error: BaseException, context: str) -> str:
         name = type(error).__name__
-        if name in ALLOWED:
+        if any(cls.__name__ in ALLOWED for cls in type(error).__mro__):  # KilnTypeError too
             return f"error:{name}"
         detail = "".join(traceback.format_exception(error))
         self.finding(index, f"{name} from {context}", detail)
