@@ -143,6 +143,8 @@ class Worker:
         case, expected = op_cases.make_case(rng, op)
         if op_cases.huge_result(op, case.inputs):
             return "skipped:huge-out"
+        if op_cases.huge_copy(case.inputs):
+            return "skipped:huge-copy"
         name: Any = op.name
         if rng.random() < 0.02:
             name = rng.choice(["aten::add", "aten::nope.out", "add.out", "", "aten::add.out.x", 3])

@@ -390,6 +390,24 @@ def huge_result(op: Operator, inputs: dict[str, Any]) -> bool:
     return False
 
 
+def huge_copy(inputs: dict[str, Any]) -> bool:
+    """Whether an input is a strided view (an expand, most often) of more than 2**24 elements:
+    kiln.call_op makes it a dense copy before the kernel runs, legitimate work that a sanitized
+    build cannot finish in the time an input gets."""
+
+    def strided_and_big(value: Any) -> bool:
+        if isinstance(value, (list, tuple)):
+            return any(strided_and_big(v) for v in value)
+        return (
+            isinstance(value, torch.Tensor)
+            and _dense(value)
+            and value.numel() > 1 << 24
+            and not value.is_contiguous()
+        )
+
+    return any(strided_and_big(v) for v in inputs.values())
+
+
 def _huge(tensor: torch.Tensor) -> bool:
     """Too big for torch's reference in the time an input gets: many elements, or an empty
     tensor whose other dimensions torch still loops over or multiplies into an out (layer norm
